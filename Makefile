@@ -1,0 +1,211 @@
+# dvppd: the one build entry.
+#
+#   make            build libdvpp.a, dvppd, dvppctl (quiet; V=1 shows commands)
+#   make run        install missing Debian packages, build, start dvppd
+#   make test       install missing packages, build, run unit + e2e suites
+#   make check      the same suites under ASan+UBSan (build/asan)
+#   make bench      side-by-side benchmarks against Pillow and OpenCV
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make deps       install the exact Debian 12 packages build and tests need
+#
+# Variables: CC (gcc or clang), BUILD (output folder), SANITIZER
+# (address,undefined | thread | empty), OPT, V. Changing any compile flag
+# rebuilds everything (the flags are recorded in $(BUILD)/.flags).
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= build
+SANITIZER ?=
+OPT ?= -O2
+PYTHON ?= /usr/bin/python3
+VERSION := 0.1.0
+
+ifeq ($(V),1)
+Q :=
+quiet = @true
+else
+Q := @
+quiet = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
+ifneq ($(SANITIZER),)
+ifneq ($(SANITIZER),address,undefined)
+ifneq ($(SANITIZER),address)
+ifneq ($(SANITIZER),undefined)
+ifneq ($(SANITIZER),thread)
+$(error SANITIZER must be address,undefined | address | undefined | thread, not '$(SANITIZER)')
+endif
+endif
+endif
+endif
+SAN_FLAGS := -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+
+# --- packages ---------------------------------------------------------------
+# Libraries found with pkg-config, and the Debian packages behind them.
+PKGS := libjpeg libpng16 jansson
+TEST_PKGS := cmocka
+DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
+	libjansson-dev
+DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
+	python3-pytest libjpeg-turbo-progs ca-certificates
+DEB_ALL := $(DEB_BUILD) $(DEB_TEST)
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+
+# --- flags ------------------------------------------------------------------
+STD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wshadow -Wformat=2 \
+	-Wno-format-nonliteral -Wvla -Wpointer-arith
+DEBUG := -g
+INCLUDES := -I. -Icore -Icodecs
+FINAL_CFLAGS := $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN_FLAGS) -MMD -MP \
+	-DDVPP_VERSION=\"$(VERSION)\" $(INCLUDES) $(PKG_CFLAGS) $(CFLAGS)
+FINAL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
+FINAL_LIBS := $(PKG_LIBS) -lpthread -lm $(LIBS)
+
+# Per-file ISA flags: only the file named after an ISA gets its -m flags;
+# everything else stays at the baseline ISA and reaches it by dispatch.
+ISA_sse41 := -msse4.1
+ISA_avx2 := -mavx2 -mfma -mf16c -mbmi2
+ISA_avx512 := $(ISA_avx2) -mavx512f -mavx512bw -mavx512dq -mavx512vl
+
+ARCH := $(shell uname -m)
+
+# --- sources ----------------------------------------------------------------
+LIB_DIRS := core codecs vpc aipp device
+LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
+ifeq ($(ARCH),x86_64)
+LIB_SRCS += $(wildcard $(addsuffix /x86/*.c,$(LIB_DIRS)))
+endif
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libdvpp.a
+
+DVPPD_SRCS := $(wildcard dvppd/*.c)
+DVPPCTL_SRCS := $(wildcard clients/dvppctl/*.c)
+DVPPD := $(BUILD)/dvppd
+DVPPCTL := $(BUILD)/dvppctl
+
+UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
+UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/%.o)
+
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
+
+ALL_OBJS := $(LIB_OBJS) $(DVPPD_SRCS:%.c=$(BUILD)/%.o) \
+	$(DVPPCTL_SRCS:%.c=$(BUILD)/%.o) $(UNIT_HELPER_OBJS) \
+	$(UNIT_SRCS:%.c=$(BUILD)/%.o) $(BENCH_SRCS:%.c=$(BUILD)/%.o)
+
+# Record the flags; objects depend on the record, so a flag change rebuilds.
+FLAGS_FILE := $(BUILD)/.flags
+FLAGS_NOW := $(CC) $(FINAL_CFLAGS) $(FINAL_LDFLAGS) $(FINAL_LIBS)
+$(shell mkdir -p $(BUILD) && (echo '$(FLAGS_NOW)' | cmp -s - $(FLAGS_FILE) || echo '$(FLAGS_NOW)' > $(FLAGS_FILE)))
+
+.PHONY: all run test check unit e2e bench install uninstall deps clean \
+	test-data distclean
+.DEFAULT_GOAL := all
+
+all: $(LIB) $(DVPPD) $(DVPPCTL)
+
+$(BUILD)/%.o: %.c $(FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)
+	$(Q)$(CC) $(FINAL_CFLAGS) $(ISA) -c $< -o $@
+
+$(BUILD)/%_sse41.o: ISA := $(ISA_sse41)
+$(BUILD)/%_avx2.o: ISA := $(ISA_avx2)
+$(BUILD)/%_avx512.o: ISA := $(ISA_avx512)
+
+$(LIB): $(LIB_OBJS)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(DVPPD): $(DVPPD_SRCS:%.c=$(BUILD)/%.o) $(LIB)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
+
+$(DVPPCTL): $(DVPPCTL_SRCS:%.c=$(BUILD)/%.o) $(LIB)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
+
+$(BUILD)/tests/%.o: FINAL_CFLAGS += $(TEST_CFLAGS) -Itests/unit/helpers
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIB)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS) $(TEST_LIBS)
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
+
+# --- running ----------------------------------------------------------------
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	./$(DVPPD)
+
+# Real-world photos and seeds from Debian packages (downloaded, never
+# installed), cached in .cache/testdata.
+test-data:
+	$(Q)tests/tools/fetch-test-data
+
+unit: all $(UNIT_BINS)
+	$(Q)tests/tools/run-unit $(UNIT_BINS)
+
+e2e: all
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider tests/e2e
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory test-data
+	$(Q)$(MAKE) --no-print-directory unit e2e
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SANITIZER=address,undefined \
+		OPT=-O1 unit e2e
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) test-data
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run.py
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/include/dvpp
+	install -m 0755 $(DVPPD) $(DVPPCTL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 $(wildcard core/dvpp_*.h codecs/dvpp_*.h) \
+		$(DESTDIR)$(PREFIX)/include/dvpp/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/dvppd $(DESTDIR)$(PREFIX)/bin/dvppctl \
+		$(DESTDIR)$(PREFIX)/lib/libdvpp.a
+	rm -rf $(DESTDIR)$(PREFIX)/include/dvpp
+
+# Install only what is missing; apt-get needs root (sudo otherwise). A
+# fresh machine has no package lists, so update once before installing.
+deps:
+	@missing=""; for p in $(DEB_ALL); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' \
+			|| missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if ! command -v apt-get >/dev/null; then \
+			echo "make deps: missing$$missing and no apt-get (Debian 12 expected)" >&2; exit 1; fi; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		echo "make deps: installing$$missing"; \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+			--no-install-recommends $$missing >/dev/null || exit 1; \
+	fi
+
+clean:
+	rm -rf build
+
+distclean: clean
+	rm -rf .cache
+
+-include $(ALL_OBJS:.o=.d)
