@@ -15,6 +15,7 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
+OBJ = $(BUILD)/obj
 SANITIZER ?=
 OPT ?= -O2
 PYTHON ?= /usr/bin/python3
@@ -81,7 +82,7 @@ LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 ifeq ($(ARCH),x86_64)
 LIB_SRCS += $(wildcard $(addsuffix /x86/*.c,$(LIB_DIRS)))
 endif
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o)
 LIB := $(BUILD)/libdvpp.a
 
 DVPPD_SRCS := $(wildcard dvppd/*.c)
@@ -92,14 +93,14 @@ DVPPCTL := $(BUILD)/dvppctl
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
-UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/%.o)
+UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(OBJ)/%.o)
 
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 
-ALL_OBJS := $(LIB_OBJS) $(DVPPD_SRCS:%.c=$(BUILD)/%.o) \
-	$(DVPPCTL_SRCS:%.c=$(BUILD)/%.o) $(UNIT_HELPER_OBJS) \
-	$(UNIT_SRCS:%.c=$(BUILD)/%.o) $(BENCH_SRCS:%.c=$(BUILD)/%.o)
+ALL_OBJS := $(LIB_OBJS) $(DVPPD_SRCS:%.c=$(OBJ)/%.o) \
+	$(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(UNIT_HELPER_OBJS) \
+	$(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BENCH_SRCS:%.c=$(OBJ)/%.o)
 
 # Record the flags; objects depend on the record, so a flag change rebuilds.
 FLAGS_FILE := $(BUILD)/.flags
@@ -112,34 +113,36 @@ $(shell mkdir -p $(BUILD) && (echo '$(FLAGS_NOW)' | cmp -s - $(FLAGS_FILE) || ec
 
 all: $(LIB) $(DVPPD) $(DVPPCTL)
 
-$(BUILD)/%.o: %.c $(FLAGS_FILE)
+$(OBJ)/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
 	$(Q)$(CC) $(FINAL_CFLAGS) $(ISA) -c $< -o $@
 
-$(BUILD)/%_sse41.o: ISA := $(ISA_sse41)
-$(BUILD)/%_avx2.o: ISA := $(ISA_avx2)
-$(BUILD)/%_avx512.o: ISA := $(ISA_avx512)
+$(OBJ)/%_sse41.o: ISA := $(ISA_sse41)
+$(OBJ)/%_avx2.o: ISA := $(ISA_avx2)
+$(OBJ)/%_avx512.o: ISA := $(ISA_avx512)
 
 $(LIB): $(LIB_OBJS)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(DVPPD): $(DVPPD_SRCS:%.c=$(BUILD)/%.o) $(LIB)
+$(DVPPD): $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(LIB)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
 
-$(DVPPCTL): $(DVPPCTL_SRCS:%.c=$(BUILD)/%.o) $(LIB)
+$(DVPPCTL): $(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(LIB)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
 
-$(BUILD)/tests/%.o: FINAL_CFLAGS += $(TEST_CFLAGS) -Itests/unit/helpers
+$(OBJ)/tests/%.o: FINAL_CFLAGS += $(TEST_CFLAGS) -Itests/unit/helpers
 
-$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIB)
+$(BUILD)/tests/unit/%: $(OBJ)/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS) $(TEST_LIBS)
 
-$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
+$(BUILD)/bench/%: $(OBJ)/bench/%.o $(LIB)
+	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
 

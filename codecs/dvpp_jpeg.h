@@ -166,6 +166,9 @@ dvpp_status dvpp_jpeg_encode(const dvpp_image *in,
                              const dvpp_jpeg_encode_opts *o, dvpp_buf *out,
                              dvpp_err *err);
 
+/* "libjpeg-turbo 2.1.5": the library this build decodes with. */
+const char *dvpp_jpeg_library(void);
+
 /* acldvppJpegPredictEncSize: ALIGN(ws*hs*k + 640 + 128, 2 MiB) with
  * k = 3/2 for 420SP and 1 for packed 422 (ws already in bytes). */
 dvpp_status dvpp_jpeg_predict_enc_size(const dvpp_image *in,

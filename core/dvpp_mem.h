@@ -55,13 +55,21 @@ void dvpp_free(void *ptr, size_t size);
 /* a * b into *out; false (and *out untouched) when it overflows. */
 static inline bool dvpp_size_mul(size_t a, size_t b, size_t *out)
 {
-    return !__builtin_mul_overflow(a, b, out);
+    size_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        return false;
+    *out = r;
+    return true;
 }
 
 /* a + b into *out; false when it overflows. */
 static inline bool dvpp_size_add(size_t a, size_t b, size_t *out)
 {
-    return !__builtin_add_overflow(a, b, out);
+    size_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return false;
+    *out = r;
+    return true;
 }
 
 /* a * b * c into *out; false when any step overflows. */
