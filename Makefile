@@ -49,7 +49,7 @@ TEST_PKGS := cmocka
 DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
 	libjansson-dev
 DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
-	python3-pytest libjpeg-turbo-progs ca-certificates
+	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST)
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -79,6 +79,8 @@ typedef struct jpeg_dec {
     comp_plane cp[3];
     dvpp_image stored;       /* region in stored orientation (orient != 1) */
     struct jpeg_progress_mgr progress; /* scan-limit guard, per decode */
+    dvpp_image *img;         /* the output; allocated late when data is NULL */
+    bool own_img;            /* img->data was allocated by this decode */
 } jpeg_dec;
 
 /* --- libjpeg callbacks ---------------------------------------------------- */
@@ -375,6 +377,20 @@ dvpp_status dvpp_jpeg_decode_geometry(const uint8_t *data, size_t len,
     return st;
 }
 
+/* Allocate the output once libjpeg has started (and so has sized its own
+ * working memory against max_decode_memory): a refused decode never
+ * costs a pixel buffer. */
+static dvpp_status claim_output(jpeg_dec *d, dvpp_err *err)
+{
+    dvpp_status st;
+
+    if (d->img->data)
+        return DVPP_OK;
+    st = dvpp_image_alloc(d->img, err);
+    d->own_img = st == DVPP_OK;
+    return st;
+}
+
 /* --- packed / grey path ---------------------------------------------------- */
 
 static J_COLOR_SPACE libjpeg_space(dvpp_pixfmt f)
@@ -500,6 +516,9 @@ static dvpp_status decode_packed(jpeg_dec *d, const jpeg_plan *pl,
         return dvpp_err_set(err, DVPP_ECORRUPT, "jpeg",
                             "JPEG decodes to %ux%u, its header said %ux%u",
                             c->output_width, c->output_height, pl->sw, pl->sh);
+    st = claim_output(d, err);
+    if (st != DVPP_OK)
+        return st;
     if (pl->rw < pl->sw) {
         xoff = pl->rx >= ROI_MARGIN ? pl->rx - ROI_MARGIN : 0;
         cw = (pl->rx + pl->rw + ROI_MARGIN < pl->sw ? pl->rx + pl->rw + ROI_MARGIN
@@ -815,6 +834,9 @@ static dvpp_status decode_raw(jpeg_dec *d, const jpeg_plan *pl, dvpp_image *out,
         return dvpp_err_set(err, DVPP_ECORRUPT, "jpeg",
                             "JPEG decodes to %ux%u, its header said %ux%u",
                             c->output_width, c->output_height, pl->sw, pl->sh);
+    st = claim_output(d, err);
+    if (st != DVPP_OK)
+        return st;
     make_target(out, planes, &t);
     describe_components(d, pl);
     direct = raw_direct_ok(d, pl, &t);
@@ -935,16 +957,13 @@ dvpp_status dvpp_jpeg_decode(const uint8_t *data, size_t len,
                                 img.width, img.height, dvpp_pixfmt_name(img.format));
         img.data = given;
         img.size = given_size;
-    } else {
-        st = dvpp_image_alloc(&img, err);
-        if (st != DVPP_OK)
-            return st;
     }
     memset(&d, 0, sizeof(d));
+    d.img = &img;
     st = run_decode(&d, data, len, &pl, o, lim, &img, &planes, err);
     release_dec(&d);
     if (st != DVPP_OK) {
-        if (!given)
+        if (d.own_img)
             dvpp_image_free(&img);
         return st;
     }
