@@ -168,6 +168,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory unit e2e
 
 check: deps
+	$(Q)$(MAKE) --no-print-directory test-data
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SANITIZER=address,undefined \
 		OPT=-O1 unit e2e
 
