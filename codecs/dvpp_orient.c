@@ -19,23 +19,80 @@ void dvpp_orient_source(unsigned o, uint32_t w, uint32_t h, uint32_t dx,
     }
 }
 
+/* Address of displayed pixel (0, dy) in @src and the byte step from one
+ * displayed column to the next: every orientation walks the stored plane
+ * along a straight line per displayed row. */
+static void row_walk(unsigned o, const uint8_t *src, size_t ss, uint32_t w,
+                     uint32_t h, unsigned elem, uint32_t dy,
+                     const uint8_t **start, ptrdiff_t *step)
+{
+    ptrdiff_t e = (ptrdiff_t)elem, s = (ptrdiff_t)ss;
+
+    switch (o) {
+    case 2: *start = src + dy * ss + (size_t)(w - 1) * elem; *step = -e; break;
+    case 3: *start = src + (h - 1 - dy) * ss + (size_t)(w - 1) * elem; *step = -e; break;
+    case 4: *start = src + (h - 1 - dy) * ss; *step = e; break;
+    case 5: *start = src + (size_t)dy * elem; *step = s; break;
+    case 6: *start = src + (h - 1) * ss + (size_t)dy * elem; *step = -s; break;
+    case 7: *start = src + (h - 1) * ss + (size_t)(w - 1 - dy) * elem; *step = -s; break;
+    case 8: *start = src + (size_t)(w - 1 - dy) * elem; *step = s; break;
+    default: *start = src + dy * ss; *step = e; break;
+    }
+}
+
+/* Copy displayed columns [x0, x1) of one displayed row. Fixed element
+ * sizes let the compiler turn each memcpy into one move. */
+static void walk_copy(uint8_t *dst, const uint8_t *p, ptrdiff_t step,
+                      uint32_t x0, uint32_t x1, unsigned elem)
+{
+    p += (ptrdiff_t)x0 * step;
+    dst += (size_t)x0 * elem;
+    switch (elem) {
+    case 1:
+        for (uint32_t x = x0; x < x1; x++, p += step)
+            *dst++ = *p;
+        break;
+    case 2:
+        for (uint32_t x = x0; x < x1; x++, p += step, dst += 2)
+            memcpy(dst, p, 2);
+        break;
+    case 3:
+        for (uint32_t x = x0; x < x1; x++, p += step, dst += 3)
+            memcpy(dst, p, 3);
+        break;
+    case 4:
+        for (uint32_t x = x0; x < x1; x++, p += step, dst += 4)
+            memcpy(dst, p, 4);
+        break;
+    default:
+        for (uint32_t x = x0; x < x1; x++, p += step, dst += elem)
+            memcpy(dst, p, elem);
+        break;
+    }
+}
+
 void dvpp_orient_plane(const uint8_t *src, size_t ss, uint8_t *dst, size_t ds,
                        uint32_t w, uint32_t h, unsigned elem, unsigned o)
 {
-    uint32_t dw = o >= 5 ? h : w, dh = o >= 5 ? w : h;
+    uint32_t dw = o >= 5 && o <= 8 ? h : w, dh = o >= 5 && o <= 8 ? w : h;
+    /* Tiles keep a transpose's column walks inside a few cache lines. */
+    const uint32_t tile_h = 16, tile_w = 256;
 
     if (o <= 1 || o > 8) {
         for (uint32_t y = 0; y < h; y++)
             memcpy(dst + y * ds, src + y * ss, (size_t)w * elem);
         return;
     }
-    for (uint32_t dy = 0; dy < dh; dy++) {
-        uint8_t *out = dst + dy * ds;
-        for (uint32_t dx = 0; dx < dw; dx++) {
-            uint32_t sx, sy;
-            dvpp_orient_source(o, w, h, dx, dy, &sx, &sy);
-            memcpy(out + (size_t)dx * elem, src + sy * ss + (size_t)sx * elem,
-                   elem);
+    for (uint32_t ty = 0; ty < dh; ty += tile_h) {
+        uint32_t ty1 = ty + tile_h < dh ? ty + tile_h : dh;
+        for (uint32_t tx = 0; tx < dw; tx += tile_w) {
+            uint32_t tx1 = tx + tile_w < dw ? tx + tile_w : dw;
+            for (uint32_t dy = ty; dy < ty1; dy++) {
+                const uint8_t *p;
+                ptrdiff_t step;
+                row_walk(o, src, ss, w, h, elem, dy, &p, &step);
+                walk_copy(dst + dy * ds, p, step, tx, tx1, elem);
+            }
         }
     }
 }
