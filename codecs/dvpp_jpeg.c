@@ -377,13 +377,20 @@ dvpp_status dvpp_jpeg_decode_geometry(const uint8_t *data, size_t len,
     return st;
 }
 
-/* Allocate the output once libjpeg has started (and so has sized its own
- * working memory against max_decode_memory): a refused decode never
- * costs a pixel buffer. */
-static dvpp_status claim_output(jpeg_dec *d, dvpp_err *err)
+/* Run after jpeg_start_decompress: check libjpeg agrees with the plan,
+ * then allocate the output. Starting has sized libjpeg's working memory
+ * against max_decode_memory, so a refused decode never costs a pixel
+ * buffer. */
+static dvpp_status claim_output(jpeg_dec *d, const jpeg_plan *pl, dvpp_err *err)
 {
+    const struct jpeg_decompress_struct *c = &d->cinfo;
     dvpp_status st;
 
+    if (c->output_width != pl->sw || c->output_height != pl->sh ||
+        c->max_v_samp_factor > 4)
+        return dvpp_err_set(err, DVPP_ECORRUPT, "jpeg",
+                            "JPEG decodes to %ux%u, its header said %ux%u",
+                            c->output_width, c->output_height, pl->sw, pl->sh);
     if (d->img->data)
         return DVPP_OK;
     st = dvpp_image_alloc(d->img, err);
@@ -512,11 +519,7 @@ static dvpp_status decode_packed(jpeg_dec *d, const jpeg_plan *pl,
 
     c->out_color_space = pl->cmyk ? JCS_CMYK : libjpeg_space(pl->fmt);
     jpeg_start_decompress(c);
-    if (c->output_width != pl->sw || c->output_height != pl->sh)
-        return dvpp_err_set(err, DVPP_ECORRUPT, "jpeg",
-                            "JPEG decodes to %ux%u, its header said %ux%u",
-                            c->output_width, c->output_height, pl->sw, pl->sh);
-    st = claim_output(d, err);
+    st = claim_output(d, pl, err);
     if (st != DVPP_OK)
         return st;
     if (pl->rw < pl->sw) {
@@ -829,12 +832,7 @@ static dvpp_status decode_raw(jpeg_dec *d, const jpeg_plan *pl, dvpp_image *out,
 
     c->raw_data_out = TRUE;
     jpeg_start_decompress(c);
-    if (c->output_width != pl->sw || c->output_height != pl->sh ||
-        c->max_v_samp_factor > 4)
-        return dvpp_err_set(err, DVPP_ECORRUPT, "jpeg",
-                            "JPEG decodes to %ux%u, its header said %ux%u",
-                            c->output_width, c->output_height, pl->sw, pl->sh);
-    st = claim_output(d, err);
+    st = claim_output(d, pl, err);
     if (st != DVPP_OK)
         return st;
     make_target(out, planes, &t);
