@@ -328,7 +328,10 @@ static dvpp_status walk_chunks(const uint8_t *data, size_t len,
                                 chunk_name(type, name), pos,
                                 (unsigned long long)length + CHUNK_OVERHEAD,
                                 len - pos);
-        if (lim && chunk_is_ancillary(type) && length > lim->max_png_chunk)
+        /* APNG frame data (fdAT) is image data of frames we skip without
+         * reading, not metadata: it costs nothing and stays unlimited. */
+        if (lim && chunk_is_ancillary(type) && memcmp(type, "fdAT", 4) != 0 &&
+            length > lim->max_png_chunk)
             return dvpp_err_set(err, DVPP_ELIMIT, "max_png_chunk",
                                 "PNG: chunk '%s' at byte %zu is %u bytes, "
                                 "over max_png_chunk %u",
@@ -768,21 +771,24 @@ static dvpp_status status_from_libpng(const png_reader *r, dvpp_err *err)
     return dvpp_err_set(err, DVPP_ECORRUPT, "data", "PNG: %s", r->s.error);
 }
 
-/* Hand our limits to libpng as a second line of defence. libpng reads 0 as
- * "no limit", so the values are kept above 0. */
+/* Hand our limits to libpng as a second line of defence (the hand parse
+ * has already applied them exactly). */
 static void set_libpng_limits(png_structp png, const dvpp_limits *lim)
 {
     png_uint_32 side = lim->max_side < PNG_UINT31_MAX ? lim->max_side
                                                       : PNG_UINT31_MAX;
     png_uint_32 cache;
 
-    png_set_user_limits(png, side ? side : 1, side ? side : 1);
+    png_set_user_limits(png, side, side);
+    /* libpng applies this to every chunk, PLTE included, and reads 0 as
+     * "no limit"; the floor keeps it about ancillary chunks and above 0. */
     png_set_chunk_malloc_max(png, lim->max_png_chunk > PLTE_MAX_BYTES
                                       ? lim->max_png_chunk
                                       : PLTE_MAX_BYTES);
-    /* libpng's cache counter stores N+2 for N chunks (1 means "full" and
-     * the step that reaches 1 warns), so add 2, saturating. Chunks beyond
-     * the cache are skipped with a warning; the image still decodes. */
+    /* libpng's cache counter holds N+2 to admit N chunks (it skips when it
+     * reaches 1, and 0 means "no limit"), so add 2, saturating. With every
+     * ancillary chunk skipped (below) nothing reaches the cache today; this
+     * keeps the bound if that ever changes. */
     cache = lim->max_png_chunks > UINT32_MAX - 2 ? UINT32_MAX
                                                   : lim->max_png_chunks + 2;
     png_set_chunk_cache_max(png, cache);

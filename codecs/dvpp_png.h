@@ -8,9 +8,15 @@
  * Pillow's: grey -> RGB replicates, RGB -> grey uses Pillow's L weights
  * (R*19595 + G*38470 + B*7471 + 0x8000) >> 16.
  *
- * Limits (side, pixels, chunk size and count, encoded bytes) are applied
- * through png_set_user_limits / png_set_chunk_*_max and checked after the
- * IHDR and before any pixel allocation. libpng allocations go through
+ * Limits (side, pixels, chunk size, encoded bytes) are checked by a walk of
+ * the chunk headers after the IHDR and before libpng runs or any pixel is
+ * allocated; png_set_user_limits / png_set_chunk_*_max back them up inside
+ * libpng. Ancillary chunks other than tRNS are skipped unread (CRC still
+ * checked), so text/ICC bombs cost nothing; an ancillary chunk longer than
+ * max_png_chunk is refused (APNG fdAT frame data excepted: it is skipped).
+ * Strict: a missing IEND, truncated or short image data, a bad critical
+ * chunk CRC or zlib checksum are DVPP_ECORRUPT. NULL options or limits
+ * mean the defaults. libpng allocations go through
  * dvpp_malloc so a test allocator sees them. libpng errors longjmp back into
  * the wrapper; nothing calls exit(). Thread-safe: no shared state.
  */
@@ -71,14 +77,16 @@ void dvpp_png_decode_opts_init(dvpp_png_decode_opts *o);
  * The geometry fields of @out are always overwritten. On error out->data is
  * left as the caller gave it (NULL when it was NULL).
  * ascend310/ascend310p: 32..4096 per side, palette rejected, RGB (alpha
- * dropped) or RGBA output, width stride ALIGN(w,128)*bpp, height stride
- * ALIGN(h,16). */
+ * dropped) or RGBA output, no compositing, width stride ALIGN(w,128)*bpp,
+ * height stride ALIGN(h,16) (an explicit alignment must be a multiple of
+ * 128x16). */
 dvpp_status dvpp_png_decode(const uint8_t *data, size_t len,
                             const dvpp_png_decode_opts *o,
                             const dvpp_limits *lim, dvpp_image *out,
                             dvpp_err *err);
 
-/* acldvppPngPredictDecSize: w'=ALIGN(w,128), h'=ALIGN(h,16),
+/* acldvppPngPredictDecSize (DVPP's formula, so a 16-bit file predicts
+ * twice what the 8-bit decode needs): w'=ALIGN(w,128), h'=ALIGN(h,16),
  * rowBytes = (w' * bitDepth * 3 + 7) >> 3 for RGB, * 4 for RGBA/UNKNOWN;
  * size = rowBytes * h', which must be <= 4096*4096*4*2. */
 dvpp_status dvpp_png_predict_dec_size(const uint8_t *data, size_t len,

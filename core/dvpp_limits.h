@@ -18,7 +18,8 @@ typedef struct dvpp_limits {
     uint32_t max_side;          /* width or height */
     uint32_t max_jpeg_scans;    /* progressive JPEG scans (SOS markers) */
     uint32_t max_png_chunk;     /* bytes of one ancillary PNG chunk */
-    uint32_t max_png_chunks;    /* ancillary chunks cached per PNG */
+    uint32_t max_png_chunks;    /* ancillary chunks libpng may cache (a
+                                   backstop: the PNG decoder skips them) */
     uint64_t max_decode_memory; /* codec working memory besides pixels */
 } dvpp_limits;
 
