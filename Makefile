@@ -90,7 +90,7 @@ DVPPCTL_SRCS := $(wildcard clients/dvppctl/*.c)
 DVPPD := $(BUILD)/dvppd
 DVPPCTL := $(BUILD)/dvppctl
 
-UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
+UNIT_SRCS := $(filter-out tests/unit/helpers/%,$(wildcard tests/unit/*/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
 UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(OBJ)/%.o)
