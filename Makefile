@@ -41,6 +41,10 @@ endif
 endif
 SAN_FLAGS := -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
+# FUZZ=1 (set by `make fuzz`, clang only) instruments everything for libFuzzer.
+ifeq ($(FUZZ),1)
+SAN_FLAGS += -fsanitize=fuzzer-no-link
+endif
 
 # --- packages ---------------------------------------------------------------
 # Libraries found with pkg-config, and the Debian packages behind them.
@@ -50,7 +54,8 @@ DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
 	libjansson-dev
 DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
 	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates
-DEB_ALL := $(DEB_BUILD) $(DEB_TEST)
+DEB_FUZZ := clang libclang-rt-14-dev
+DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -95,12 +100,16 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
 UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(OBJ)/%.o)
 
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:%.c=$(BUILD)/%)
+
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 
 ALL_OBJS := $(LIB_OBJS) $(DVPPD_SRCS:%.c=$(OBJ)/%.o) \
 	$(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(UNIT_HELPER_OBJS) \
-	$(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BENCH_SRCS:%.c=$(OBJ)/%.o)
+	$(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BENCH_SRCS:%.c=$(OBJ)/%.o) \
+	$(FUZZ_SRCS:%.c=$(OBJ)/%.o)
 
 # Record the flags; objects depend on the record, so a flag change rebuilds.
 FLAGS_FILE := $(BUILD)/.flags
@@ -108,7 +117,7 @@ FLAGS_NOW := $(CC) $(FINAL_CFLAGS) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 $(shell mkdir -p $(BUILD) && (echo '$(FLAGS_NOW)' | cmp -s - $(FLAGS_FILE) || echo '$(FLAGS_NOW)' > $(FLAGS_FILE)))
 
 .PHONY: all run test check unit e2e bench install uninstall deps clean \
-	test-data distclean
+	test-data distclean fuzz fuzz-bins
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(DVPPD) $(DVPPCTL)
@@ -141,6 +150,11 @@ $(BUILD)/tests/unit/%: $(OBJ)/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIB)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS) $(TEST_LIBS)
 
+$(BUILD)/tests/fuzz/%: $(OBJ)/tests/fuzz/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(FINAL_LIBS)
+
 $(BUILD)/bench/%: $(OBJ)/bench/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
@@ -156,8 +170,11 @@ run: deps
 test-data:
 	$(Q)tests/tools/fetch-test-data
 
+# The unit suites run twice: at the CPU's SIMD level and capped to scalar,
+# so every dispatch path is exercised on this machine.
 unit: all $(UNIT_BINS)
 	$(Q)tests/tools/run-unit $(UNIT_BINS)
+	$(Q)DVPP_SIMD=scalar tests/tools/run-unit $(UNIT_BINS)
 
 e2e: all
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider tests/e2e
@@ -171,6 +188,17 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory test-data
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SANITIZER=address,undefined \
 		OPT=-O1 unit e2e
+
+# libFuzzer targets (clang), FUZZ_SECONDS each (default 60), seeded from the
+# corpora; a crash, leak, OOM or timeout fails.
+fuzz:
+	$(Q)$(MAKE) --no-print-directory deps DEB_EXTRA="$(DEB_FUZZ)"
+	$(Q)$(MAKE) --no-print-directory test-data
+	$(Q)$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang \
+		SANITIZER=address,undefined OPT=-O1 FUZZ=1 fuzz-bins
+	$(Q)tests/tools/run-fuzz build/fuzz
+
+fuzz-bins: $(FUZZ_BINS)
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) test-data
@@ -211,5 +239,8 @@ clean:
 
 distclean: clean
 	rm -rf .cache
+
+# Keep intermediate objects of chained pattern rules (tests, fuzzers).
+.SECONDARY:
 
 -include $(ALL_OBJS:.o=.d)
