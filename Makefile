@@ -211,10 +211,14 @@ install: all
 	install -m 0644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0644 $(wildcard core/dvpp_*.h codecs/dvpp_*.h) \
 		$(DESTDIR)$(PREFIX)/include/dvpp/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include/dvpp\n\nName: libdvpp\nDescription: dvppd media preprocessing library\nVersion: %s\nRequires.private: libjpeg libpng16\nLibs: -L$${libdir} -ldvpp -lpthread -lm\nCflags: -I$${includedir}\n' \
+		'$(PREFIX)' '$(VERSION)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libdvpp.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/dvppd $(DESTDIR)$(PREFIX)/bin/dvppctl \
-		$(DESTDIR)$(PREFIX)/lib/libdvpp.a
+		$(DESTDIR)$(PREFIX)/lib/libdvpp.a \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/libdvpp.pc
 	rm -rf $(DESTDIR)$(PREFIX)/include/dvpp
 
 # Install only what is missing; apt-get needs root (sudo otherwise). A
