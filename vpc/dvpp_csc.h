@@ -1,0 +1,68 @@
+/* dvpp_csc: colour conversion between dvppd's pixel formats.
+ *
+ * Converts a whole image between any two of: NV12, NV21, I420, YV12,
+ * YUV422SP, YVU422SP, YUV444SP, YVU444SP, YUV400, GRAY, YUYV, UYVY, YVYU,
+ * VYUY, RGB, BGR, RGBA, BGRA, ARGB, ABGR, at the same width and height,
+ * honouring both images' strides. YUV <-> RGB uses BT.601 or BT.709, full
+ * ("JPEG") or narrow ("video", 16..235/240) range, in 16.16-style fixed
+ * point; chroma is upsampled by replication (each sample covers its 2x2 /
+ * 2x1 block, as OpenCV and DVPP do) and downsampled by the rounded mean of
+ * the samples it covers. YUV <-> YUV never passes through RGB; RGB-family
+ * reorders never pass through YUV. Grey from RGB is the luma of the chosen
+ * matrix; RGB from grey replicates.
+ *
+ * Parity contract (tests/e2e against cv2.cvtColor): NV12/NV21/I420/YV12 ->
+ * RGB/BGR(A) with BT.601 narrow within max |diff| 1 of COLOR_YUV2RGB_NV12 and
+ * friends (bit-exact is the aim: OpenCV's 20-bit ITU-R BT.601 constants);
+ * RGB -> I420/NV12 with BT.601 narrow within 1 of COLOR_RGB2YUV_I420;
+ * YUYV/UYVY -> RGB within 1 of COLOR_YUV2RGB_YUYV/UYVY.
+ *
+ * Kernels (YUV->RGB rows, RGB->YUV rows, channel reorders) are dispatch
+ * tables per SIMD level, bit-exact with their scalar references.
+ * Thread-safe: no shared mutable state; scratch comes from the caller.
+ */
+#ifndef DVPP_CSC_H
+#define DVPP_CSC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dvpp_cpu.h"
+#include "dvpp_image.h"
+#include "dvpp_scratch.h"
+#include "dvpp_status.h"
+
+typedef enum dvpp_csc_matrix {
+    DVPP_CSC_BT601 = 0,
+    DVPP_CSC_BT709 = 1,
+} dvpp_csc_matrix;
+
+typedef struct dvpp_csc {
+    dvpp_csc_matrix matrix;
+    bool full_range;    /* true: Y 0..255 (JPEG); false: Y 16..235 */
+    int alpha;          /* alpha written to outputs with alpha when the source
+                           has none (0..255); -1 = 255. A source alpha is
+                           carried over when both sides have one. */
+    dvpp_simd_level level; /* kernels to use; DVPP_SIMD_AVX512 or the
+                              active level means "best available" */
+} dvpp_csc;
+
+/* BT.601 narrow, opaque alpha, best kernels: what cv2.cvtColor does for
+ * NV12/I420 and the native default. */
+void dvpp_csc_init(dvpp_csc *c);
+
+/* "bt601" / "bt709" and "full" / "narrow". */
+bool dvpp_csc_parse_matrix(const char *s, dvpp_csc_matrix *out);
+
+/* True when dvpp_csc_convert handles @from -> @to. */
+bool dvpp_csc_supported(dvpp_pixfmt from, dvpp_pixfmt to);
+
+/* Convert @src into @dst (same width and height; both descriptors fully
+ * set, dst->data allocated by the caller). @scratch supplies temporary rows
+ * (slots 4..7). DVPP_EFORMAT for an unsupported pair, DVPP_EINVAL for a
+ * size mismatch, DVPP_ESTRIDE/ENOSPC from the layouts. */
+dvpp_status dvpp_csc_convert(const dvpp_image *src, dvpp_image *dst,
+                             const dvpp_csc *c, dvpp_scratch *scratch,
+                             dvpp_err *err);
+
+#endif
