@@ -22,4 +22,13 @@
 size_t dvpp_npy_header(char *out, const char *descr, const int64_t *shape,
                        int ndim);
 
+/* Parse the header of a .npy file (format 1.0, 2.0 or 3.0): its numpy
+ * type string (e.g. "|u1"), C-order flag, shape, and where the data
+ * starts. The shape's byte size is checked against @len (overflow-safe).
+ * DVPP_ECORRUPT with a message for anything malformed, DVPP_EUNSUPPORTED
+ * for Fortran order or more than @max_dims dimensions. */
+dvpp_status dvpp_npy_parse(const uint8_t *data, size_t len, char *descr,
+                           size_t descr_len, int64_t *shape, int max_dims,
+                           int *ndim, size_t *data_offset, dvpp_err *err);
+
 #endif

@@ -11,6 +11,17 @@
  * reorders never pass through YUV. Grey from RGB is the luma of the chosen
  * matrix; RGB from grey replicates.
  *
+ * Grey and YUV400 (details in dvpp_csc.c): GRAY is full-range luma, so
+ * RGB -> GRAY is the chosen matrix's full-range luma whatever the range
+ * (BT.601: cv2 COLOR_RGB2GRAY exactly) and GRAY -> RGB replicates. YUV400
+ * is a Y plane in the chosen range: to and from RGB it is YUV with neutral
+ * chroma. Between YUV formats and GRAY/YUV400 the Y plane is copied and
+ * chroma dropped or set to 128 (cv2 COLOR_YUV2GRAY_*). RGB -> subsampled
+ * YUV takes each block's chroma from its top-left pixel, as OpenCV's
+ * RGB2YUV420p does (that is what COLOR_RGB2YUV_I420 parity needs).
+ * Odd widths and heights are allowed everywhere; subsampled chroma covers
+ * ceil(w/2) x ceil(h/2) samples.
+ *
  * Parity contract (tests/e2e against cv2.cvtColor): NV12/NV21/I420/YV12 ->
  * RGB/BGR(A) with BT.601 narrow within max |diff| 1 of COLOR_YUV2RGB_NV12 and
  * friends (bit-exact is the aim: OpenCV's 20-bit ITU-R BT.601 constants);
@@ -51,16 +62,23 @@ typedef struct dvpp_csc {
  * NV12/I420 and the native default. */
 void dvpp_csc_init(dvpp_csc *c);
 
-/* "bt601" / "bt709" and "full" / "narrow". */
+/* "bt601" / "bt709" (also "601" / "709"), case-insensitive. */
 bool dvpp_csc_parse_matrix(const char *s, dvpp_csc_matrix *out);
+
+/* "full" (or "jpeg") -> true, "narrow" (or "limited", "video") -> false. */
+bool dvpp_csc_parse_range(const char *s, bool *full_range);
 
 /* True when dvpp_csc_convert handles @from -> @to. */
 bool dvpp_csc_supported(dvpp_pixfmt from, dvpp_pixfmt to);
 
 /* Convert @src into @dst (same width and height; both descriptors fully
- * set, dst->data allocated by the caller). @scratch supplies temporary rows
- * (slots 4..7). DVPP_EFORMAT for an unsupported pair, DVPP_EINVAL for a
- * size mismatch, DVPP_ESTRIDE/ENOSPC from the layouts. */
+ * set, dst->data allocated by the caller; the buffers must not overlap).
+ * Borrows both images for the call and writes only the meaningful bytes of
+ * @dst's rows (stride padding is left as it was). @scratch supplies
+ * temporary rows (slot 4; grown on first use, reused after); NULL makes
+ * the call allocate and free its own. DVPP_EFORMAT for an unsupported
+ * pair, DVPP_EINVAL for a size mismatch or bad options, DVPP_ESTRIDE /
+ * ENOSPC from the layouts, DVPP_ENOMEM when the scratch cannot grow. */
 dvpp_status dvpp_csc_convert(const dvpp_image *src, dvpp_image *dst,
                              const dvpp_csc *c, dvpp_scratch *scratch,
                              dvpp_err *err);

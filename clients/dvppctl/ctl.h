@@ -3,9 +3,63 @@
 #define DVPPCTL_CTL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "dvpp_image.h"
+#include "dvpp_jpeg.h"
+#include "dvpp_limits.h"
+#include "dvpp_png.h"
 #include "dvpp_status.h"
+#include "dvpp_vpc.h"
+
+#define CTL_MAX_INPUTS 64
+#define CTL_MAX_ROIS 4096
+
+/* Everything any command accepts; each command reads what it needs. */
+typedef struct ctl_args {
+    const char *inputs[CTL_MAX_INPUTS];
+    unsigned ninputs;
+    const char *out;
+    /* decoding of JPEG/PNG inputs */
+    dvpp_jpeg_decode_opts jpeg;
+    dvpp_png_decode_opts png;
+    dvpp_limits lim;
+    bool format_set;           /* --format given */
+    dvpp_pixfmt format;        /* --format: output format */
+    bool decode_format_set;
+    dvpp_pixfmt decode_format; /* --decode-format */
+    const char *input_spec;    /* --input FMT[:WxH] for .npy / raw inputs */
+    unsigned shrink_w, shrink_h;
+    bool shrink_on_load;
+    int quality;
+    /* VPC */
+    unsigned size_w, size_h;   /* --size */
+    bool size_set;
+    dvpp_resize_mode mode;
+    dvpp_resize_opts resize;
+    bool interp_set;
+    uint8_t pad[3];            /* --pad RRGGBB (letterbox) */
+    dvpp_csc_matrix matrix;
+    int range;                 /* -1 profile default, 0 narrow, 1 full */
+    dvpp_roi rois[CTL_MAX_ROIS];
+    unsigned roi_input[CTL_MAX_ROIS];
+    unsigned nrois;
+    dvpp_border border;
+    bool margins_set;
+} ctl_args;
+
+/* Parse @argv (argv[0] is the command name) into @a. Returns 0, or 2 after
+ * printing why the command line is wrong. */
+int ctl_parse_args(int argc, char **argv, ctl_args *a);
+
+/* Print "dvppctl: @what: message (NAME)" and return 1. */
+int ctl_fail(const char *what, const dvpp_err *err);
+
+/* Load @path as an image: JPEG/PNG are decoded (format: --decode-format,
+ * else @want when the decoder can write it, else rgb); .npy and raw files
+ * are read as pixels (see --input). Caller owns @img (dvpp_image_free). */
+dvpp_status ctl_load_image(const char *path, const ctl_args *a, dvpp_pixfmt want,
+                           dvpp_image *img, dvpp_err *err);
 
 /* Write @img to @path, the container chosen by the extension:
  * .npy (uint8 array: HxWxC packed, HxW grey, rows x width_stride for
@@ -14,10 +68,24 @@
 dvpp_status ctl_write_image(const char *path, const dvpp_image *img,
                             int quality, dvpp_err *err);
 
+/* Write @n images of one format and size as one stacked .npy
+ * (N x ...same layout as ctl_write_image). */
+dvpp_status ctl_write_stack(const char *path, const dvpp_image *imgs,
+                            unsigned n, dvpp_err *err);
+
 /* Parse "WxH" into two positive numbers. */
 bool ctl_parse_size(const char *s, unsigned *w, unsigned *h);
 
 /* Parse a non-negative decimal integer that fits 64 bits. */
 bool ctl_parse_u64(const char *s, unsigned long long *out);
+
+/* The VPC commands (ctl_vpc.c). */
+int ctl_cmd_resize(int argc, char **argv);
+int ctl_cmd_crop(int argc, char **argv);
+int ctl_cmd_convert(int argc, char **argv);
+int ctl_cmd_make_border(int argc, char **argv);
+int ctl_cmd_batch_crop(int argc, char **argv);
+
+void ctl_usage(FILE *f);
 
 #endif

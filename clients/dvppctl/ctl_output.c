@@ -1,5 +1,3 @@
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -16,41 +14,63 @@ static const char *extension(const char *path)
     return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
-/* Gather the image into one .npy buffer: packed and grey formats drop the
- * stride padding (a plain H x W [x C] array), multi-plane YUV keeps its
- * memory as rows of width_stride bytes (the cv2 convention for NV12). */
-static dvpp_status npy_image(const dvpp_image *img, dvpp_buf *out, dvpp_err *err)
+/* The .npy shape of one image: packed and grey formats drop the stride
+ * padding (a plain H x W [x C] array), multi-plane YUV keeps its memory as
+ * rows of width_stride bytes (the cv2 convention for NV12). */
+static int npy_shape(const dvpp_image *img, const dvpp_planes *pl,
+                     int64_t shape[3])
 {
-    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(img->format);
+    if (dvpp_pixfmt_get(img->format)->planes > 1) {
+        shape[0] = (int64_t)(pl->total / img->width_stride);
+        shape[1] = img->width_stride;
+        return 2;
+    }
+    shape[0] = img->height;
+    shape[1] = img->width;
+    shape[2] = pl->p[0].row_bytes / img->width;
+    return shape[2] == 1 ? 2 : 3;
+}
+
+static dvpp_status npy_append_pixels(const dvpp_image *img, const dvpp_planes *pl,
+                                     dvpp_buf *out)
+{
+    dvpp_status st = DVPP_OK;
+
+    if (pl->count > 1)
+        return dvpp_buf_append(out, img->data, pl->total);
+    for (uint32_t y = 0; y < img->height && st == DVPP_OK; y++)
+        st = dvpp_buf_append(out, dvpp_image_row(img, pl, 0, y), pl->p[0].row_bytes);
+    return st;
+}
+
+/* Images @imgs[0..n) as one .npy; n == 0 means a single image with no
+ * leading N dimension. */
+static dvpp_status npy_images(const dvpp_image *imgs, unsigned n, dvpp_buf *out,
+                              dvpp_err *err)
+{
     char hdr[DVPP_NPY_HEADER_MAX];
-    int64_t shape[3];
-    int ndim;
+    int64_t shape[4];
     dvpp_planes pl;
     dvpp_status st;
-    size_t hlen;
+    int ndim;
 
-    st = dvpp_image_planes(img, &pl, err);
+    st = dvpp_image_planes(&imgs[0], &pl, err);
     if (st != DVPP_OK)
         return st;
-    if (fi->planes > 1) {
-        shape[0] = (int64_t)(pl.total / img->width_stride);
-        shape[1] = img->width_stride;
-        ndim = 2;
-    } else {
-        shape[0] = img->height;
-        shape[1] = img->width;
-        shape[2] = pl.p[0].row_bytes / img->width;
-        ndim = shape[2] == 1 ? 2 : 3;
+    ndim = npy_shape(&imgs[0], &pl, shape + (n ? 1 : 0));
+    if (n) {
+        shape[0] = n;
+        ndim++;
     }
-    hlen = dvpp_npy_header(hdr, "|u1", shape, ndim);
-    st = dvpp_buf_append(out, hdr, hlen);
-    if (fi->planes > 1) {
-        if (st == DVPP_OK)
-            st = dvpp_buf_append(out, img->data, (size_t)shape[0] * img->width_stride);
-    } else {
-        for (uint32_t y = 0; y < img->height && st == DVPP_OK; y++)
-            st = dvpp_buf_append(out, dvpp_image_row(img, &pl, 0, y),
-                                 pl.p[0].row_bytes);
+    st = dvpp_buf_append(out, hdr, dvpp_npy_header(hdr, "|u1", shape, ndim));
+    for (unsigned i = 0; i < (n ? n : 1) && st == DVPP_OK; i++) {
+        if (imgs[i].format != imgs[0].format || imgs[i].width != imgs[0].width ||
+            imgs[i].height != imgs[0].height)
+            return dvpp_err_set(err, DVPP_EINVAL, "output",
+                                "a stacked .npy needs outputs of one size and "
+                                "format");
+        dvpp_image_planes(&imgs[i], &pl, NULL);
+        st = npy_append_pixels(&imgs[i], &pl, out);
     }
     if (st != DVPP_OK)
         return dvpp_err_set(err, st, "output", "cannot build the .npy output");
@@ -66,7 +86,7 @@ dvpp_status ctl_write_image(const char *path, const dvpp_image *img, int quality
 
     dvpp_buf_init(&buf);
     if (strcasecmp(ext, "npy") == 0) {
-        st = npy_image(img, &buf, err);
+        st = npy_images(img, 0, &buf, err);
     } else if (strcasecmp(ext, "png") == 0) {
         dvpp_png_encode_opts po = {.level = -1};
         st = dvpp_png_encode(img, &po, &buf, err);
@@ -87,32 +107,16 @@ dvpp_status ctl_write_image(const char *path, const dvpp_image *img, int quality
     return st;
 }
 
-bool ctl_parse_u64(const char *s, unsigned long long *out)
+dvpp_status ctl_write_stack(const char *path, const dvpp_image *imgs,
+                            unsigned n, dvpp_err *err)
 {
-    char *end;
+    dvpp_buf buf;
+    dvpp_status st;
 
-    if (!s || !*s || *s == '-')
-        return false;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return errno == 0 && *end == '\0';
-}
-
-bool ctl_parse_size(const char *s, unsigned *w, unsigned *h)
-{
-    char *end;
-    unsigned long a, b;
-
-    if (!s || *s == '-')
-        return false;
-    errno = 0;
-    a = strtoul(s, &end, 10);
-    if (errno || (*end != 'x' && *end != 'X') || end[1] == '-')
-        return false;
-    b = strtoul(end + 1, &end, 10);
-    if (errno || *end || a == 0 || b == 0 || a > 1u << 20 || b > 1u << 20)
-        return false;
-    *w = (unsigned)a;
-    *h = (unsigned)b;
-    return true;
+    dvpp_buf_init(&buf);
+    st = npy_images(imgs, n, &buf, err);
+    if (st == DVPP_OK)
+        st = dvpp_write_file(path, buf.data, buf.len, err);
+    dvpp_buf_fini(&buf);
+    return st;
 }

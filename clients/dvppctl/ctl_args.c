@@ -1,0 +1,340 @@
+/* dvppctl's one option table: every command parses with it and uses the
+ * fields it needs, so an option means the same thing everywhere. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+
+enum {
+    OPT_FORMAT = 256, OPT_ALIGN, OPT_PROFILE, OPT_SCALE, OPT_SHRINK, OPT_ROI,
+    OPT_NO_ORIENT, OPT_PARTIAL, OPT_FAST_DCT, OPT_NOSMOOTH, OPT_ALPHA,
+    OPT_BACKGROUND, OPT_QUALITY, OPT_MAX_BYTES, OPT_MAX_PIXELS, OPT_MAX_SIDE,
+    OPT_MAX_SCANS, OPT_SIZE, OPT_MODE, OPT_INTERP, OPT_PARITY, OPT_ASCEND_MODE,
+    OPT_PAD, OPT_CSC, OPT_RANGE, OPT_MARGINS, OPT_BORDER_TYPE, OPT_VALUE,
+    OPT_INPUT, OPT_DECODE_FORMAT,
+};
+
+static const struct option k_opts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"align", required_argument, NULL, OPT_ALIGN},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"scale", required_argument, NULL, OPT_SCALE},
+    {"shrink-on-load", optional_argument, NULL, OPT_SHRINK},
+    {"roi", required_argument, NULL, OPT_ROI},
+    {"no-orient", no_argument, NULL, OPT_NO_ORIENT},
+    {"allow-partial", no_argument, NULL, OPT_PARTIAL},
+    {"fast-dct", no_argument, NULL, OPT_FAST_DCT},
+    {"nosmooth", no_argument, NULL, OPT_NOSMOOTH},
+    {"alpha", required_argument, NULL, OPT_ALPHA},
+    {"background", required_argument, NULL, OPT_BACKGROUND},
+    {"quality", required_argument, NULL, OPT_QUALITY},
+    {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+    {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
+    {"max-side", required_argument, NULL, OPT_MAX_SIDE},
+    {"max-scans", required_argument, NULL, OPT_MAX_SCANS},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"mode", required_argument, NULL, OPT_MODE},
+    {"interp", required_argument, NULL, OPT_INTERP},
+    {"parity", required_argument, NULL, OPT_PARITY},
+    {"ascend-mode", required_argument, NULL, OPT_ASCEND_MODE},
+    {"pad", required_argument, NULL, OPT_PAD},
+    {"csc", required_argument, NULL, OPT_CSC},
+    {"range", required_argument, NULL, OPT_RANGE},
+    {"margins", required_argument, NULL, OPT_MARGINS},
+    {"border-type", required_argument, NULL, OPT_BORDER_TYPE},
+    {"value", required_argument, NULL, OPT_VALUE},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"decode-format", required_argument, NULL, OPT_DECODE_FORMAT},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+bool ctl_parse_u64(const char *s, unsigned long long *out)
+{
+    char *end;
+
+    if (!s || !*s || *s == '-')
+        return false;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return errno == 0 && *end == '\0';
+}
+
+bool ctl_parse_size(const char *s, unsigned *w, unsigned *h)
+{
+    char *end;
+    unsigned long a, b;
+
+    if (!s || *s == '-')
+        return false;
+    errno = 0;
+    a = strtoul(s, &end, 10);
+    if (errno || (*end != 'x' && *end != 'X') || end[1] == '-')
+        return false;
+    b = strtoul(end + 1, &end, 10);
+    if (errno || *end || a == 0 || b == 0 || a > 1u << 20 || b > 1u << 20)
+        return false;
+    *w = (unsigned)a;
+    *h = (unsigned)b;
+    return true;
+}
+
+/* "[i:]L,T,R,B", inclusive as DVPP. */
+static bool parse_roi(const char *s, dvpp_roi *r, unsigned *input)
+{
+    unsigned l, t, rr, b, i = 0;
+    char tail;
+    const char *colon = strchr(s, ':');
+
+    if (colon) {
+        if (sscanf(s, "%u:", &i) != 1)
+            return false;
+        s = colon + 1;
+    }
+    if (sscanf(s, "%u,%u,%u,%u%c", &l, &t, &rr, &b, &tail) != 4 || rr < l || b < t)
+        return false;
+    *r = (dvpp_roi){l, t, rr, b};
+    *input = i;
+    return true;
+}
+
+static bool parse_rgb(const char *v, uint8_t out[3])
+{
+    unsigned rgb;
+    char tail;
+
+    if (strlen(v) != 6 || sscanf(v, "%6x%c", &rgb, &tail) != 1)
+        return false;
+    out[0] = (uint8_t)(rgb >> 16);
+    out[1] = (uint8_t)(rgb >> 8);
+    out[2] = (uint8_t)rgb;
+    return true;
+}
+
+static bool parse_margins(const char *v, dvpp_border *b)
+{
+    char tail;
+    return sscanf(v, "%u,%u,%u,%u%c", &b->top, &b->bottom, &b->left, &b->right,
+                  &tail) == 4;
+}
+
+static bool parse_values(const char *v, double out[4])
+{
+    int n = sscanf(v, "%lf,%lf,%lf,%lf", &out[0], &out[1], &out[2], &out[3]);
+    return n >= 1;
+}
+
+static bool parse_limit(const char *s, unsigned long long max,
+                        unsigned long long *out)
+{
+    return ctl_parse_u64(s, out) && *out <= max;
+}
+
+static bool apply_decode_option(ctl_args *a, int opt, const char *v)
+{
+    unsigned long long n;
+    unsigned w, h;
+
+    switch (opt) {
+    case OPT_ALIGN:
+        if (!ctl_parse_size(v, &w, &h))
+            return false;
+        a->jpeg.align_w = a->png.align_w = w;
+        a->jpeg.align_h = a->png.align_h = h;
+        return true;
+    case OPT_SCALE:
+        if (!ctl_parse_u64(v, &n) || n < 1 || n > 8)
+            return false;
+        a->jpeg.scale_num = (uint8_t)n;
+        return true;
+    case OPT_SHRINK:
+        a->shrink_on_load = true;
+        return !v || ctl_parse_size(v, &a->shrink_w, &a->shrink_h);
+    case OPT_NO_ORIENT:
+        a->jpeg.no_orient = true;
+        return true;
+    case OPT_PARTIAL:
+        a->jpeg.allow_partial = true;
+        return true;
+    case OPT_FAST_DCT:
+        a->jpeg.fast_dct = true;
+        return true;
+    case OPT_NOSMOOTH:
+        a->jpeg.fast_upsample = true;
+        return true;
+    case OPT_ALPHA:
+        if (strcmp(v, "auto") == 0 || strcmp(v, "keep") == 0)
+            a->png.alpha = DVPP_PNG_ALPHA_AUTO;
+        else if (strcmp(v, "drop") == 0)
+            a->png.alpha = DVPP_PNG_ALPHA_DROP;
+        else if (strcmp(v, "composite") == 0)
+            a->png.alpha = DVPP_PNG_ALPHA_COMPOSITE;
+        else
+            return false;
+        return true;
+    case OPT_BACKGROUND:
+        return parse_rgb(v, a->png.background);
+    case OPT_MAX_BYTES:
+        return parse_limit(v, UINT64_MAX, (unsigned long long *)&a->lim.max_encoded_bytes);
+    case OPT_MAX_PIXELS:
+        return parse_limit(v, UINT64_MAX, (unsigned long long *)&a->lim.max_pixels);
+    case OPT_MAX_SIDE:
+        if (!parse_limit(v, UINT32_MAX, &n))
+            return false;
+        a->lim.max_side = (uint32_t)n;
+        return true;
+    case OPT_MAX_SCANS:
+        if (!parse_limit(v, UINT32_MAX, &n))
+            return false;
+        a->lim.max_jpeg_scans = (uint32_t)n;
+        return true;
+    }
+    return false;
+}
+
+static bool apply_vpc_option(ctl_args *a, int opt, const char *v)
+{
+    unsigned long long n;
+
+    switch (opt) {
+    case OPT_SIZE:
+        a->size_set = ctl_parse_size(v, &a->size_w, &a->size_h);
+        if (!a->size_set && ctl_parse_u64(v, &n) && n > 0 && n <= 1u << 20) {
+            /* One number: the side for --mode shorter/longer. */
+            a->size_w = a->size_h = (unsigned)n;
+            a->size_set = true;
+        }
+        return a->size_set;
+    case OPT_MODE:
+        return dvpp_resize_mode_parse(v, &a->mode);
+    case OPT_INTERP:
+        a->interp_set = true;
+        return dvpp_interp_parse(v, &a->resize.interp);
+    case OPT_PARITY:
+        return dvpp_parity_parse(v, &a->resize.parity);
+    case OPT_ASCEND_MODE:
+        if (!ctl_parse_u64(v, &n) || n > 4)
+            return false;
+        a->resize.ascend_mode = (int)n;
+        return true;
+    case OPT_PAD:
+        return parse_rgb(v, a->pad);
+    case OPT_CSC:
+        return dvpp_csc_parse_matrix(v, &a->matrix);
+    case OPT_RANGE:
+        if (strcmp(v, "full") == 0)
+            a->range = 1;
+        else if (strcmp(v, "narrow") == 0)
+            a->range = 0;
+        else
+            return false;
+        return true;
+    case OPT_ROI:
+        if (a->nrois == CTL_MAX_ROIS)
+            return false;
+        if (!parse_roi(v, &a->rois[a->nrois], &a->roi_input[a->nrois]))
+            return false;
+        a->nrois++;
+        return true;
+    case OPT_MARGINS:
+        a->margins_set = parse_margins(v, &a->border);
+        return a->margins_set;
+    case OPT_BORDER_TYPE:
+        return dvpp_border_type_parse(v, &a->border.type);
+    case OPT_VALUE:
+        return parse_values(v, a->border.value);
+    }
+    return apply_decode_option(a, opt, v);
+}
+
+static bool apply_option(ctl_args *a, int opt, const char *v)
+{
+    unsigned long long n;
+
+    switch (opt) {
+    case 'o':
+        a->out = v;
+        return true;
+    case OPT_FORMAT:
+        a->format_set = dvpp_pixfmt_parse(v, &a->format);
+        return a->format_set;
+    case OPT_DECODE_FORMAT:
+        a->decode_format_set = dvpp_pixfmt_parse(v, &a->decode_format);
+        return a->decode_format_set;
+    case OPT_INPUT:
+        a->input_spec = v;
+        return true;
+    case OPT_PROFILE:
+        if (!dvpp_profile_parse(v, &a->jpeg.profile))
+            return false;
+        a->png.profile = a->jpeg.profile;
+        return true;
+    case OPT_QUALITY:
+        if (!ctl_parse_u64(v, &n) || n > 100)
+            return false;
+        a->quality = (int)n;
+        return true;
+    }
+    return apply_vpc_option(a, opt, v);
+}
+
+static void defaults(ctl_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    dvpp_jpeg_decode_opts_init(&a->jpeg);
+    dvpp_png_decode_opts_init(&a->png);
+    a->png.format = DVPP_PIXEL_RGB;
+    a->lim = dvpp_limits_default();
+    a->quality = 95;
+    a->mode = DVPP_RESIZE_STRETCH;
+    dvpp_resize_opts_init(&a->resize);
+    a->matrix = DVPP_CSC_BT601;
+    a->range = -1;
+    a->border.type = DVPP_BORDER_CONSTANT;
+    a->border.level = DVPP_SIMD_AVX512;
+}
+
+int ctl_parse_args(int argc, char **argv, ctl_args *a)
+{
+    int opt;
+
+    defaults(a);
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", k_opts, NULL)) != -1) {
+        if (opt == 'h') {
+            ctl_usage(stdout);
+            exit(0);
+        }
+        if (opt == '?')
+            return 2;
+        if (!apply_option(a, opt, optarg)) {
+            fprintf(stderr, "dvppctl %s: bad option value '%s'\n", argv[0],
+                    optarg ? optarg : "");
+            return 2;
+        }
+    }
+    for (; optind < argc; optind++) {
+        if (a->ninputs == CTL_MAX_INPUTS) {
+            fprintf(stderr, "dvppctl: more than %d inputs\n", CTL_MAX_INPUTS);
+            return 2;
+        }
+        a->inputs[a->ninputs++] = argv[optind];
+    }
+    if (a->ninputs == 0 || !a->out) {
+        fprintf(stderr, "dvppctl %s: need an input FILE and -o OUT\n", argv[0]);
+        return 2;
+    }
+    return 0;
+}
+
+int ctl_fail(const char *what, const dvpp_err *err)
+{
+    fprintf(stderr, "dvppctl: %s: %s (%s)\n", what,
+            err->msg[0] ? err->msg : dvpp_strerror(err->status),
+            dvpp_status_name(err->status));
+    return 1;
+}

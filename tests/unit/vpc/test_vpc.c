@@ -1,0 +1,428 @@
+/* Unit tests for vpc/dvpp_vpc: operations over images, the named resize
+ * modes and their box mapping, the ascend profiles' rules and texts, batch
+ * crop against single calls. Engine parity with OpenCV/Pillow is tested in
+ * tests/e2e; kernels in test_resize.c / test_csc.c. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dvpp_vpc.h"
+#include "test_alloc.h"
+
+static uint32_t g_rng = 0x2468ACEu;
+
+static uint8_t rnd(void)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 17;
+    g_rng ^= g_rng << 5;
+    return (uint8_t)g_rng;
+}
+
+/* A @fmt image with random pixels (smooth enough to resize meaningfully
+ * is not needed here: equality tests only). */
+static dvpp_image make_image(dvpp_pixfmt fmt, uint32_t w, uint32_t h,
+                             uint32_t align_w, uint32_t align_h)
+{
+    dvpp_image img;
+
+    assert_int_equal(dvpp_image_init(&img, fmt, w, h, align_w, align_h, NULL), DVPP_OK);
+    assert_int_equal(dvpp_image_alloc(&img, NULL), DVPP_OK);
+    for (size_t i = 0; i < img.size; i++)
+        img.data[i] = rnd();
+    return img;
+}
+
+static dvpp_image blank(dvpp_pixfmt fmt, uint32_t w, uint32_t h, uint32_t aw,
+                        uint32_t ah)
+{
+    dvpp_image img;
+
+    assert_int_equal(dvpp_image_init(&img, fmt, w, h, aw, ah, NULL), DVPP_OK);
+    assert_int_equal(dvpp_image_alloc(&img, NULL), DVPP_OK);
+    memset(img.data, 0x5A, img.size);
+    return img;
+}
+
+static dvpp_resize_opts ascend_opts(int mode)
+{
+    dvpp_resize_opts o;
+
+    dvpp_resize_opts_init(&o);
+    o.parity = DVPP_PARITY_ASCEND;
+    o.ascend_mode = mode;
+    return o;
+}
+
+/* --- geometry -------------------------------------------------------------- */
+
+static void test_letterbox_maps_boxes_back(void **state)
+{
+    dvpp_resize_geom g;
+    /* 1920x1080 -> 640x640: scale 1/3, 640x360 image, 140 rows above. */
+    static const double box[4] = {300, 150, 900, 600};
+    double ox0, oy0, ox1, oy1;
+
+    (void)state;
+    assert_int_equal(dvpp_resize_geometry(1920, 1080, DVPP_RESIZE_LETTERBOX, 640,
+                                          640, &g, NULL), DVPP_OK);
+    assert_int_equal(g.out_w, 640);
+    assert_int_equal(g.out_h, 640);
+    assert_true(g.pad_x == 0 && g.pad_y == 140);
+    assert_int_equal(g.paste.top, 140);
+    assert_int_equal(g.paste.bottom, 499);
+    ox0 = box[0] * g.scale_x + g.pad_x, oy0 = box[1] * g.scale_y + g.pad_y;
+    ox1 = box[2] * g.scale_x + g.pad_x, oy1 = box[3] * g.scale_y + g.pad_y;
+    assert_true(ox0 == 100 && oy0 == 190 && ox1 == 300 && oy1 == 340);
+    assert_true((ox0 - g.pad_x) / g.scale_x == 300);
+    assert_true((oy1 - g.pad_y) / g.scale_y == 600);
+
+    /* 1280x720 -> 416x416 (YOLO): 416x234 at row 91, scale 0.325 both. */
+    assert_int_equal(dvpp_resize_geometry(1280, 720, DVPP_RESIZE_LETTERBOX, 416,
+                                          416, &g, NULL), DVPP_OK);
+    assert_int_equal(g.paste.left, 0);
+    assert_int_equal(g.paste.top, 91);
+    assert_int_equal(dvpp_roi_height(&g.paste), 234);
+    assert_true(g.scale_x == 0.325 && g.scale_y == 0.325);
+    assert_true((208.0 - g.pad_y) / g.scale_y == 360.0);
+    assert_true((416.0 - g.pad_x) / g.scale_x == 1280.0);
+}
+
+static void test_named_modes(void **state)
+{
+    dvpp_resize_geom g;
+
+    (void)state;
+    assert_int_equal(dvpp_resize_geometry(1920, 1080, DVPP_RESIZE_FIT, 224, 224,
+                                          &g, NULL), DVPP_OK);
+    assert_int_equal(g.out_w, 224);
+    assert_int_equal(g.out_h, 126); /* round(1080 * 224 / 1920) */
+    assert_int_equal(dvpp_resize_geometry(1920, 1080, DVPP_RESIZE_FILL, 224, 224,
+                                          &g, NULL), DVPP_OK);
+    assert_int_equal(g.out_w, 224);
+    assert_int_equal(g.out_h, 224);
+    assert_int_equal(g.crop.left, 420); /* centred 1080x1080 */
+    assert_int_equal(g.crop.right, 1499);
+    assert_int_equal(g.crop.top, 0);
+    assert_true(fabs(g.pad_x + 420.0 * 224 / 1080) < 1e-9);
+    assert_int_equal(dvpp_resize_geometry(1920, 1080, DVPP_RESIZE_SHORTER, 256, 0,
+                                          &g, NULL), DVPP_OK);
+    assert_int_equal(g.out_w, 455); /* round(1920 * 256 / 1080) */
+    assert_int_equal(g.out_h, 256);
+    assert_int_equal(dvpp_resize_geometry(1080, 1920, DVPP_RESIZE_LONGER, 640, 0,
+                                          &g, NULL), DVPP_OK);
+    assert_int_equal(g.out_w, 360);
+    assert_int_equal(g.out_h, 640);
+    assert_int_equal(dvpp_resize_geometry(100, 50, DVPP_RESIZE_STRETCH, 7, 9, &g,
+                                          NULL), DVPP_OK);
+    assert_true(g.out_w == 7 && g.out_h == 9 && g.scale_x == 0.07);
+    assert_int_equal(dvpp_resize_geometry(0, 50, DVPP_RESIZE_STRETCH, 7, 9, &g,
+                                          NULL), DVPP_EINVAL);
+}
+
+/* --- operations --------------------------------------------------------------- */
+
+static void test_paste_leaves_outside_untouched(void **state)
+{
+    dvpp_vpc_ctx c;
+    dvpp_image src = make_image(DVPP_PIXEL_RGB, 64, 48, 1, 1);
+    dvpp_image dst = blank(DVPP_PIXEL_RGB, 100, 80, 1, 1);
+    dvpp_roi crop = {8, 4, 39, 27}, paste = {10, 20, 41, 43};
+    dvpp_resize_opts o;
+    dvpp_err e;
+
+    (void)state;
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_NATIVE);
+    dvpp_resize_opts_init(&o);
+    assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &src, &crop, &dst, &paste, &o, &e),
+                     DVPP_OK);
+    for (uint32_t y = 0; y < 80; y++)
+        for (uint32_t x = 0; x < 100; x++) {
+            bool in = x >= 10 && x <= 41 && y >= 20 && y <= 43;
+            const uint8_t *p = dst.data + y * dst.width_stride + 3 * x;
+            if (!in)
+                assert_true(p[0] == 0x5A && p[1] == 0x5A && p[2] == 0x5A);
+            else /* same-size paste: a copy of the crop */
+                assert_memory_equal(p, src.data + (y - 20 + 4) * src.width_stride +
+                                           3 * (x - 10 + 8), 3);
+        }
+    dvpp_image_free(&src);
+    dvpp_image_free(&dst);
+    dvpp_vpc_ctx_fini(&c);
+}
+
+static void test_nv12_same_size_crop_is_a_copy(void **state)
+{
+    dvpp_vpc_ctx c;
+    dvpp_image src = make_image(DVPP_PIXEL_NV12, 64, 48, 16, 2);
+    dvpp_image dst = blank(DVPP_PIXEL_NV12, 32, 20, 16, 2);
+    dvpp_roi crop = {10, 6, 41, 25};
+    dvpp_resize_opts o;
+    dvpp_planes ps, pd;
+
+    (void)state;
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_NATIVE);
+    dvpp_resize_opts_init(&o);
+    assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &src, &crop, &dst, NULL, &o, NULL),
+                     DVPP_OK);
+    dvpp_image_planes(&src, &ps, NULL);
+    dvpp_image_planes(&dst, &pd, NULL);
+    for (uint32_t y = 0; y < 20; y++)
+        assert_memory_equal(dvpp_image_row(&dst, &pd, 0, y),
+                            dvpp_image_row(&src, &ps, 0, y + 6) + 10, 32);
+    for (uint32_t y = 0; y < 10; y++)
+        assert_memory_equal(dvpp_image_row(&dst, &pd, 1, y),
+                            dvpp_image_row(&src, &ps, 1, y + 3) + 10, 32);
+    /* An odd origin cannot keep 4:2:0 chroma aligned. */
+    crop.left = 11;
+    assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &src, &crop, &dst, NULL, &o, NULL),
+                     DVPP_EINVAL);
+    dvpp_image_free(&src);
+    dvpp_image_free(&dst);
+    dvpp_vpc_ctx_fini(&c);
+}
+
+/* The Ascend batchcrop sample: 8 ROIs of a 1920x1080 NV12 frame to 224x224
+ * NV12; the batch equals 8 single crop-resize calls byte for byte. */
+static void test_batch_crop_equals_single_calls(void **state)
+{
+    dvpp_vpc_ctx c;
+    dvpp_image src = make_image(DVPP_PIXEL_NV12, 1920, 1080, 16, 2);
+    dvpp_image batch[8], single;
+    dvpp_roi rois[8];
+    uint32_t nums[1] = {8};
+    dvpp_resize_opts o = ascend_opts(1);
+    dvpp_err e;
+
+    (void)state;
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_ASCEND310);
+    for (int k = 0; k < 8; k++) {
+        rois[k] = (dvpp_roi){(uint32_t)(100 + 200 * k), (uint32_t)(50 + 100 * k),
+                             (uint32_t)(100 + 200 * k + 299),
+                             (uint32_t)(50 + 100 * k + 223 + 2 * k)};
+        batch[k] = blank(DVPP_PIXEL_NV12, 224, 224, 16, 2);
+    }
+    if (dvpp_vpc_batch_crop_resize_paste(&c, &src, 1, nums, rois, batch, NULL, &o,
+                                         &e) != DVPP_OK)
+        fail_msg("batch: %s", e.msg);
+    for (int k = 0; k < 8; k++) {
+        single = blank(DVPP_PIXEL_NV12, 224, 224, 16, 2);
+        assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &src, &rois[k], &single,
+                                                    NULL, &o, &e), DVPP_OK);
+        assert_memory_equal(single.data, batch[k].data, single.size);
+        dvpp_image_free(&single);
+        dvpp_image_free(&batch[k]);
+    }
+    dvpp_image_free(&src);
+    dvpp_vpc_ctx_fini(&c);
+}
+
+/* --- ascend rules ---------------------------------------------------------------- */
+
+static void expect_text(dvpp_vpc_ctx *c, const dvpp_image *src,
+                        const dvpp_roi *crop, dvpp_image *dst,
+                        const dvpp_roi *paste, const dvpp_resize_opts *o,
+                        const char *text)
+{
+    dvpp_err e;
+    dvpp_status st = dvpp_vpc_crop_resize_paste(c, src, crop, dst, paste, o, &e);
+
+    if (st != DVPP_EPROFILE || strcmp(e.msg, text) != 0)
+        fail_msg("want EPROFILE \"%s\", got %s \"%s\"", text,
+                 dvpp_status_name(st), st ? e.msg : "");
+}
+
+static void test_ascend310_roi_rules(void **state)
+{
+    dvpp_vpc_ctx c;
+    dvpp_image src = make_image(DVPP_PIXEL_NV12, 1920, 1080, 16, 2);
+    dvpp_image dst = blank(DVPP_PIXEL_NV12, 224, 224, 16, 2);
+    dvpp_resize_opts o = ascend_opts(1);
+    dvpp_roi r;
+
+    (void)state;
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_ASCEND310);
+    r = (dvpp_roi){0, 0, 1918, 1079};
+    expect_text(&c, &src, &r, &dst, NULL, &o,
+                "inputArea rightOffset is 1918, it should be odd!");
+    r = (dvpp_roi){1, 0, 1919, 1079};
+    expect_text(&c, &src, &r, &dst, NULL, &o,
+                "inputArea leftOffset is 1, it should be even!");
+    r = (dvpp_roi){0, 2, 1919, 1078};
+    expect_text(&c, &src, &r, &dst, NULL, &o,
+                "inputArea bottomOffset is 1078, it should be odd!");
+    r = (dvpp_roi){0, 0, 8, 99};
+    expect_text(&c, &src, &r, &dst, NULL, &o, "cropWidth(9) should be between [10, 8192]!");
+    r = (dvpp_roi){0, 0, 99, 3};
+    expect_text(&c, &src, &r, &dst, NULL, &o, "cropHeight(4) should be between [6, 8192]!");
+    /* 10 x 6 -> 224 x 224 is 22.4x: beyond 16x. */
+    r = (dvpp_roi){0, 0, 9, 5};
+    expect_text(&c, &src, &r, &dst, NULL, &o,
+                "the scale of width (10 -> 224) should be between [1/32, 16]!");
+    r = (dvpp_roi){8, 0, 71, 63};
+    expect_text(&c, &src, NULL, &dst, &r, &o,
+                "outputArea leftOffset(8) should be 16 aligned!");
+    o.ascend_mode = 5;
+    expect_text(&c, &src, NULL, &dst, NULL, &o,
+                "resize interpolation(5) should be between [0, 4]!");
+    dvpp_image_free(&src);
+    dvpp_image_free(&dst);
+    dvpp_vpc_ctx_fini(&c);
+}
+
+static void test_ascend310_stride_and_format_rules(void **state)
+{
+    dvpp_vpc_ctx c;
+    dvpp_image rgb = make_image(DVPP_PIXEL_RGB, 100, 64, 1, 1); /* ws 300 */
+    dvpp_image narrow = make_image(DVPP_PIXEL_YUV400, 10, 64, 16, 1); /* ws 16 */
+    dvpp_image nv12 = make_image(DVPP_PIXEL_NV12, 256, 256, 16, 2);
+    dvpp_image out = blank(DVPP_PIXEL_NV12, 256, 256, 16, 2);
+    dvpp_image out_rgb = blank(DVPP_PIXEL_RGB, 256, 256, 16, 1);
+    dvpp_resize_opts o = ascend_opts(1);
+    size_t real = out.size;
+
+    (void)state;
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_ASCEND310);
+    expect_text(&c, &rgb, NULL, &out, NULL, &o,
+                "Input widthStride(300) is not right, it should be 16 aligned!");
+    expect_text(&c, &narrow, NULL, &out, NULL, &o,
+                "Input widthStride(16) should not be smaller than 32!");
+    out.size = 65536;
+    expect_text(&c, &nv12, NULL, &out, NULL, &o,
+                "Output bufferSize(65536) should not be smaller than "
+                "widthStride(256) * heightStride(256) * 3 / 2 = 98304");
+    out.size = real;
+    expect_text(&c, &nv12, NULL, &out_rgb, NULL, &o,
+                "Ascend310 VPC: output format rgb is not supported!");
+    o.parity = DVPP_PARITY_CV2;
+    expect_text(&c, &nv12, NULL, &out, NULL, &o,
+                "Ascend310 VPC resizes with its own interpolation modes: use "
+                "parity ascend (modes 0..4)");
+    dvpp_vpc_ctx_fini(&c);
+
+    /* 310P: RGB output is allowed, alpha written as 0 for RGBA. */
+    {
+        dvpp_image rgba = blank(DVPP_PIXEL_RGBA, 128, 128, 16, 1);
+        o = ascend_opts(1);
+        dvpp_vpc_ctx_init(&c, DVPP_PROFILE_ASCEND310P);
+        assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &nv12, NULL, &out_rgb, NULL,
+                                                    &o, NULL), DVPP_OK);
+        assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &nv12, NULL, &rgba, NULL,
+                                                    &o, NULL), DVPP_OK);
+        for (uint32_t i = 0; i < 128 * 128; i++)
+            assert_int_equal(rgba.data[4 * i + 3], 0);
+        o.ascend_mode = 3;
+        expect_text(&c, &nv12, NULL, &out, NULL, &o,
+                    "resize interpolation(3) should be between [0, 2]!");
+        dvpp_image_free(&rgba);
+        dvpp_vpc_ctx_fini(&c);
+    }
+    dvpp_image_free(&rgb);
+    dvpp_image_free(&narrow);
+    dvpp_image_free(&nv12);
+    dvpp_image_free(&out);
+    dvpp_image_free(&out_rgb);
+}
+
+static void test_batch_limits(void **state)
+{
+    dvpp_vpc_ctx c;
+    dvpp_image src = make_image(DVPP_PIXEL_NV12, 64, 64, 16, 2);
+    uint32_t nums[2] = {200, 57};
+    dvpp_resize_opts o = ascend_opts(1);
+    dvpp_err e;
+
+    (void)state;
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_ASCEND310);
+    assert_int_equal(dvpp_vpc_batch_crop_resize_paste(&c, (dvpp_image[]){src, src}, 2,
+                                                      nums, NULL, NULL, NULL, &o, &e),
+                     DVPP_EPROFILE);
+    assert_string_equal(e.msg, "total roiNums(257) should not be larger than 256!");
+    dvpp_vpc_ctx_fini(&c);
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_NATIVE);
+    c.max_batch_rois = 100;
+    assert_int_equal(dvpp_vpc_batch_crop_resize_paste(&c, (dvpp_image[]){src, src}, 2,
+                                                      nums, NULL, NULL, NULL, &o, &e),
+                     DVPP_ELIMIT);
+    dvpp_vpc_ctx_fini(&c);
+    dvpp_image_free(&src);
+}
+
+static void test_letterbox_fills_padding(void **state)
+{
+    dvpp_vpc_ctx c;
+    dvpp_image src = make_image(DVPP_PIXEL_RGB, 160, 90, 1, 1), dst;
+    dvpp_resize_geom g;
+    dvpp_resize_opts o;
+    static const uint8_t pad[3] = {114, 114, 114};
+
+    (void)state;
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_NATIVE);
+    dvpp_resize_opts_init(&o);
+    assert_int_equal(dvpp_resize_geometry(160, 90, DVPP_RESIZE_LETTERBOX, 64, 64, &g,
+                                          NULL), DVPP_OK);
+    dst = blank(DVPP_PIXEL_RGB, 64, 64, 1, 1);
+    assert_int_equal(dvpp_vpc_resize_mode(&c, &src, &g, &dst, pad, &o, NULL), DVPP_OK);
+    /* 64x36 image at row 14: rows 0..13 and 50..63 are padding. */
+    assert_int_equal(g.paste.top, 14);
+    for (uint32_t y = 0; y < 64; y++) {
+        if (y >= 14 && y < 50)
+            continue;
+        for (uint32_t x = 0; x < 64 * 3; x++)
+            assert_int_equal(dst.data[y * dst.width_stride + x], 114);
+    }
+    dvpp_image_free(&dst);
+    dvpp_image_free(&src);
+    dvpp_vpc_ctx_fini(&c);
+}
+
+static void test_allocation_failures_are_clean(void **state)
+{
+    dvpp_image src = make_image(DVPP_PIXEL_NV12, 96, 64, 16, 2);
+    dvpp_image dst = blank(DVPP_PIXEL_BGR, 50, 30, 1, 1);
+    dvpp_roi crop = {2, 2, 61, 41};
+
+    (void)state;
+    for (size_t n = 1;; n++) {
+        dvpp_vpc_ctx c;
+        dvpp_resize_opts o;
+        dvpp_status st;
+        dvpp_resize_opts_init(&o);
+        test_alloc_install();
+        test_alloc()->fail_at = n;
+        dvpp_vpc_ctx_init(&c, DVPP_PROFILE_NATIVE);
+        st = dvpp_vpc_crop_resize_paste(&c, &src, &crop, &dst, NULL, &o, NULL);
+        dvpp_vpc_ctx_fini(&c);
+        assert_int_equal(test_alloc()->live, 0);
+        test_alloc_uninstall();
+        if (st == DVPP_OK)
+            break;
+        assert_int_equal(st, DVPP_ENOMEM);
+        assert_true(n < 64);
+    }
+    dvpp_image_free(&src);
+    dvpp_image_free(&dst);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_letterbox_maps_boxes_back),
+        cmocka_unit_test(test_named_modes),
+        cmocka_unit_test(test_paste_leaves_outside_untouched),
+        cmocka_unit_test(test_nv12_same_size_crop_is_a_copy),
+        cmocka_unit_test(test_batch_crop_equals_single_calls),
+        cmocka_unit_test(test_ascend310_roi_rules),
+        cmocka_unit_test(test_ascend310_stride_and_format_rules),
+        cmocka_unit_test(test_batch_limits),
+        cmocka_unit_test(test_letterbox_fills_padding),
+        cmocka_unit_test(test_allocation_failures_are_clean),
+    };
+    return cmocka_run_group_tests_name("vpc", tests, NULL, NULL);
+}

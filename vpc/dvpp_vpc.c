@@ -1,0 +1,628 @@
+/* VPC operations: crop-resize-paste and friends over whole images, built
+ * from the resize engine (dvpp_resize), colour conversion (dvpp_csc) and
+ * border fill (dvpp_border). See dvpp_vpc.h for the order of work. */
+#include <string.h>
+#include <strings.h>
+
+#include "dvpp_mem.h"
+#include "dvpp_vpc.h"
+#include "vpc_int.h"
+
+void dvpp_resize_opts_init(dvpp_resize_opts *o)
+{
+    o->parity = DVPP_PARITY_CV2;
+    o->interp = DVPP_INTERP_BILINEAR;
+    o->ascend_mode = 1;
+}
+
+void dvpp_vpc_ctx_init(dvpp_vpc_ctx *c, dvpp_profile profile)
+{
+    memset(c, 0, sizeof(*c));
+    c->profile = profile;
+    dvpp_csc_init(&c->csc);
+    if (dvpp_profile_is_ascend(profile)) {
+        c->csc.full_range = true; /* acldvppCscMatrix default BT601_WIDE */
+        c->csc.alpha = 0;         /* VPC writes alpha 0 */
+    }
+    c->max_batch_rois = 4096;
+    dvpp_scratch_init(&c->scratch);
+}
+
+void dvpp_vpc_ctx_fini(dvpp_vpc_ctx *c)
+{
+    for (int i = 0; i < DVPP_VPC_PLAN_CACHE; i++)
+        dvpp_resize_plan_free(c->plans[i].plan);
+    for (int i = 0; i < 3; i++)
+        dvpp_image_free(&c->tmp[i]);
+    dvpp_scratch_fini(&c->scratch);
+    memset(c->plans, 0, sizeof(c->plans));
+}
+
+/* --- resize plans, cached per context ------------------------------------- */
+
+static dvpp_status get_plan(dvpp_vpc_ctx *c, dvpp_parity parity,
+                            dvpp_interp interp, uint32_t sw, uint32_t sh,
+                            uint32_t dw, uint32_t dh, unsigned ch,
+                            const dvpp_resize_plan **out, dvpp_err *err)
+{
+    dvpp_vpc_plan_entry *victim = &c->plans[0];
+    dvpp_status st;
+
+    for (int i = 0; i < DVPP_VPC_PLAN_CACHE; i++) {
+        dvpp_vpc_plan_entry *e = &c->plans[i];
+        if (e->plan && e->parity == parity && e->interp == interp &&
+            e->sw == sw && e->sh == sh && e->dw == dw && e->dh == dh &&
+            e->channels == ch) {
+            e->used = ++c->clock;
+            *out = e->plan;
+            return DVPP_OK;
+        }
+        if (!e->plan || e->used < victim->used)
+            victim = e;
+    }
+    dvpp_resize_plan_free(victim->plan);
+    victim->plan = NULL;
+    st = dvpp_resize_plan_new(parity, interp, sw, sh, dw, dh, ch, &victim->plan,
+                              err);
+    if (st != DVPP_OK)
+        return st;
+    *victim = (dvpp_vpc_plan_entry){victim->plan, parity, interp, sw, sh,
+                                    dw, dh, ch, ++c->clock};
+    *out = victim->plan;
+    return DVPP_OK;
+}
+
+/* What the engine runs for @o in this context. */
+static dvpp_status engine_params(const dvpp_vpc_ctx *c, const dvpp_resize_opts *o,
+                                 dvpp_parity *parity, dvpp_interp *interp,
+                                 dvpp_err *err)
+{
+    if (o->parity == DVPP_PARITY_ASCEND) {
+        static const struct {
+            dvpp_parity parity;
+            dvpp_interp interp;
+        } modes[] = {
+            {DVPP_PARITY_CV2, DVPP_INTERP_BICUBIC}, /* 310 high-order: approx */
+            {DVPP_PARITY_CV2, DVPP_INTERP_BILINEAR},
+            {DVPP_PARITY_CV2, DVPP_INTERP_NEAREST},
+            {DVPP_PARITY_TF, DVPP_INTERP_BILINEAR},
+            {DVPP_PARITY_TF, DVPP_INTERP_NEAREST},
+        };
+        if (o->ascend_mode < 0 || o->ascend_mode > 4)
+            return dvpp_err_set(err, DVPP_EINVAL, "interp",
+                                "ascend interpolation mode %d is not in 0..4",
+                                o->ascend_mode);
+        *parity = modes[o->ascend_mode].parity;
+        *interp = modes[o->ascend_mode].interp;
+        /* V200 treats mode 0 as bilinear. */
+        if (o->ascend_mode == 0 && c->profile == DVPP_PROFILE_ASCEND310P)
+            *interp = DVPP_INTERP_BILINEAR;
+        return DVPP_OK;
+    }
+    if (!dvpp_resize_supported(o->parity, o->interp))
+        return dvpp_err_set(err, DVPP_EINVAL, "interp",
+                            "interpolation %s is not available with parity %s",
+                            dvpp_interp_name(o->interp),
+                            dvpp_parity_name(o->parity));
+    *parity = o->parity;
+    *interp = o->interp;
+    return DVPP_OK;
+}
+
+/* --- plane views --------------------------------------------------------------- */
+
+/* One plane of a rectangular region of an image. */
+typedef struct pview {
+    uint8_t *p;
+    size_t stride;
+    uint32_t w, h;  /* samples */
+    unsigned ch;    /* bytes per sample */
+} pview;
+
+/* Views of region (x, y, w, h) of every plane of @img; x and y must be
+ * even for subsampled planes (checked by the callers). */
+static int region_views(const dvpp_image *img, const dvpp_planes *pl,
+                        uint32_t x, uint32_t y, uint32_t w, uint32_t h,
+                        pview v[DVPP_MAX_PLANES])
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(img->format);
+
+    for (int i = 0; i < pl->count; i++) {
+        uint32_t sx = i ? fi->chroma_sx : 0, sy = i ? fi->chroma_sy : 0;
+        unsigned ch = i == 0 ? fi->bpp : pl->count == 2 ? 2 : 1;
+        uint32_t x0 = x >> sx, y0 = y >> sy;
+        v[i].w = ((x + w + (1u << sx) - 1) >> sx) - x0;
+        v[i].h = ((y + h + (1u << sy) - 1) >> sy) - y0;
+        v[i].ch = ch;
+        v[i].stride = pl->p[i].stride;
+        v[i].p = img->data + pl->p[i].offset + (size_t)y0 * pl->p[i].stride +
+                 (size_t)x0 * ch;
+    }
+    return pl->count;
+}
+
+static void copy_views(const pview *s, const pview *d, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (uint32_t y = 0; y < d[i].h; y++)
+            memcpy(d[i].p + y * d[i].stride, s[i].p + y * s[i].stride,
+                   (size_t)d[i].w * d[i].ch);
+}
+
+/* Same-format region copy. */
+static void copy_region(const dvpp_image *s, uint32_t sx, uint32_t sy,
+                        uint32_t w, uint32_t h, const dvpp_image *d,
+                        uint32_t dx, uint32_t dy)
+{
+    dvpp_planes ps, pd;
+    pview vs[DVPP_MAX_PLANES], vd[DVPP_MAX_PLANES];
+    int n;
+
+    dvpp_image_planes(s, &ps, NULL);
+    dvpp_image_planes(d, &pd, NULL);
+    n = region_views(s, &ps, sx, sy, w, h, vs);
+    region_views(d, &pd, dx, dy, w, h, vd);
+    copy_views(vs, vd, n);
+}
+
+static dvpp_status resize_region(dvpp_vpc_ctx *c, const dvpp_image *s,
+                                 uint32_t sx, uint32_t sy, uint32_t sw,
+                                 uint32_t sh, const dvpp_image *d, uint32_t dx,
+                                 uint32_t dy, uint32_t dw, uint32_t dh,
+                                 dvpp_parity parity, dvpp_interp interp,
+                                 dvpp_err *err)
+{
+    dvpp_planes ps, pd;
+    pview vs[DVPP_MAX_PLANES], vd[DVPP_MAX_PLANES];
+    int n;
+
+    dvpp_image_planes(s, &ps, NULL);
+    dvpp_image_planes(d, &pd, NULL);
+    n = region_views(s, &ps, sx, sy, sw, sh, vs);
+    region_views(d, &pd, dx, dy, dw, dh, vd);
+    if (sw == dw && sh == dh) {
+        copy_views(vs, vd, n);
+        return DVPP_OK;
+    }
+    for (int i = 0; i < n; i++) {
+        const dvpp_resize_plan *plan;
+        dvpp_status st = get_plan(c, parity, interp, vs[i].w, vs[i].h, vd[i].w,
+                                  vd[i].h, vs[i].ch, &plan, err);
+        if (st == DVPP_OK)
+            st = dvpp_resize_run(plan, vs[i].p, vs[i].stride, vd[i].p,
+                                 vd[i].stride, &c->scratch, err);
+        if (st != DVPP_OK)
+            return st;
+    }
+    return DVPP_OK;
+}
+
+/* --- temporaries ------------------------------------------------------------------ */
+
+/* Context temporary @i as a tight @fmt image of @w x @h (memory reused). */
+static dvpp_status tmp_image(dvpp_vpc_ctx *c, int i, dvpp_pixfmt fmt, uint32_t w,
+                             uint32_t h, dvpp_image **out, dvpp_err *err)
+{
+    dvpp_image *t = &c->tmp[i], geo;
+    dvpp_planes pl;
+    dvpp_status st;
+
+    st = dvpp_image_init(&geo, fmt, w, h, 1, 1, err);
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(&geo, &pl, err);
+    if (st != DVPP_OK)
+        return st;
+    if (!t->data || t->size < pl.total) {
+        dvpp_image_free(t);
+        geo.data = dvpp_malloc(pl.total);
+        if (!geo.data)
+            return dvpp_err_set(err, DVPP_ENOMEM, "size",
+                                "cannot allocate a %ux%u %s intermediate", w, h,
+                                dvpp_pixfmt_name(fmt));
+        geo.size = pl.total;
+    } else {
+        geo.data = t->data;
+        geo.size = t->size;
+    }
+    *t = geo;
+    *out = t;
+    return DVPP_OK;
+}
+
+/* The format a resize runs in: packed YUV has no per-plane resize. */
+static dvpp_pixfmt resize_format(dvpp_pixfmt f)
+{
+    switch (f) {
+    case DVPP_PIXEL_YUYV:
+    case DVPP_PIXEL_UYVY:
+    case DVPP_PIXEL_YVYU:
+    case DVPP_PIXEL_VYUY:
+        return DVPP_PIXEL_YUV422SP;
+    case DVPP_PIXEL_YUV_PACKED_444:
+        return DVPP_PIXEL_YUV444SP;
+    default:
+        return f;
+    }
+}
+
+static bool is_rgb_family(dvpp_pixfmt f)
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(f);
+    return fi && !fi->is_yuv && fi->channels >= 3;
+}
+
+static dvpp_status convert(dvpp_vpc_ctx *c, const dvpp_image *s, dvpp_image *d,
+                           dvpp_err *err)
+{
+    if (!dvpp_csc_supported(s->format, d->format))
+        return dvpp_err_set(err, DVPP_EFORMAT, "format",
+                            "cannot convert %s to %s", dvpp_pixfmt_name(s->format),
+                            dvpp_pixfmt_name(d->format));
+    return dvpp_csc_convert(s, d, &c->csc, &c->scratch, err);
+}
+
+/* --- checks ------------------------------------------------------------------------- */
+
+static dvpp_status check_region(const dvpp_image *img, const dvpp_roi *r,
+                                const char *field, dvpp_err *err)
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(img->format);
+
+    if (r->left > r->right || r->top > r->bottom || r->right >= img->width ||
+        r->bottom >= img->height)
+        return dvpp_err_set(err, DVPP_EINVAL, field,
+                            "%s (%u, %u, %u, %u) is not inside the %ux%u image",
+                            field, r->left, r->top, r->right, r->bottom,
+                            img->width, img->height);
+    if ((fi->chroma_sx && r->left % 2) || (fi->chroma_sy && r->top % 2))
+        return dvpp_err_set(err, DVPP_EINVAL, field,
+                            "%s origin (%u, %u) must be even for %s, whose "
+                            "chroma is subsampled", field, r->left, r->top,
+                            dvpp_pixfmt_name(img->format));
+    return DVPP_OK;
+}
+
+static dvpp_status check_images(const dvpp_image *src, const dvpp_image *dst,
+                                dvpp_err *err)
+{
+    dvpp_planes pl;
+    dvpp_status st = dvpp_image_planes(src, &pl, err);
+
+    if (st == DVPP_OK && !src->data)
+        st = dvpp_err_set(err, DVPP_EINVAL, "image", "input image has no data");
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(dst, &pl, err);
+    if (st == DVPP_OK && !dst->data)
+        st = dvpp_err_set(err, DVPP_EINVAL, "image", "output image has no data");
+    return st;
+}
+
+/* Ascend VPC writes alpha 0 into RGBA-family outputs. */
+static void zero_alpha(const dvpp_image *d, const dvpp_roi *r)
+{
+    unsigned a = d->format == DVPP_PIXEL_RGBA || d->format == DVPP_PIXEL_BGRA ? 3 : 0;
+
+    if (!dvpp_pixfmt_get(d->format)->has_alpha)
+        return;
+    for (uint32_t y = r->top; y <= r->bottom; y++) {
+        uint8_t *row = d->data + (size_t)y * d->width_stride;
+        for (uint32_t x = r->left; x <= r->right; x++)
+            row[4 * (size_t)x + a] = 0;
+    }
+}
+
+/* --- crop-resize-paste ------------------------------------------------------------------ */
+
+dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
+                                       const dvpp_roi *crop, dvpp_image *dst,
+                                       const dvpp_roi *paste,
+                                       const dvpp_resize_opts *o, dvpp_err *err)
+{
+    dvpp_roi cr = {0, 0, src->width - 1, src->height - 1};
+    dvpp_roi pr = {0, 0, dst->width - 1, dst->height - 1};
+    const dvpp_image *cur;
+    dvpp_image *t;
+    dvpp_pixfmt fmt;
+    dvpp_parity parity = DVPP_PARITY_CV2;
+    dvpp_interp interp = DVPP_INTERP_BILINEAR;
+    uint32_t cw, ch, pw, ph;
+    dvpp_status st;
+
+    /* The profile's rules first: they own the texts for bad layouts. */
+    if (dvpp_profile_is_ascend(c->profile)) {
+        st = dvpp__vpc_check_ascend(c->profile, src, crop, dst, paste, o, err);
+        if (st != DVPP_OK)
+            return st;
+    }
+    st = check_images(src, dst, err);
+    if (st != DVPP_OK)
+        return st;
+    cr = crop ? *crop : cr;
+    pr = paste ? *paste : pr;
+    st = check_region(src, &cr, "crop", err);
+    if (st == DVPP_OK)
+        st = check_region(dst, &pr, "paste", err);
+    if (st == DVPP_OK)
+        st = engine_params(c, o, &parity, &interp, err);
+    if (st != DVPP_OK)
+        return st;
+    cw = dvpp_roi_width(&cr), ch = dvpp_roi_height(&cr);
+    pw = dvpp_roi_width(&pr), ph = dvpp_roi_height(&pr);
+
+    /* 1. The crop as an image of its own, in the input's format. */
+    cur = src;
+    if (cw != src->width || ch != src->height) {
+        st = tmp_image(c, 0, src->format, cw, ch, &t, err);
+        if (st != DVPP_OK)
+            return st;
+        copy_region(src, cr.left, cr.top, cw, ch, t, 0, 0);
+        cur = t;
+    }
+    /* 2. Into the format the resize runs in: the output's for YUV -> RGB
+     * (convert-then-resize, as cv2 users do), else a resizable layout. */
+    fmt = dvpp_pixfmt_get(src->format)->is_yuv && is_rgb_family(dst->format)
+              ? dst->format
+              : resize_format(src->format);
+    if (fmt != cur->format) {
+        st = tmp_image(c, 1, fmt, cw, ch, &t, err);
+        if (st == DVPP_OK)
+            st = convert(c, cur, t, err);
+        if (st != DVPP_OK)
+            return st;
+        cur = t;
+    }
+    /* 3. Resize, straight into the output when the formats agree. */
+    if (fmt == dst->format) {
+        st = resize_region(c, cur, 0, 0, cw, ch, dst, pr.left, pr.top, pw, ph,
+                           parity, interp, err);
+    } else {
+        dvpp_image *r, *out;
+        st = tmp_image(c, 2, fmt, pw, ph, &r, err);
+        if (st == DVPP_OK)
+            st = resize_region(c, cur, 0, 0, cw, ch, r, 0, 0, pw, ph, parity,
+                               interp, err);
+        /* 4. Convert at the output size, into the paste region. */
+        if (st == DVPP_OK && pw == dst->width && ph == dst->height) {
+            st = convert(c, r, dst, err);
+        } else if (st == DVPP_OK) {
+            st = tmp_image(c, 0, dst->format, pw, ph, &out, err);
+            if (st == DVPP_OK)
+                st = convert(c, r, out, err);
+            if (st == DVPP_OK)
+                copy_region(out, 0, 0, pw, ph, dst, pr.left, pr.top);
+        }
+    }
+    if (st == DVPP_OK && dvpp_profile_is_ascend(c->profile))
+        zero_alpha(dst, &pr);
+    return st;
+}
+
+dvpp_status dvpp_vpc_convert(dvpp_vpc_ctx *c, const dvpp_image *src,
+                             dvpp_image *dst, dvpp_err *err)
+{
+    dvpp_status st = check_images(src, dst, err);
+
+    if (st != DVPP_OK)
+        return st;
+    if (src->width != dst->width || src->height != dst->height)
+        return dvpp_err_set(err, DVPP_EINVAL, "size",
+                            "convert keeps the size: %ux%u -> %ux%u", src->width,
+                            src->height, dst->width, dst->height);
+    if (c->profile == DVPP_PROFILE_ASCEND310)
+        return dvpp_err_set(err, DVPP_EPROFILE, "format",
+                            "Ascend310 VPC has no ConvertColor: use a resize "
+                            "with a different output format");
+    if (c->profile == DVPP_PROFILE_ASCEND310P &&
+        (!dvpp__vpc_ascend_input_ok(c->profile, src->format) ||
+         !dvpp__vpc_ascend_output_ok(c->profile, dst->format)))
+        return dvpp_err_set(err, DVPP_EPROFILE, "format",
+                            "Ascend310P VPC: ConvertColor %s -> %s is not "
+                            "supported!", dvpp_pixfmt_name(src->format),
+                            dvpp_pixfmt_name(dst->format));
+    return convert(c, src, dst, err);
+}
+
+dvpp_status dvpp_vpc_make_border(dvpp_vpc_ctx *c, const dvpp_image *src,
+                                 dvpp_image *dst, const dvpp_border *b,
+                                 dvpp_err *err)
+{
+    dvpp_status st = check_images(src, dst, err);
+
+    if (st != DVPP_OK)
+        return st;
+    if (c->profile == DVPP_PROFILE_ASCEND310)
+        return dvpp_err_set(err, DVPP_EPROFILE, "border",
+                            "Ascend310 VPC has no MakeBorder (Ascend310P only)");
+    return dvpp_border_make(src, dst, b, err);
+}
+
+dvpp_status dvpp_vpc_batch_crop_resize_paste(dvpp_vpc_ctx *c,
+                                             const dvpp_image *srcs,
+                                             uint32_t nsrc,
+                                             const uint32_t *roi_nums,
+                                             const dvpp_roi *crops,
+                                             dvpp_image *dsts,
+                                             const dvpp_roi *pastes,
+                                             const dvpp_resize_opts *o,
+                                             dvpp_err *err)
+{
+    uint32_t total, k = 0;
+    dvpp_status st;
+
+    st = dvpp__vpc_check_batch(c->profile, c->max_batch_rois, nsrc, roi_nums,
+                               &total, err);
+    if (st != DVPP_OK)
+        return st;
+    for (uint32_t i = 0; i < nsrc; i++) {
+        for (uint32_t j = 0; j < roi_nums[i]; j++, k++) {
+            st = dvpp_vpc_crop_resize_paste(c, &srcs[i], &crops[k], &dsts[k],
+                                            pastes ? &pastes[k] : NULL, o, err);
+            if (st != DVPP_OK) {
+                if (err) {
+                    char msg[DVPP_ERR_LEN];
+                    memcpy(msg, err->msg, sizeof(msg));
+                    dvpp_err_set(err, st, err->field, "roi %u (input %u): %s",
+                                 k, i, msg);
+                }
+                return st;
+            }
+        }
+    }
+    return DVPP_OK;
+}
+
+/* --- named modes ---------------------------------------------------------------------- */
+
+static const char *const k_modes[] = {"stretch", "fit",     "fill",
+                                      "letterbox", "shorter", "longer"};
+
+const char *dvpp_resize_mode_name(dvpp_resize_mode m)
+{
+    return (unsigned)m <= DVPP_RESIZE_LONGER ? k_modes[m] : "unknown";
+}
+
+bool dvpp_resize_mode_parse(const char *s, dvpp_resize_mode *out)
+{
+    for (unsigned i = 0; i <= DVPP_RESIZE_LONGER; i++) {
+        if (strcasecmp(s, k_modes[i]) == 0) {
+            *out = (dvpp_resize_mode)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* round(v * num / den) for positive integers, at least 1. */
+static uint32_t scale_side(uint32_t v, uint64_t num, uint64_t den)
+{
+    uint64_t r = ((uint64_t)v * num * 2 + den) / (den * 2);
+    return r ? (uint32_t)r : 1;
+}
+
+static dvpp_roi whole(uint32_t w, uint32_t h)
+{
+    return (dvpp_roi){0, 0, w - 1, h - 1};
+}
+
+dvpp_status dvpp_resize_geometry(uint32_t sw, uint32_t sh, dvpp_resize_mode mode,
+                                 uint32_t w, uint32_t h, dvpp_resize_geom *g,
+                                 dvpp_err *err)
+{
+    /* Ratios compare sw/w with sh/h exactly: sw * h vs sh * w. */
+    bool width_limits; /* the width decides the fit */
+    uint32_t nw, nh;
+
+    if (!sw || !sh || !w || (!h && mode != DVPP_RESIZE_SHORTER &&
+                             mode != DVPP_RESIZE_LONGER))
+        return dvpp_err_set(err, DVPP_EINVAL, "size",
+                            "resize %ux%u -> %ux%u has a zero size", sw, sh, w, h);
+    memset(g, 0, sizeof(*g));
+    g->crop = whole(sw, sh);
+    switch (mode) {
+    case DVPP_RESIZE_STRETCH:
+        nw = w, nh = h;
+        break;
+    case DVPP_RESIZE_SHORTER:
+    case DVPP_RESIZE_LONGER:
+        width_limits = (sw <= sh) == (mode == DVPP_RESIZE_SHORTER);
+        nw = width_limits ? w : scale_side(sw, w, sh);
+        nh = width_limits ? scale_side(sh, w, sw) : w;
+        break;
+    case DVPP_RESIZE_FILL: {
+        /* Cover W x H: crop the source to W:H around its centre, then
+         * scale the crop to exactly W x H (one pass, crop folded in). */
+        uint32_t cw = sw, chh = sh;
+        if ((uint64_t)sw * h > (uint64_t)sh * w)
+            cw = scale_side(sh, w, h);
+        else
+            chh = scale_side(sw, h, w);
+        cw = cw > sw ? sw : cw;
+        chh = chh > sh ? sh : chh;
+        g->crop.left = (sw - cw) / 2;
+        g->crop.top = (sh - chh) / 2;
+        g->crop.right = g->crop.left + cw - 1;
+        g->crop.bottom = g->crop.top + chh - 1;
+        g->out_w = w, g->out_h = h;
+        g->paste = whole(w, h);
+        g->scale_x = (double)w / cw, g->scale_y = (double)h / chh;
+        g->pad_x = -(double)g->crop.left * g->scale_x;
+        g->pad_y = -(double)g->crop.top * g->scale_y;
+        return DVPP_OK;
+    }
+    default: /* FIT, LETTERBOX */
+        width_limits = (uint64_t)sw * h >= (uint64_t)sh * w;
+        nw = width_limits ? w : scale_side(sw, h, sh);
+        nh = width_limits ? scale_side(sh, w, sw) : h;
+        nw = nw > w ? w : nw;
+        nh = nh > h ? h : nh;
+        break;
+    }
+    g->scale_x = (double)nw / sw;
+    g->scale_y = (double)nh / sh;
+    if (mode == DVPP_RESIZE_LETTERBOX) {
+        g->out_w = w, g->out_h = h;
+        g->pad_x = (w - nw) / 2;
+        g->pad_y = (h - nh) / 2;
+    } else {
+        g->out_w = nw, g->out_h = nh;
+    }
+    g->paste = (dvpp_roi){(uint32_t)g->pad_x, (uint32_t)g->pad_y,
+                          (uint32_t)g->pad_x + nw - 1, (uint32_t)g->pad_y + nh - 1};
+    return DVPP_OK;
+}
+
+/* Fill all of @d with one colour: @pad is R,G,B for RGB-family outputs
+ * and Y,U,V for YUV ones (alpha opaque). */
+static void fill_image(const dvpp_image *d, const uint8_t pad[3])
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(d->format);
+    dvpp_pixfmt f = d->format;
+    uint8_t px[4];
+    dvpp_planes pl;
+
+    dvpp_image_planes(d, &pl, NULL);
+    switch (f) {
+    case DVPP_PIXEL_BGR: px[0] = pad[2], px[1] = pad[1], px[2] = pad[0]; break;
+    case DVPP_PIXEL_RGBA: px[0] = pad[0], px[1] = pad[1], px[2] = pad[2], px[3] = 255; break;
+    case DVPP_PIXEL_BGRA: px[0] = pad[2], px[1] = pad[1], px[2] = pad[0], px[3] = 255; break;
+    case DVPP_PIXEL_ARGB: px[0] = 255, px[1] = pad[0], px[2] = pad[1], px[3] = pad[2]; break;
+    case DVPP_PIXEL_ABGR: px[0] = 255, px[1] = pad[2], px[2] = pad[1], px[3] = pad[0]; break;
+    default: px[0] = pad[0], px[1] = pad[1], px[2] = pad[2], px[3] = 255; break;
+    }
+    for (int i = 0; i < pl.count; i++) {
+        for (uint32_t y = 0; y < pl.p[i].rows; y++) {
+            uint8_t *row = d->data + pl.p[i].offset + y * pl.p[i].stride;
+            if (i == 0 && !fi->is_yuv) {
+                for (uint32_t x = 0; x < d->width; x++)
+                    memcpy(row + (size_t)x * fi->bpp, px, fi->bpp);
+            } else if (i == 0) {
+                memset(row, pad[0], pl.p[0].row_bytes);
+            } else if (pl.count == 2) {
+                bool vu = f == DVPP_PIXEL_NV21 || f == DVPP_PIXEL_YVU422SP ||
+                          f == DVPP_PIXEL_YVU444SP || f == DVPP_PIXEL_YVU440SP;
+                for (uint32_t x = 0; x + 1 < pl.p[i].row_bytes; x += 2) {
+                    row[x] = vu ? pad[2] : pad[1];
+                    row[x + 1] = vu ? pad[1] : pad[2];
+                }
+            } else {
+                bool u_plane = (i == 1) != (f == DVPP_PIXEL_YVU_PLANAR_420);
+                memset(row, u_plane ? pad[1] : pad[2], pl.p[i].row_bytes);
+            }
+        }
+    }
+}
+
+dvpp_status dvpp_vpc_resize_mode(dvpp_vpc_ctx *c, const dvpp_image *src,
+                                 const dvpp_resize_geom *g, dvpp_image *dst,
+                                 const uint8_t pad[3],
+                                 const dvpp_resize_opts *o, dvpp_err *err)
+{
+    if (dst->width != g->out_w || dst->height != g->out_h)
+        return dvpp_err_set(err, DVPP_EINVAL, "size",
+                            "output is %ux%u, the geometry needs %ux%u",
+                            dst->width, dst->height, g->out_w, g->out_h);
+    if (dst->data && (g->paste.left || g->paste.top ||
+                      g->paste.right + 1 < g->out_w || g->paste.bottom + 1 < g->out_h))
+        fill_image(dst, pad);
+    return dvpp_vpc_crop_resize_paste(c, src, &g->crop, dst, &g->paste, o, err);
+}
