@@ -349,38 +349,52 @@ dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
     cw = dvpp_roi_width(&cr), ch = dvpp_roi_height(&cr);
     pw = dvpp_roi_width(&pr), ph = dvpp_roi_height(&pr);
 
-    /* 1. The crop as an image of its own, in the input's format. */
-    cur = src;
-    if (cw != src->width || ch != src->height) {
-        st = tmp_image(c, 0, src->format, cw, ch, &t, err);
-        if (st != DVPP_OK)
-            return st;
-        copy_region(src, cr.left, cr.top, cw, ch, t, 0, 0);
-        cur = t;
-    }
-    /* 2. Into the format the resize runs in: the output's for YUV -> RGB
+    /* 1. The format the resize runs in: the output's for YUV -> RGB
      * (convert-then-resize, as cv2 users do), else a resizable layout. */
     fmt = dvpp_pixfmt_get(src->format)->is_yuv && is_rgb_family(dst->format)
               ? dst->format
               : resize_format(src->format);
-    if (fmt != cur->format) {
+    cur = src;
+    if (fmt != src->format) {
+        /* 2. Convert just the crop, reading it in place when the layout
+         * allows a view, else from a copy of the region. */
+        dvpp_image view;
+        const dvpp_image *from = src;
+        if (cw != src->width || ch != src->height) {
+            if (dvpp_pixfmt_get(src->format)->planes == 1) {
+                view = *src;
+                view.data += (size_t)cr.top * src->width_stride +
+                             (size_t)cr.left * dvpp_pixfmt_get(src->format)->bpp;
+                view.width = cw, view.height = ch, view.height_stride = ch;
+                view.size -= (size_t)(view.data - src->data);
+                from = &view;
+            } else {
+                st = tmp_image(c, 0, src->format, cw, ch, &t, err);
+                if (st != DVPP_OK)
+                    return st;
+                copy_region(src, cr.left, cr.top, cw, ch, t, 0, 0);
+                from = t;
+            }
+        }
         st = tmp_image(c, 1, fmt, cw, ch, &t, err);
         if (st == DVPP_OK)
-            st = convert(c, cur, t, err);
+            st = convert(c, from, t, err);
         if (st != DVPP_OK)
             return st;
         cur = t;
+        cr = (dvpp_roi){0, 0, cw - 1, ch - 1};
     }
-    /* 3. Resize, straight into the output when the formats agree. */
+    /* 3. Resize the crop window (no copy), straight into the output when
+     * the formats agree. */
     if (fmt == dst->format) {
-        st = resize_region(c, cur, 0, 0, cw, ch, dst, pr.left, pr.top, pw, ph,
-                           parity, interp, err);
+        st = resize_region(c, cur, cr.left, cr.top, cw, ch, dst, pr.left, pr.top,
+                           pw, ph, parity, interp, err);
     } else {
         dvpp_image *r, *out;
         st = tmp_image(c, 2, fmt, pw, ph, &r, err);
         if (st == DVPP_OK)
-            st = resize_region(c, cur, 0, 0, cw, ch, r, 0, 0, pw, ph, parity,
-                               interp, err);
+            st = resize_region(c, cur, cr.left, cr.top, cw, ch, r, 0, 0, pw, ph,
+                               parity, interp, err);
         /* 4. Convert at the output size, into the paste region. */
         if (st == DVPP_OK && pw == dst->width && ph == dst->height) {
             st = convert(c, r, dst, err);
