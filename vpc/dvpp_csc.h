@@ -4,12 +4,13 @@
  * YUV422SP, YVU422SP, YUV444SP, YVU444SP, YUV400, GRAY, YUYV, UYVY, YVYU,
  * VYUY, RGB, BGR, RGBA, BGRA, ARGB, ABGR, at the same width and height,
  * honouring both images' strides. YUV <-> RGB uses BT.601 or BT.709, full
- * ("JPEG") or narrow ("video", 16..235/240) range, in 16.16-style fixed
- * point; chroma is upsampled by replication (each sample covers its 2x2 /
- * 2x1 block, as OpenCV and DVPP do) and downsampled by the rounded mean of
- * the samples it covers. YUV <-> YUV never passes through RGB; RGB-family
- * reorders never pass through YUV. Grey from RGB is the luma of the chosen
- * matrix; RGB from grey replicates.
+ * ("JPEG") or narrow ("video", 16..235/240) range, in 20-bit fixed
+ * point (OpenCV's scheme); chroma is upsampled by replication (each sample
+ * covers its 2x2 / 2x1 block, as OpenCV and DVPP do) and, YUV -> YUV,
+ * downsampled by the rounded mean of the samples it covers. YUV <-> YUV
+ * never passes through RGB; RGB-family reorders never pass through YUV.
+ * Grey from RGB is the luma of the chosen matrix; RGB from grey
+ * replicates.
  *
  * Grey and YUV400 (details in dvpp_csc.c): GRAY is full-range luma, so
  * RGB -> GRAY is the chosen matrix's full-range luma whatever the range

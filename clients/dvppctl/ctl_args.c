@@ -225,14 +225,13 @@ static bool apply_vpc_option(ctl_args *a, int opt, const char *v)
         return parse_rgb(v, a->pad);
     case OPT_CSC:
         return dvpp_csc_parse_matrix(v, &a->matrix);
-    case OPT_RANGE:
-        if (strcmp(v, "full") == 0)
-            a->range = 1;
-        else if (strcmp(v, "narrow") == 0)
-            a->range = 0;
-        else
+    case OPT_RANGE: {
+        bool full;
+        if (!dvpp_csc_parse_range(v, &full))
             return false;
+        a->range = full ? 1 : 0;
         return true;
+    }
     case OPT_ROI:
         if (a->nrois == CTL_MAX_ROIS)
             return false;

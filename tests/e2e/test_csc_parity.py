@@ -10,8 +10,8 @@ Every case runs the real binary:
 
 Inputs are .npy (uint8 (H,W,3) = rgb, (H,W,4) = rgba, (H,W) = gray, or what
 --input names) or raw files in the tight layout (--input fmt:WxH). Packed
-outputs are read from .npy, YUV outputs from the raw buffer (.yuv), so the
-test does not depend on how a 2-D .npy of planes is shaped.
+outputs are read from .npy; convert's YUV outputs from the raw buffer
+(.yuv); make-border's YUV outputs from the .npy flattened (the raw buffer).
 
 Contracts checked (max |diff| asserted; the worst diff of each group is
 printed with -s):
@@ -320,7 +320,7 @@ def test_round_trip_rgb_nv12_rgb_is_close(tmp_path):
     _run(["convert", mid, "--input", f"nv12:{w}x{h}", "--format", "rgb", "-o", out])
     d = max_diff(np.load(out), img)
     _note("rgb->nv12->rgb round trip (blurred)", d)
-    assert d <= 24  # chroma subsampling of a blurred image, 8-bit narrow range
+    assert d <= 8  # chroma subsampling of a blurred image (6 measured)
 
 
 # ---------------------------------------------------------------------------
@@ -389,9 +389,11 @@ MARGINS = [(0, 0, 0, 0), (1, 2, 3, 4), (2, 0, 0, 2), (7, 9, 11, 13), (40, 33, 50
 
 
 def make_border(tmp_path, arr, margins, btype, value=None, raw=None):
-    """Packed .npy in and out, or (raw = "fmt:WxH") raw bytes in and out."""
-    ext = ".yuv" if raw else ".npy"
-    src, dst = tmp_path / ("in" + ext), tmp_path / ("out" + ext)
+    """Packed .npy in and out, or (raw = "fmt:WxH") raw bytes in and the
+    flattened buffer of the output .npy (a 2-D (rows, width_stride) array
+    for planar/semi-planar YUV) out."""
+    src = tmp_path / ("in.yuv" if raw else "in.npy")
+    dst = tmp_path / "out.npy"
     if raw:
         src.write_bytes(np.ascontiguousarray(arr).tobytes())
     else:
@@ -403,7 +405,8 @@ def make_border(tmp_path, arr, margins, btype, value=None, raw=None):
     if raw:
         args += ["--input", raw]
     _run(args)
-    return np.frombuffer(dst.read_bytes(), np.uint8) if raw else np.load(dst)
+    out = np.load(dst)
+    return out.ravel() if raw else out
 
 
 @pytest.mark.parametrize("btype", sorted(BORDER_TYPES))
@@ -455,6 +458,6 @@ def test_odd_margins_on_420_are_refused(tmp_path):
     src.write_bytes(bytes(6 * 4 * 3 // 2))
     res = subprocess.run([str(DVPPCTL), "make-border", str(src), "--input", "nv12:6x4",
                           "--margins", "1,0,0,0", "--border-type", "constant",
-                          "-o", str(tmp_path / "o.yuv")], capture_output=True, text=True)
+                          "-o", str(tmp_path / "o.npy")], capture_output=True, text=True)
     assert res.returncode != 0
     assert "even" in res.stderr
