@@ -203,6 +203,7 @@ fuzz-bins: $(FUZZ_BINS)
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) test-data
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run.py
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_vpc.py
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \

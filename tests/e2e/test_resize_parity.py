@@ -127,18 +127,21 @@ pytestmark = pytest.mark.skipif(
 def worst_table(request):
     """Print the worst difference of every mode once the module is done."""
     yield
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    plugins = request.config.pluginmanager
+    reporter = plugins.get_plugin("terminalreporter")
+    capture = plugins.get_plugin("capturemanager")
     lines = ["", "resize parity: worst |diff| per mode (cases)"]
     for mode in MODES:
         if mode in WORST:
             diff, cases, where = WORST[mode]
             lines.append(f"  {mode[0]:3s} {mode[1]:8s} {diff}  ({cases} cases)"
                          + (f"  worst at {where}" if diff else ""))
-    if reporter is not None:
+    if reporter is None or capture is None:
+        print("\n".join(lines))
+        return
+    with capture.global_and_fixture_disabled():
         for line in lines:
             reporter.write_line(line)
-    else:
-        print("\n".join(lines))
 
 
 # --- references ---------------------------------------------------------------
