@@ -23,7 +23,7 @@ static const struct option k_opts[] = {
     {"align", required_argument, NULL, OPT_ALIGN},
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"scale", required_argument, NULL, OPT_SCALE},
-    {"shrink-on-load", optional_argument, NULL, OPT_SHRINK},
+    {"shrink-on-load", required_argument, NULL, OPT_SHRINK},
     {"roi", required_argument, NULL, OPT_ROI},
     {"no-orient", no_argument, NULL, OPT_NO_ORIENT},
     {"allow-partial", no_argument, NULL, OPT_PARTIAL},
@@ -151,9 +151,9 @@ static bool apply_decode_option(ctl_args *a, int opt, const char *v)
             return false;
         a->jpeg.scale_num = (uint8_t)n;
         return true;
-    case OPT_SHRINK:
+    case OPT_SHRINK: /* WxH, or "auto": the resize target */
         a->shrink_on_load = true;
-        return !v || ctl_parse_size(v, &a->shrink_w, &a->shrink_h);
+        return strcmp(v, "auto") == 0 || ctl_parse_size(v, &a->shrink_w, &a->shrink_h);
     case OPT_NO_ORIENT:
         a->jpeg.no_orient = true;
         return true;
