@@ -6,6 +6,10 @@
  *   pil_bilinear_12mp_1000   4000x3000 -> 1000x750, pil parity, bilinear
  *                            (antialiased: every source pixel is read)
  *   cv2_area_1080p_224       1920x1080 -> 224x224, cv2 parity, area
+ * and, only when named with --case: cv2_nearest_1080p_224,
+ * cv2_bicubic_1080p_224, cv2_area_12mp_1000 (4x: OpenCV's integer-factor
+ * path), cv2_bilinear_12mp_1000, pil_bicubic_12mp_1000,
+ * pil_lanczos_12mp_1000 (the same sizes as anchors.md section 1).
  *
  * The source is a real photo when one is found (--photos DIR, default
  * .cache/testdata/photos: photo1080.jpg for the 1080p cases,
@@ -35,7 +39,8 @@
 
 #define MAX_RUNS 64
 #define WARMUP 2
-#define N_CASES 3
+#define N_CASES 9
+#define N_DEFAULT 3 /* the cases run when no --case is given */
 
 typedef struct bench_case {
     const char *name;  /* printed */
@@ -53,6 +58,19 @@ static const bench_case k_cases[N_CASES] = {
      3000, 1000, 750, "IMG_20200608_111614.jpg"},
     {"cv2_area_1080p_224", DVPP_PARITY_CV2, DVPP_INTERP_AREA, 1920, 1080, 224,
      224, "photo1080.jpg"},
+    /* Extras, on request only. */
+    {"cv2_nearest_1080p_224", DVPP_PARITY_CV2, DVPP_INTERP_NEAREST, 1920,
+     1080, 224, 224, "photo1080.jpg"},
+    {"cv2_bicubic_1080p_224", DVPP_PARITY_CV2, DVPP_INTERP_BICUBIC, 1920,
+     1080, 224, 224, "photo1080.jpg"},
+    {"cv2_area_12mp_1000", DVPP_PARITY_CV2, DVPP_INTERP_AREA, 4000, 3000, 1000,
+     750, "IMG_20200608_111614.jpg"},
+    {"cv2_bilinear_12mp_1000", DVPP_PARITY_CV2, DVPP_INTERP_BILINEAR, 4000,
+     3000, 1000, 750, "IMG_20200608_111614.jpg"},
+    {"pil_bicubic_12mp_1000", DVPP_PARITY_PIL, DVPP_INTERP_BICUBIC, 4000, 3000,
+     1000, 750, "IMG_20200608_111614.jpg"},
+    {"pil_lanczos_12mp_1000", DVPP_PARITY_PIL, DVPP_INTERP_LANCZOS, 4000, 3000,
+     1000, 750, "IMG_20200608_111614.jpg"},
 };
 
 /* One prepared resize: plan, buffers, scratch. */
@@ -283,7 +301,7 @@ int main(int argc, char **argv)
         return 2;
     }
     for (int c = 0; c < N_CASES; c++)
-        if (!ncases || want[c])
+        if (ncases ? want[c] : c < N_DEFAULT)
             fails += run_case(&k_cases[c], dir, target, runs);
     return fails ? 1 : 0;
 }

@@ -104,6 +104,7 @@ void dvpp__resize_kern_init(resize_kern *k, dvpp_simd_level level)
         k->pil_h = dvpp__resize_pil_h_sse41;
         k->pil_v = dvpp__resize_pil_v_sse41;
         k->area_v = dvpp__resize_area_v_sse41;
+        k->area_fast = dvpp__resize_area_fast_sse41;
         k->tf_v = dvpp__resize_tf_v_sse41;
     }
     if (level >= DVPP_SIMD_AVX2) {
@@ -490,26 +491,22 @@ typedef struct build {
     pil_axis px, py;      /* pil axes */
 } build;
 
-static bool pil_wants_wx(unsigned cn, uint32_t taps)
+static bool pil_wants_wq(unsigned cn)
 {
-    return (cn == 3 || cn == 4) && taps % 2 == 0;
+    return cn == 3 || cn == 4;
 }
 
-/* RESIZE_WX: each pair of weights spread over the lanes of its bytes. */
-static void fill_pil_wx(dvpp_resize_plan *p)
+/* RESIZE_WQ: each weight repeated over the lanes of its pixel. */
+static void fill_pil_wq(dvpp_resize_plan *p)
 {
     const resize_tab *t = &p->h;
 
-    memset(t->wx, 0, round_up(t->n, 2) * t->taps * 4 * sizeof(int32_t));
+    memset(t->wq, 0, (size_t)t->n * t->taps * 4 * sizeof(int32_t));
     for (uint32_t x = 0; x < t->n; x++) {
         const int32_t *k = t->w32 + (size_t)x * t->taps;
-        for (uint32_t j = 0; j < t->taps / 2; j++) {
-            int32_t *e = RESIZE_WX(t, x, j);
-            for (unsigned c = 0; c < p->cn; c++) {
-                e[c] = k[2 * j];
-                e[p->cn + c] = k[2 * j + 1];
-            }
-        }
+        for (uint32_t j = 0; j < t->taps; j++)
+            for (unsigned c = 0; c < p->cn; c++)
+                RESIZE_WQ(t, x, j)[c] = k[j];
     }
 }
 
@@ -531,8 +528,8 @@ static void plan_layout(build *b, layout *l)
             p->h.w16 = lay(l, (size_t)p->dst_w * b->htaps, sizeof(int16_t));
         else if (p->hpass == HPASS_PIL)
             p->h.w32 = lay(l, (size_t)p->dst_w * b->htaps, sizeof(int32_t));
-        if (p->hpass == HPASS_PIL && pil_wants_wx(p->cn, b->htaps))
-            p->h.wx = lay(l, round_up(p->dst_w, 2) * b->htaps * 4,
+        if (p->hpass == HPASS_PIL && pil_wants_wq(p->cn))
+            p->h.wq = lay(l, (size_t)p->dst_w * b->htaps * 4,
                           sizeof(int32_t));
         else
             p->h.wf = lay(l, (size_t)p->dst_w * b->htaps, sizeof(float));
@@ -672,8 +669,8 @@ static void fill_pil_v(build *b, double *tmp, int32_t *kbuf)
     }
 }
 
-/* Pillow's coefficient scratch: ksize doubles and ints for the larger axis.
- * Caller frees with dvpp_free(*tmp, *size). */
+/* Pillow's weights for both axes. Its double weights pass through a
+ * scratch of ksize doubles and ints (the larger axis), freed here. */
 static dvpp_status fill_pil(build *b, dvpp_err *err)
 {
     dvpp_resize_plan *p = b->p;
@@ -686,8 +683,8 @@ static dvpp_status fill_pil(build *b, dvpp_err *err)
                             "resize: %zu bytes of coefficient scratch", size);
     if (p->hpass == HPASS_PIL) {
         fill_pil_h(b, tmp, (int32_t *)(tmp + ks));
-        if (p->h.wx)
-            fill_pil_wx(p);
+        if (p->h.wq)
+            fill_pil_wq(p);
     }
     if (p->vpass == VPASS_PIL)
         fill_pil_v(b, tmp, (int32_t *)(tmp + ks));
@@ -791,10 +788,10 @@ static void choose_pil(build *b)
     b->py = pil_axis_make(p->interp, p->src_h, p->dst_h);
     if (p->hpass == HPASS_PIL) {
         /* Pad to what the SIMD kernels step by (8 or 4 taps of one
-         * channel, pairs of taps of 3 or 4 channels); the zero taps must
+         * channel, 4 or 2 taps of 3 or 4 channels); the zero taps must
          * still fit in the row, or the natural count is kept. */
         uint32_t t = pil_taps(&b->px, p->dst_w);
-        uint32_t steps[2] = {p->cn == 1 ? 8u : 2u, p->cn == 1 ? 4u : 2u};
+        uint32_t steps[2] = {p->cn == 1 ? 8u : 4u, p->cn == 1 ? 4u : 2u};
         b->htaps = t;
         for (int i = 1; i >= 0; i--)
             if (round_up(t, steps[i]) <= p->src_w)

@@ -40,19 +40,16 @@ typedef struct resize_tab {
     int16_t *w16;    /* cv2 fixed point: 11-bit weights (sum 2048) */
     int32_t *w32;    /* pil: 22-bit weights */
     float *wf;       /* cv2 area / tf: float weights */
-    int32_t *wx;     /* pil, 3 or 4 channels, even taps: w32 expanded for
-                      * SIMD (see RESIZE_WX below), else NULL */
+    int32_t *wq;     /* pil, 3 or 4 channels: w32 spread over lanes for
+                      * SIMD (see RESIZE_WQ below), else NULL */
 } resize_tab;
 
-/* Expanded Pillow weights for 3- and 4-channel rows. A tap pair (2j, 2j+1)
- * becomes 8 lanes matching the 8 bytes at pixel 2j of the window, zero-
- * extended: 4 channels {k0 k0 k0 k0 k1 k1 k1 k1}, 3 channels
- * {k0 k0 k0 k1 k1 k1 0 0} (lanes 6-7 hold the next pixel's bytes). Columns
- * go in groups of two so that one 64-byte row serves two columns:
- * column x, pair j starts at RESIZE_WX(t, x, j). */
-#define RESIZE_WX(t, x, j)                                                     \
-    ((t)->wx + ((((size_t)(x) >> 1) * ((t)->taps >> 1) + (j)) * 2 +           \
-                ((x) & 1)) * 8)
+/* Pillow weights for 3- and 4-channel rows, one tap per 4 lanes: tap k of
+ * column x is {w, w, w, w} (4 channels) or {w, w, w, 0} (3 channels, the
+ * fourth lane meets the next pixel's first byte), at RESIZE_WQ(t, x, k).
+ * Taps of a column are consecutive, so SSE reads one tap, AVX2 two and
+ * AVX-512 four with one load. */
+#define RESIZE_WQ(t, x, k) ((t)->wq + ((size_t)(x) * (t)->taps + (k)) * 4)
 
 /* cv2's vertical taps are not merged at the edges (its rounding is not
  * linear), so rows repeat: row[i * taps + k] is the clamped source row. */
@@ -239,6 +236,10 @@ void dvpp__resize_pil_v_sse41(const uint8_t *const *rows, const int32_t *k,
                               uint32_t taps, uint8_t *dst, size_t n);
 void dvpp__resize_area_v_sse41(const float *const *rows, const float *beta,
                                uint32_t taps, uint8_t *dst, size_t n);
+void dvpp__resize_area_fast_sse41(const uint8_t *src, size_t stride,
+                                  uint8_t *dst, uint32_t pixels, unsigned cn,
+                                  uint32_t kx, uint32_t ky, float scale,
+                                  int round_up);
 void dvpp__resize_tf_v_sse41(const float *top, const float *bot, float lerp,
                              uint8_t *dst, size_t n);
 
@@ -254,6 +255,11 @@ void dvpp__resize_cv_v4_avx2(const int32_t *const *rows, const int16_t *beta,
                              uint8_t *dst, size_t n, size_t nf);
 void dvpp__resize_pil_h_avx2(const uint8_t *src, uint8_t *dst,
                              const resize_tab *t, unsigned cn);
+/* Columns [x0, x1) of a 3- or 4-channel row with t->wq (the AVX-512
+ * kernel's tail). */
+void dvpp__resize_pil_h_cols_avx2(const uint8_t *src, uint8_t *dst,
+                                  const resize_tab *t, unsigned cn,
+                                  uint32_t x0, uint32_t x1);
 void dvpp__resize_pil_v_avx2(const uint8_t *const *rows, const int32_t *k,
                              uint32_t taps, uint8_t *dst, size_t n);
 void dvpp__resize_area_h_avx2(const uint8_t *src, float *dst,

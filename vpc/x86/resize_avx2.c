@@ -225,52 +225,136 @@ void dvpp__resize_cv_v4_avx2(const int32_t *const *rows, const int16_t *beta,
 
 /* --- Pillow horizontal ----------------------------------------------------- */
 
-/* Pillow's clip8 of the first 4 lanes (bias already added). */
-static inline __m128i pil_pack(__m128i acc)
-{
-    __m128i v = _mm_srai_epi32(acc, 22);
-    v = _mm_packs_epi32(v, v);
-    return _mm_packus_epi16(v, v);
-}
+#define INLINE static inline __attribute__((always_inline))
 
-/* One pixel of 3 or 4 channels from the expanded pairs: 8 bytes per tap
- * pair, one multiply per pair. */
-static inline __m128i pil_px_wx(const uint8_t *s, const resize_tab *t,
-                                uint32_t x, unsigned cn)
+/* One step of @n taps (n = 4, 2 or 1) of one column: the pixels spread
+ * to 4 lanes each (tap 2i in lanes 0-3 of a register, 2i+1 in 4-7), times
+ * their weights, into @acc. @cn is a constant at every call. */
+INLINE __m256i pil_step(__m256i acc, const uint8_t *s, const int32_t *w,
+                        int n, unsigned cn)
 {
-    __m256i acc = _mm256_setzero_si256();
-    __m128i lo, hi;
+    /* 3 channels, 4 taps: 16 bytes in both halves, shuffled straight to
+     * dwords (pixels 0|1, then 2|3). */
+    const __m256i ma = _mm256_setr_epi8(
+        0, Z, Z, Z, 1, Z, Z, Z, 2, Z, Z, Z, Z, Z, Z, Z, 3, Z, Z, Z, 4, Z, Z, Z,
+        5, Z, Z, Z, Z, Z, Z, Z);
+    const __m256i mb = _mm256_setr_epi8(
+        6, Z, Z, Z, 7, Z, Z, Z, 8, Z, Z, Z, Z, Z, Z, Z, 9, Z, Z, Z, 10, Z, Z, Z,
+        11, Z, Z, Z, Z, Z, Z, Z);
+    const __m128i sh3 = _mm_setr_epi8(0, 1, 2, Z, 3, 4, 5, Z, Z, Z, Z, Z, Z, Z,
+                                      Z, Z);
+    __m256i p, q;
 
-    for (uint32_t j = 0; j < t->taps / 2; j++) {
-        __m256i b = _mm256_cvtepu8_epi32(
-            _mm_loadl_epi64((const __m128i *)(s + 2 * j * cn)));
+    if (n == 4) {
+        if (cn == 3) {
+            __m256i b = _mm256_broadcastsi128_si256(
+                _mm_loadu_si128((const __m128i *)s));
+            p = _mm256_shuffle_epi8(b, ma);
+            q = _mm256_shuffle_epi8(b, mb);
+        } else {
+            p = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s));
+            q = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(s + 8)));
+        }
         acc = _mm256_add_epi32(
-            acc, _mm256_mullo_epi32(b, _mm256_loadu_si256(
-                                           (const __m256i *)RESIZE_WX(t, x, j))));
+            acc, _mm256_mullo_epi32(p, _mm256_loadu_si256((const __m256i *)w)));
+        return _mm256_add_epi32(
+            acc, _mm256_mullo_epi32(q, _mm256_loadu_si256(
+                                           (const __m256i *)(w + 8))));
     }
-    lo = _mm256_castsi256_si128(acc);
-    hi = _mm256_extracti128_si256(acc, 1);
-    /* 4 channels: lanes 0-3 + 4-7; 3 channels: lanes 0-2 + 3-5. */
-    hi = cn == 4 ? hi : _mm_alignr_epi8(hi, lo, 12);
-    return pil_pack(_mm_add_epi32(_mm_add_epi32(lo, hi),
-                                  _mm_set1_epi32(1 << 21)));
+    if (n == 2) {
+        __m128i b = _mm_loadl_epi64((const __m128i *)s);
+        if (cn == 3)
+            b = _mm_shuffle_epi8(b, sh3);
+        return _mm256_add_epi32(
+            acc, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(b),
+                                    _mm256_loadu_si256((const __m256i *)w)));
+    }
+    /* One tap: the pixel's upper lanes are zero, so whatever the upper
+     * weight lanes hold adds nothing. */
+    p = _mm256_cvtepu8_epi32(load_u32(s));
+    q = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)w));
+    return _mm256_add_epi32(acc, _mm256_mullo_epi32(p, q));
 }
 
-static inline void store_px(uint8_t *d, __m128i v, unsigned cn, int last)
+/* Sums of two columns with the same tap count, in one loop. */
+INLINE void pil_acc2(const uint8_t *sa, const uint8_t *sb, const int32_t *wa,
+                     const int32_t *wb, uint32_t taps, unsigned cn,
+                     __m256i *ra, __m256i *rb)
 {
-    int32_t w = _mm_cvtsi128_si32(v);
+    __m256i a = _mm256_setzero_si256(), b = _mm256_setzero_si256();
+    uint32_t j = 0;
 
+    for (; j + 4 <= taps; j += 4) {
+        a = pil_step(a, sa + j * cn, wa + 4 * j, 4, cn);
+        b = pil_step(b, sb + j * cn, wb + 4 * j, 4, cn);
+    }
+    if (j + 2 <= taps) {
+        a = pil_step(a, sa + j * cn, wa + 4 * j, 2, cn);
+        b = pil_step(b, sb + j * cn, wb + 4 * j, 2, cn);
+        j += 2;
+    }
+    if (j < taps) {
+        a = pil_step(a, sa + j * cn, wa + 4 * j, 1, cn);
+        b = pil_step(b, sb + j * cn, wb + 4 * j, 1, cn);
+    }
+    *ra = a;
+    *rb = b;
+}
+
+/* clip8 of the 4-lane sums in each 128-bit half: bytes 0-3 of each half. */
+static inline __m256i pil_pack2(__m256i sum)
+{
+    __m256i v = _mm256_srai_epi32(
+        _mm256_add_epi32(sum, _mm256_set1_epi32(1 << 21)), 22);
+    v = _mm256_packs_epi32(v, v);
+    return _mm256_packus_epi16(v, v);
+}
+
+static inline void store_px(uint8_t *d, int32_t v, unsigned cn, int last)
+{
     /* 4-byte stores; the last 3-channel pixel must not pass the row. */
-    memcpy(d, &w, cn == 4 || !last ? 4 : 3);
+    memcpy(d, &v, cn == 4 || !last ? 4 : 3);
 }
 
-static void pil_h_c34(const uint8_t *src, uint8_t *dst, const resize_tab *t,
-                      unsigned cn)
+INLINE void pil_h_cols(const uint8_t *src, uint8_t *dst, const resize_tab *t,
+                       unsigned cn, uint32_t x0, uint32_t x1)
 {
-    for (uint32_t x = 0; x < t->n; x++) {
-        __m128i v = pil_px_wx(src + (size_t)t->start[x] * cn, t, x, cn);
-        store_px(dst + x * cn, v, cn, x + 1 == t->n);
+    const size_t step = (size_t)t->taps * 4; /* weights per column */
+    const int32_t *w = t->wq + x0 * step;
+    uint32_t x = x0;
+
+    for (; x + 2 <= x1; x += 2, w += 2 * step) {
+        __m256i a, b, v;
+        pil_acc2(src + (size_t)t->start[x] * cn,
+                 src + (size_t)t->start[x + 1] * cn, w, w + step, t->taps, cn,
+                 &a, &b);
+        /* [a.lo + a.hi | b.lo + b.hi]: the two pixels' channel sums. */
+        v = pil_pack2(_mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20),
+                                       _mm256_permute2x128_si256(a, b, 0x31)));
+        store_px(dst + x * cn, _mm256_cvtsi256_si32(v), cn, 0);
+        store_px(dst + (x + 1) * cn,
+                 _mm_cvtsi128_si32(_mm256_extracti128_si256(v, 1)), cn,
+                 x + 2 == t->n);
     }
+    if (x < x1) {
+        /* The last column, paired with itself. */
+        const uint8_t *s = src + (size_t)t->start[x] * cn;
+        __m256i a, b, v;
+        pil_acc2(s, s, w, w, t->taps, cn, &a, &b);
+        v = pil_pack2(
+            _mm256_add_epi32(a, _mm256_permute2x128_si256(a, a, 0x01)));
+        store_px(dst + x * cn, _mm256_cvtsi256_si32(v), cn, x + 1 == t->n);
+    }
+}
+
+void dvpp__resize_pil_h_cols_avx2(const uint8_t *src, uint8_t *dst,
+                                  const resize_tab *t, unsigned cn,
+                                  uint32_t x0, uint32_t x1)
+{
+    if (cn == 3)
+        pil_h_cols(src, dst, t, 3, x0, x1);
+    else
+        pil_h_cols(src, dst, t, 4, x0, x1);
 }
 
 static void pil_h_c1(const uint8_t *src, uint8_t *dst, const resize_tab *t)
@@ -300,8 +384,8 @@ static void pil_h_c1(const uint8_t *src, uint8_t *dst, const resize_tab *t)
 void dvpp__resize_pil_h_avx2(const uint8_t *src, uint8_t *dst,
                              const resize_tab *t, unsigned cn)
 {
-    if ((cn == 3 || cn == 4) && t->wx)
-        pil_h_c34(src, dst, t, cn);
+    if ((cn == 3 || cn == 4) && t->wq)
+        dvpp__resize_pil_h_cols_avx2(src, dst, t, cn, 0, t->n);
     else if (cn == 1 && t->taps % 8 == 0)
         pil_h_c1(src, dst, t);
     else

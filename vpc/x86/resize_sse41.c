@@ -228,54 +228,33 @@ static inline __m128i pil_pack(__m128i acc)
     return _mm_packus_epi16(v, v);
 }
 
-/* One pixel of 3 or 4 channels: a 4-byte load per tap, the weight in
- * every lane (the fourth lane of a 3-channel pixel is never stored). */
-static inline __m128i pil_px(const uint8_t *s, const int32_t *k,
-                             uint32_t taps, unsigned cn)
+#define INLINE static inline __attribute__((always_inline))
+
+/* One pixel of 3 or 4 channels: a 4-byte load per tap (a 3-channel
+ * pixel's fourth byte meets a zero weight in RESIZE_WQ). */
+INLINE __m128i pil_px(const uint8_t *s, const int32_t *w, uint32_t taps,
+                      unsigned cn)
 {
     __m128i acc = _mm_set1_epi32(1 << 21);
 
-    for (uint32_t i = 0; i < taps; i++) {
-        __m128i p = _mm_cvtepu8_epi32(load_u32(s + i * cn));
-        acc = _mm_add_epi32(acc, _mm_mullo_epi32(p, _mm_set1_epi32(k[i])));
+    for (uint32_t i = 0; i < taps; i++, s += cn, w += 4) {
+        __m128i p = _mm_cvtepu8_epi32(load_u32(s));
+        acc = _mm_add_epi32(
+            acc, _mm_mullo_epi32(p, _mm_loadu_si128((const __m128i *)w)));
     }
     return pil_pack(acc);
 }
 
-/* The same with the expanded pairs (RESIZE_WX): 8 bytes per tap pair,
- * lanes c and cn + c added at the end. */
-static inline __m128i pil_px_wx(const uint8_t *s, const resize_tab *t,
-                                uint32_t x, unsigned cn)
-{
-    __m128i a0 = _mm_setzero_si128(), a1 = a0;
-
-    for (uint32_t j = 0; j < t->taps / 2; j++) {
-        const int32_t *w = RESIZE_WX(t, x, j);
-        __m128i b = _mm_loadl_epi64((const __m128i *)(s + 2 * j * cn));
-        a0 = _mm_add_epi32(a0, _mm_mullo_epi32(
-            _mm_cvtepu8_epi32(b), _mm_loadu_si128((const __m128i *)w)));
-        a1 = _mm_add_epi32(a1, _mm_mullo_epi32(
-            _mm_cvtepu8_epi32(_mm_srli_si128(b, 4)),
-            _mm_loadu_si128((const __m128i *)(w + 4))));
-    }
-    /* 4 channels: lanes 0-3 + 4-7; 3 channels: lanes 0-2 + 3-5. */
-    a1 = cn == 4 ? a1 : _mm_alignr_epi8(a1, a0, 12);
-    return pil_pack(_mm_add_epi32(_mm_add_epi32(a0, a1),
-                                  _mm_set1_epi32(1 << 21)));
-}
-
-static void pil_h_c34(const uint8_t *src, uint8_t *dst, const resize_tab *t,
+INLINE void pil_h_c34(const uint8_t *src, uint8_t *dst, const resize_tab *t,
                       unsigned cn)
 {
-    uint32_t x = 0;
+    const size_t step = (size_t)t->taps * 4; /* weights per column */
+    const int32_t *w = t->wq;
 
     /* A 4-byte store per pixel; the last pixel of a 3-channel row is
      * stored byte by byte so nothing past the row is written. */
-    for (; x < t->n; x++) {
-        const uint8_t *s = src + (size_t)t->start[x] * cn;
-        __m128i v = t->wx ? pil_px_wx(s, t, x, cn)
-                          : pil_px(s, t->w32 + (size_t)x * t->taps, t->taps,
-                                   cn);
+    for (uint32_t x = 0; x < t->n; x++, w += step) {
+        __m128i v = pil_px(src + (size_t)t->start[x] * cn, w, t->taps, cn);
         if (cn == 4 || x + 1 < t->n) {
             store_u32(dst + x * cn, v);
         } else {
@@ -313,8 +292,10 @@ static void pil_h_c1(const uint8_t *src, uint8_t *dst, const resize_tab *t)
 void dvpp__resize_pil_h_sse41(const uint8_t *src, uint8_t *dst,
                               const resize_tab *t, unsigned cn)
 {
-    if (cn == 3 || cn == 4)
-        pil_h_c34(src, dst, t, cn);
+    if (cn == 3 && t->wq)
+        pil_h_c34(src, dst, t, 3);
+    else if (cn == 4 && t->wq)
+        pil_h_c34(src, dst, t, 4);
     else if (cn == 1 && t->taps % 4 == 0)
         pil_h_c1(src, dst, t);
     else
@@ -396,4 +377,138 @@ void dvpp__resize_tf_v_sse41(const float *top, const float *bot, float lerp,
                                      tf_lerp4(top + x + 8, bot + x + 8, l),
                                      tf_lerp4(top + x + 12, bot + x + 12, l)));
     dvpp__resize_tf_v_scalar(top + x, bot + x, lerp, dst + x, n - x);
+}
+
+/* --- cv2 area, integer factors ------------------------------------------------ */
+
+/* (r0[i] + r0[i+cn] + r1[i] + r1[i+cn] + 2) >> 2 for 8 positions i. */
+static inline __m128i quad8(const uint8_t *a, const uint8_t *b, unsigned cn)
+{
+    __m128i s = _mm_add_epi16(_mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)a)),
+                              _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(a + cn))));
+    s = _mm_add_epi16(s, _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)b)));
+    s = _mm_add_epi16(s, _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(b + cn))));
+    return _mm_srli_epi16(_mm_add_epi16(s, _mm_set1_epi16(2)), 2);
+}
+
+/* OpenCV's 2x2 path: every position of 16 gets its block sum, a shuffle
+ * keeps the positions that start a block (16 source bytes -> 8 for 1 and
+ * 4 channels, 18 -> 9 for 3). Loads stay inside the two rows; the rest of
+ * the row goes to the scalar kernel. */
+static void area_2x2(const uint8_t *src, size_t stride, uint8_t *dst,
+                     uint32_t pixels, unsigned cn, float scale)
+{
+    const __m128i keep1 = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, Z, Z, Z, Z,
+                                        Z, Z, Z, Z);
+    const __m128i keep3 = _mm_setr_epi8(0, 1, 2, 6, 7, 8, 12, 13, 14, Z, Z, Z,
+                                        Z, Z, Z, Z);
+    const __m128i keep4 = _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, Z, Z, Z, Z,
+                                        Z, Z, Z, Z);
+    const __m128i keep = cn == 1 ? keep1 : cn == 3 ? keep3 : keep4;
+    const size_t in_step = cn == 3 ? 18 : 16, out_step = in_step / 2;
+    const size_t row = (size_t)pixels * 2 * cn;
+    const uint8_t *r1 = src + stride;
+    size_t i = 0, o = 0;
+
+    for (; i + 16 + cn <= row; i += in_step, o += out_step) {
+        __m128i v = _mm_packus_epi16(quad8(src + i, r1 + i, cn),
+                                     quad8(src + i + 8, r1 + i + 8, cn));
+        v = _mm_shuffle_epi8(v, keep);
+        _mm_storel_epi64((__m128i *)(dst + o), v);
+        if (cn == 3)
+            dst[o + 8] = (uint8_t)_mm_extract_epi8(v, 8);
+    }
+    dvpp__resize_area_fast_scalar(src + i, stride, dst + o,
+                                  pixels - (uint32_t)(o / cn), cn, 2, 2, scale,
+                                  1);
+}
+
+#define AREA_SEG 2048 /* u16 column sums per segment (4 KiB of stack) */
+
+/* Column sums of @ky rows over @n bytes (u16: ky <= 257 keeps them exact). */
+static void area_vsum(const uint8_t *s, size_t stride, uint32_t ky, size_t n,
+                      uint16_t *vs)
+{
+    size_t i = 0;
+
+    for (; i + 16 <= n; i += 16) {
+        __m128i lo = _mm_setzero_si128(), hi = lo;
+        for (uint32_t j = 0; j < ky; j++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + j * stride + i));
+            lo = _mm_add_epi16(lo, _mm_cvtepu8_epi16(v));
+            hi = _mm_add_epi16(hi, _mm_cvtepu8_epi16(_mm_srli_si128(v, 8)));
+        }
+        _mm_storeu_si128((__m128i *)(vs + i), lo);
+        _mm_storeu_si128((__m128i *)(vs + i + 8), hi);
+    }
+    for (; i < n; i++) {
+        uint32_t sum = 0;
+        for (uint32_t j = 0; j < ky; j++)
+            sum += s[j * stride + i];
+        vs[i] = (uint16_t)sum;
+    }
+}
+
+/* Block sums of @n pixels from the column sums, times @scale, rounded
+ * half to even (cvtps), as the scalar kernel's lrintf((float)sum * scale). */
+static void area_hsum(const uint16_t *vs, uint8_t *dst, uint32_t n,
+                      unsigned cn, uint32_t kx, float scale, int row_end)
+{
+    const __m128 f = _mm_set1_ps(scale);
+
+    for (uint32_t x = 0; x < n; x++) {
+        const uint16_t *p = vs + (size_t)x * kx * cn;
+        if (cn == 3 || cn == 4) {
+            __m128i acc = _mm_setzero_si128(), v;
+            for (uint32_t m = 0; m < kx; m++)
+                acc = _mm_add_epi32(acc, _mm_cvtepu16_epi32(_mm_loadl_epi64(
+                                             (const __m128i *)(p + m * cn))));
+            v = _mm_cvtps_epi32(_mm_mul_ps(_mm_cvtepi32_ps(acc), f));
+            v = _mm_packus_epi16(_mm_packs_epi32(v, v), v);
+            if (cn == 4 || x + 1 < n || !row_end) {
+                store_u32(dst + x * cn, v);
+            } else {
+                uint8_t b[4];
+                store_u32(b, v);
+                memcpy(dst + x * cn, b, 3);
+            }
+        } else {
+            uint32_t sum = 0;
+            for (uint32_t m = 0; m < kx * cn; m++)
+                sum += p[m];
+            int r = _mm_cvtss_si32(_mm_mul_ss(
+                _mm_cvtsi32_ss(_mm_setzero_ps(), (int)sum), f));
+            dst[x] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+        }
+    }
+}
+
+void dvpp__resize_area_fast_sse41(const uint8_t *src, size_t stride,
+                                  uint8_t *dst, uint32_t pixels, unsigned cn,
+                                  uint32_t kx, uint32_t ky, float scale,
+                                  int round_up)
+{
+    /* +4: a 3-channel pixel's 4-lane load may read one sum past the end. */
+    uint16_t vs[AREA_SEG + 4];
+    uint32_t per = 0;
+
+    if (round_up) {
+        area_2x2(src, stride, dst, pixels, cn, scale);
+        return;
+    }
+    if (cn != 2 && ky <= 257 && (size_t)kx * cn <= AREA_SEG)
+        per = AREA_SEG / (kx * cn);
+    if (!per) {
+        dvpp__resize_area_fast_scalar(src, stride, dst, pixels, cn, kx, ky,
+                                      scale, 0);
+        return;
+    }
+    for (uint32_t x = 0; x < pixels; x += per) {
+        uint32_t n = pixels - x < per ? pixels - x : per;
+        area_vsum(src + (size_t)x * kx * cn, stride, ky, (size_t)n * kx * cn,
+                  vs);
+        vs[(size_t)n * kx * cn] = 0; /* the junk lane reads a defined 0 */
+        area_hsum(vs, dst + (size_t)x * cn, n, cn, kx, scale,
+                  x + n == pixels);
+    }
 }
