@@ -22,6 +22,7 @@ Rows (the issue's goals: >= 1.0x OpenCV, >= 3x Pillow single-threaded):
   NV12 1920x1080 -> RGB               vs cv2.cvtColor COLOR_YUV2RGB_NV12
   I420 1920x1080 -> RGB               vs cv2.cvtColor COLOR_YUV2RGB_I420
   RGB 1920x1080 -> I420               vs cv2.cvtColor COLOR_RGB2YUV_I420
+  NV12 1920x1080 -> RGB 224x224       fused, vs cvtColor + resize INTER_LINEAR
 """
 import json
 import os
@@ -55,6 +56,8 @@ ROWS = [
      [("OpenCV", "cv2_i420_rgb")]),
     ("RGB 1080p -> I420", "bench_csc", "rgb_i420", 1920 * 1080,
      [("OpenCV", "cv2_rgb_i420")]),
+    ("NV12 1080p -> RGB 224x224 bilinear (fused)", "bench_vpc", "nv12_rgb_224",
+     1920 * 1080, [("OpenCV", "cv2_nv12_rgb_224")]),
 ]
 
 
@@ -110,6 +113,9 @@ def peer_worker(cases):
         "cv2_nv12_rgb": lambda: cv2.cvtColor(nv12, cv2.COLOR_YUV2RGB_NV12, dst=out_rgb),
         "cv2_i420_rgb": lambda: cv2.cvtColor(i420, cv2.COLOR_YUV2RGB_I420, dst=out_rgb),
         "cv2_rgb_i420": lambda: cv2.cvtColor(rgb1080, cv2.COLOR_RGB2YUV_I420),
+        "cv2_nv12_rgb_224": lambda: cv2.resize(
+            cv2.cvtColor(nv12, cv2.COLOR_YUV2RGB_NV12, dst=out_rgb), (224, 224),
+            dst=out224, interpolation=cv2.INTER_LINEAR),
     }
     for c in cases:
         per = calibrated(fns[c], TARGET, RUNS)

@@ -936,3 +936,66 @@ dvpp_status dvpp_csc_convert(const dvpp_image *src, dvpp_image *dst,
         dvpp_scratch_fini(&local);
     return st;
 }
+
+/* ---------------------------------------------------------------------
+ * Row converter for fused pipelines.
+ * ------------------------------------------------------------------- */
+
+_Static_assert(sizeof(dvpp__csc_pix) <= sizeof(((dvpp_csc_rows *)0)->pix),
+               "dvpp_csc_rows.pix must hold a dvpp__csc_pix");
+
+dvpp_status dvpp_csc_rows_init(dvpp_csc_rows *r, const dvpp_image *src,
+                               dvpp_pixfmt dst_fmt, const dvpp_csc *c,
+                               dvpp_err *err)
+{
+    const fmt_desc *fs = fmt_find(src->format), *fd = fmt_find(dst_fmt);
+    dvpp__csc_pix o;
+    dvpp_status st;
+
+    if (!fs || !fd || !(fs->lay == LAY_SP || fs->lay == LAY_P) || !fs->sx ||
+        !fs->sy || fd->lay != LAY_RGB)
+        return dvpp_err_set(err, DVPP_EFORMAT, "format",
+                            "row conversion takes 4:2:0 YUV to RGB, not %s to %s",
+                            dvpp_pixfmt_name(src->format),
+                            dvpp_pixfmt_name(dst_fmt));
+    st = dvpp_image_planes(src, &r->planes, err);
+    if (st != DVPP_OK)
+        return st;
+    r->src = src;
+    r->kern = dvpp__csc_kern_get(c->level);
+    r->coef = dvpp__csc_coef_get(c->matrix, c->full_range);
+    o = pix_of(fd, c->alpha < 0 ? 255 : (uint8_t)c->alpha);
+    memcpy(r->pix, &o, sizeof(o));
+    r->v_first = fs->v_first;
+    r->planar = fs->lay == LAY_P;
+    return DVPP_OK;
+}
+
+void dvpp_csc_rows_get(const dvpp_csc_rows *r, uint32_t x, uint32_t y,
+                       uint32_t w, uint8_t *out)
+{
+    const dvpp__csc_kern *k = r->kern;
+    const dvpp_image *s = r->src;
+    const dvpp_planes *pl = &r->planes;
+    dvpp__csc_pix o;
+    dvpp__yuv_rows rows;
+    const uint8_t *c1 = s->data + pl->p[1].offset + (size_t)(y / 2) * pl->p[1].stride;
+
+    memcpy(&o, r->pix, sizeof(o));
+    rows.y0 = s->data + pl->p[0].offset + (size_t)y * pl->p[0].stride + x;
+    rows.y1 = NULL;
+    rows.d0 = out;
+    rows.d1 = NULL;
+    if (r->planar) {
+        const uint8_t *c2 = s->data + pl->p[2].offset +
+                            (size_t)(y / 2) * pl->p[2].stride;
+        rows.u = (r->v_first ? c2 : c1) + x / 2;
+        rows.v = (r->v_first ? c1 : c2) + x / 2;
+        rows.cstep = 1;
+    } else {
+        rows.u = c1 + x + (r->v_first ? 1 : 0);
+        rows.v = c1 + x + (r->v_first ? 0 : 1);
+        rows.cstep = 2;
+    }
+    k->yuv_rgb_sub(&rows, w, r->coef, &o);
+}

@@ -41,6 +41,7 @@
 
 #include "dvpp_cpu.h"
 #include "dvpp_image.h"
+#include "dvpp_image.h"
 #include "dvpp_scratch.h"
 #include "dvpp_status.h"
 
@@ -83,5 +84,30 @@ bool dvpp_csc_supported(dvpp_pixfmt from, dvpp_pixfmt to);
 dvpp_status dvpp_csc_convert(const dvpp_image *src, dvpp_image *dst,
                              const dvpp_csc *c, dvpp_scratch *scratch,
                              dvpp_err *err);
+
+/* A row converter for fused pipelines: one row of a 4:2:0 YUV image
+ * (NV12, NV21, I420, YV12) to one packed RGB-family row, computed only
+ * when a consumer asks for it (e.g. the rows a resize actually reads).
+ * Bytes are identical to dvpp_csc_convert's. Plain data; the image must
+ * outlive it. */
+typedef struct dvpp_csc_rows {
+    const dvpp_image *src;
+    dvpp_planes planes;
+    const void *kern;   /* the CSC kernel table */
+    const void *coef;   /* the matrix in fixed point */
+    uint8_t pix[8];     /* output pixel layout (kernel view) */
+    bool v_first;
+    bool planar;
+} dvpp_csc_rows;
+
+/* Prepare @r for @src -> @dst_fmt with @c. DVPP_EFORMAT unless @src is
+ * 4:2:0 YUV and @dst_fmt an RGB-family format. */
+dvpp_status dvpp_csc_rows_init(dvpp_csc_rows *r, const dvpp_image *src,
+                               dvpp_pixfmt dst_fmt, const dvpp_csc *c,
+                               dvpp_err *err);
+
+/* Convert @w pixels from (@x, @y) of the source (x even) into @out. */
+void dvpp_csc_rows_get(const dvpp_csc_rows *r, uint32_t x, uint32_t y,
+                       uint32_t w, uint8_t *out);
 
 #endif

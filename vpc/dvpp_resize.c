@@ -964,6 +964,8 @@ void dvpp_resize_plan_free(dvpp_resize_plan *p)
  * bytes past a row; the rows near the end of the plane, where that could
  * leave the caller's buffer, are copied into a padded row first. */
 typedef struct src_rows {
+    dvpp_resize_row_fn fn; /* producer of rows, or NULL: read base */
+    void *ctx;             /* its context */
     const uint8_t *base;   /* first row */
     size_t stride;         /* bytes between rows */
     size_t row_bytes;      /* width * channels */
@@ -973,8 +975,11 @@ typedef struct src_rows {
 
 static const uint8_t *src_row(const src_rows *s, uint32_t y)
 {
-    const uint8_t *r = s->base + (size_t)y * s->stride;
+    const uint8_t *r;
 
+    if (s->fn) /* produced into the padded row: over-reads stay inside */
+        return s->fn(s->ctx, y, s->pad);
+    r = s->base + (size_t)y * s->stride;
     if (y < s->first_copy)
         return r;
     memcpy(s->pad, r, s->row_bytes);
@@ -987,6 +992,8 @@ static dvpp_status src_rows_init(src_rows *s, const dvpp_resize_plan *p,
 {
     size_t n;
 
+    s->fn = NULL;
+    s->ctx = NULL;
     s->base = src;
     s->stride = stride;
     s->row_bytes = (size_t)p->src_w * p->cn;
@@ -1156,6 +1163,41 @@ dvpp_status dvpp_resize_run(const dvpp_resize_plan *p, const uint8_t *src,
     st = src_rows_init(&s, p, src, src_stride, scratch, err);
     if (st != DVPP_OK)
         return st;
+    if (p->mode == RESIZE_NEAREST) {
+        run_nearest(p, &s, dst, dst_stride);
+        return DVPP_OK;
+    }
+    return run_sep(p, &s, dst, dst_stride, scratch, err);
+}
+
+bool dvpp_resize_plan_streams(const dvpp_resize_plan *p)
+{
+    return p && (p->mode == RESIZE_NEAREST ||
+                 (p->mode != RESIZE_COPY && p->mode != RESIZE_AREA_FAST &&
+                  p->hpass != HPASS_NONE));
+}
+
+dvpp_status dvpp_resize_run_rows(const dvpp_resize_plan *p,
+                                 dvpp_resize_row_fn fn, void *ctx, uint8_t *dst,
+                                 size_t dst_stride, dvpp_scratch *scratch,
+                                 dvpp_err *err)
+{
+    dvpp_status st;
+    src_rows s;
+
+    if (!fn || !dst || !scratch || !dvpp_resize_plan_streams(p))
+        return dvpp_err_set(err, DVPP_EINVAL, NULL,
+                            "resize: this plan cannot run from a row producer");
+    if (p->dst_h > 1 && dst_stride < (size_t)p->dst_w * p->cn)
+        return dvpp_err_set(err, DVPP_EINVAL, "stride",
+                            "resize: stride shorter than a row");
+    /* The producer writes into the padded scratch row: no plane to guard. */
+    st = src_rows_init(&s, p, dst, 0, scratch, err);
+    if (st != DVPP_OK)
+        return st;
+    s.fn = fn;
+    s.ctx = ctx;
+    s.base = NULL;
     if (p->mode == RESIZE_NEAREST) {
         run_nearest(p, &s, dst, dst_stride);
         return DVPP_OK;

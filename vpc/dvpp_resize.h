@@ -94,4 +94,25 @@ dvpp_status dvpp_resize_run(const dvpp_resize_plan *p, const uint8_t *src,
                             size_t src_stride, uint8_t *dst, size_t dst_stride,
                             dvpp_scratch *scratch, dvpp_err *err);
 
+/* Source rows produced on demand. @fn writes source row @y (src_w *
+ * channels bytes) into @buf and returns the row to read (@buf, or a row of
+ * its own that stays valid until the next call). Rows are asked for in
+ * increasing order, each at most once, and only the rows the resize reads:
+ * a producer can compute just those (NV12 -> RGB converted only where a
+ * downscale samples it). */
+typedef const uint8_t *(*dvpp_resize_row_fn)(void *ctx, uint32_t y, uint8_t *buf);
+
+/* True when @p can run from a row producer: it reads each source row once,
+ * through the horizontal pass (nearest and separable plans that change the
+ * width). Copies, integer-factor area and height-only plans read several
+ * rows at once and need dvpp_resize_run. */
+bool dvpp_resize_plan_streams(const dvpp_resize_plan *p);
+
+/* dvpp_resize_run with the source rows from @fn/@ctx. DVPP_EINVAL when
+ * the plan does not stream. */
+dvpp_status dvpp_resize_run_rows(const dvpp_resize_plan *p,
+                                 dvpp_resize_row_fn fn, void *ctx, uint8_t *dst,
+                                 size_t dst_stride, dvpp_scratch *scratch,
+                                 dvpp_err *err);
+
 #endif

@@ -261,6 +261,62 @@ static dvpp_status convert(dvpp_vpc_ctx *c, const dvpp_image *s, dvpp_image *d,
     return dvpp_csc_convert(s, d, &c->csc, &c->scratch, err);
 }
 
+/* --- fused YUV 4:2:0 -> resized RGB ----------------------------------------- */
+
+/* Rows of the crop, converted to RGB only when the resize reads them. */
+typedef struct fused_rows {
+    dvpp_csc_rows rows;
+    uint32_t x0, y0, w;
+} fused_rows;
+
+static const uint8_t *fused_row(void *ctx, uint32_t y, uint8_t *buf)
+{
+    const fused_rows *f = ctx;
+
+    dvpp_csc_rows_get(&f->rows, f->x0, f->y0 + y, f->w, buf);
+    return buf;
+}
+
+static bool is_yuv420(dvpp_pixfmt f)
+{
+    return f == DVPP_PIXEL_NV12 || f == DVPP_PIXEL_NV21 || f == DVPP_PIXEL_I420 ||
+           f == DVPP_PIXEL_YVU_PLANAR_420;
+}
+
+/* 4:2:0 YUV crop -> resized RGB-family paste region in one pass, when the
+ * plan reads each source row once: only the sampled rows are converted.
+ * Same bytes as converting the crop and then resizing it. *done is false
+ * when this path does not apply. */
+static dvpp_status try_fused(dvpp_vpc_ctx *c, const dvpp_image *src,
+                             const dvpp_roi *cr, dvpp_image *dst,
+                             const dvpp_roi *pr, dvpp_parity parity,
+                             dvpp_interp interp, bool *done, dvpp_err *err)
+{
+    const dvpp_pixfmt_info *fd = dvpp_pixfmt_get(dst->format);
+    uint32_t cw = dvpp_roi_width(cr), ch = dvpp_roi_height(cr);
+    uint32_t pw = dvpp_roi_width(pr), ph = dvpp_roi_height(pr);
+    const dvpp_resize_plan *plan;
+    fused_rows f;
+    dvpp_status st;
+
+    *done = false;
+    if (!is_yuv420(src->format) || !is_rgb_family(dst->format) ||
+        (cw == pw && ch == ph))
+        return DVPP_OK;
+    st = get_plan(c, parity, interp, cw, ch, pw, ph, fd->bpp, &plan, err);
+    if (st != DVPP_OK || !dvpp_resize_plan_streams(plan))
+        return st;
+    st = dvpp_csc_rows_init(&f.rows, src, dst->format, &c->csc, err);
+    if (st != DVPP_OK)
+        return st;
+    f.x0 = cr->left, f.y0 = cr->top, f.w = cw;
+    *done = true;
+    return dvpp_resize_run_rows(plan, fused_row, &f,
+                                dst->data + (size_t)pr->top * dst->width_stride +
+                                    (size_t)pr->left * fd->bpp,
+                                dst->width_stride, &c->scratch, err);
+}
+
 /* --- checks ------------------------------------------------------------------------- */
 
 static dvpp_status check_region(const dvpp_image *img, const dvpp_roi *r,
@@ -355,6 +411,12 @@ dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
               ? dst->format
               : resize_format(src->format);
     cur = src;
+    if (fmt != src->format && fmt == dst->format) {
+        bool done;
+        st = try_fused(c, src, &cr, dst, &pr, parity, interp, &done, err);
+        if (st != DVPP_OK || done)
+            goto out_alpha;
+    }
     if (fmt != src->format) {
         /* 2. Convert just the crop, reading it in place when the layout
          * allows a view, else from a copy of the region. */
@@ -406,6 +468,7 @@ dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
                 copy_region(out, 0, 0, pw, ph, dst, pr.left, pr.top);
         }
     }
+out_alpha:
     if (st == DVPP_OK && dvpp_profile_is_ascend(c->profile))
         zero_alpha(dst, &pr);
     return st;

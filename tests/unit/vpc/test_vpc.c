@@ -410,6 +410,78 @@ static void test_allocation_failures_are_clean(void **state)
     dvpp_image_free(&dst);
 }
 
+/* The fused 4:2:0 -> resized RGB path gives the bytes of converting the
+ * crop first and resizing it after, for every parity and streaming plan. */
+static void check_fused(dvpp_pixfmt in_fmt, dvpp_pixfmt out_fmt,
+                        dvpp_parity parity, dvpp_interp interp, dvpp_roi crop,
+                        uint32_t ow, uint32_t oh)
+{
+    dvpp_vpc_ctx c;
+    dvpp_image src = make_image(in_fmt, 320, 240, 16, 2);
+    dvpp_image got = blank(out_fmt, ow, oh, 1, 1), rgb, want, cropped;
+    uint32_t cw = dvpp_roi_width(&crop), ch = dvpp_roi_height(&crop);
+    dvpp_resize_opts o;
+    dvpp_resize_plan *plan;
+    dvpp_scratch scratch;
+    dvpp_csc csc;
+    dvpp_planes ps, pc;
+
+    dvpp_resize_opts_init(&o);
+    o.parity = parity;
+    o.interp = interp;
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_NATIVE);
+    assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &src, &crop, &got, NULL, &o, NULL),
+                     DVPP_OK);
+    /* Reference: copy the crop, convert it, resize it. */
+    cropped = blank(in_fmt, cw, ch, 1, 1);
+    dvpp_image_planes(&src, &ps, NULL);
+    dvpp_image_planes(&cropped, &pc, NULL);
+    for (int p = 0; p < pc.count; p++) {
+        uint32_t sh = p ? 1 : 0, cb = pc.count == 2 && p ? 2 : 1;
+        for (uint32_t y = 0; y < pc.p[p].rows; y++)
+            memcpy(dvpp_image_row(&cropped, &pc, p, y),
+                   dvpp_image_row(&src, &ps, p, (crop.top >> sh) + y) +
+                       (crop.left >> sh) * cb,
+                   pc.p[p].row_bytes);
+    }
+    rgb = blank(out_fmt, cw, ch, 1, 1);
+    want = blank(out_fmt, ow, oh, 1, 1);
+    dvpp_csc_init(&csc);
+    dvpp_scratch_init(&scratch);
+    assert_int_equal(dvpp_csc_convert(&cropped, &rgb, &csc, &scratch, NULL), DVPP_OK);
+    assert_int_equal(dvpp_resize_plan_new(parity, interp, cw, ch, ow, oh,
+                                          dvpp_pixfmt_get(out_fmt)->bpp, &plan, NULL),
+                     DVPP_OK);
+    assert_true(dvpp_resize_plan_streams(plan));
+    assert_int_equal(dvpp_resize_run(plan, rgb.data, rgb.width_stride, want.data,
+                                     want.width_stride, &scratch, NULL), DVPP_OK);
+    assert_memory_equal(got.data, want.data, want.size);
+    dvpp_resize_plan_free(plan);
+    dvpp_scratch_fini(&scratch);
+    dvpp_image_free(&src), dvpp_image_free(&got), dvpp_image_free(&rgb);
+    dvpp_image_free(&want), dvpp_image_free(&cropped);
+    dvpp_vpc_ctx_fini(&c);
+}
+
+static void test_fused_yuv_to_resized_rgb(void **state)
+{
+    dvpp_roi whole = {0, 0, 319, 239}, part = {18, 10, 250, 201};
+
+    (void)state;
+    check_fused(DVPP_PIXEL_NV12, DVPP_PIXEL_RGB, DVPP_PARITY_CV2, DVPP_INTERP_BILINEAR,
+                whole, 224, 224);
+    check_fused(DVPP_PIXEL_NV12, DVPP_PIXEL_BGR, DVPP_PARITY_CV2, DVPP_INTERP_NEAREST,
+                part, 100, 37);
+    check_fused(DVPP_PIXEL_NV21, DVPP_PIXEL_RGBA, DVPP_PARITY_CV2, DVPP_INTERP_AREA,
+                part, 61, 45);
+    check_fused(DVPP_PIXEL_I420, DVPP_PIXEL_RGB, DVPP_PARITY_PIL, DVPP_INTERP_BICUBIC,
+                whole, 97, 73);
+    check_fused(DVPP_PIXEL_YVU_PLANAR_420, DVPP_PIXEL_BGRA, DVPP_PARITY_TF,
+                DVPP_INTERP_BILINEAR, part, 400, 300);
+    check_fused(DVPP_PIXEL_NV12, DVPP_PIXEL_RGB, DVPP_PARITY_CV2, DVPP_INTERP_BICUBIC,
+                part, 640, 480);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -423,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_batch_limits),
         cmocka_unit_test(test_letterbox_fills_padding),
         cmocka_unit_test(test_allocation_failures_are_clean),
+        cmocka_unit_test(test_fused_yuv_to_resized_rgb),
     };
     return cmocka_run_group_tests_name("vpc", tests, NULL, NULL);
 }
