@@ -261,6 +261,75 @@ static dvpp_status convert(dvpp_vpc_ctx *c, const dvpp_image *s, dvpp_image *d,
     return dvpp_csc_convert(s, d, &c->csc, &c->scratch, err);
 }
 
+/* --- Pillow's premultiplied alpha -------------------------------------------- */
+
+/* Pillow resizes RGBA as premultiplied RGBa (Image.resize converts to RGBa
+ * and back for every filter but NEAREST), so pil parity does the same,
+ * with Pillow's own rounding (Convert.c rgbA2rgba / rgba2rgbA). */
+static bool pil_premultiplies(dvpp_parity parity, dvpp_interp interp,
+                              dvpp_pixfmt f)
+{
+    return parity == DVPP_PARITY_PIL && interp != DVPP_INTERP_NEAREST &&
+           dvpp_pixfmt_get(f)->has_alpha;
+}
+
+static unsigned alpha_index(dvpp_pixfmt f)
+{
+    return f == DVPP_PIXEL_ARGB || f == DVPP_PIXEL_ABGR ? 0 : 3;
+}
+
+static void premultiply_row(const uint8_t *s, uint8_t *d, uint32_t w, unsigned ai)
+{
+    for (uint32_t x = 0; x < w; x++, s += 4, d += 4) {
+        unsigned a = s[ai];
+        for (unsigned k = 0; k < 4; k++) {
+            unsigned t = s[k] * a + 128;
+            d[k] = k == ai ? (uint8_t)a : (uint8_t)(((t >> 8) + t) >> 8);
+        }
+    }
+}
+
+static void unpremultiply_row(uint8_t *p, uint32_t w, unsigned ai)
+{
+    for (uint32_t x = 0; x < w; x++, p += 4) {
+        unsigned a = p[ai];
+        if (a == 0 || a == 255)
+            continue;
+        for (unsigned k = 0; k < 4; k++) {
+            unsigned v = k == ai ? a : 255 * p[k] / a;
+            p[k] = (uint8_t)(v > 255 ? 255 : v);
+        }
+    }
+}
+
+/* Resize a region of a 4-byte alpha format the way Pillow does. */
+static dvpp_status resize_premultiplied(dvpp_vpc_ctx *c, const dvpp_image *s,
+                                        const dvpp_roi *cr, const dvpp_image *d,
+                                        const dvpp_roi *pr, dvpp_parity parity,
+                                        dvpp_interp interp, dvpp_err *err)
+{
+    uint32_t cw = dvpp_roi_width(cr), ch = dvpp_roi_height(cr);
+    unsigned ai = alpha_index(s->format);
+    dvpp_image *t;
+    dvpp_status st;
+
+    st = tmp_image(c, 1, s->format, cw, ch, &t, err);
+    if (st != DVPP_OK)
+        return st;
+    for (uint32_t y = 0; y < ch; y++)
+        premultiply_row(s->data + (size_t)(cr->top + y) * s->width_stride +
+                            (size_t)cr->left * 4,
+                        t->data + (size_t)y * t->width_stride, cw, ai);
+    st = resize_region(c, t, 0, 0, cw, ch, d, pr->left, pr->top,
+                       dvpp_roi_width(pr), dvpp_roi_height(pr), parity, interp,
+                       err);
+    for (uint32_t y = pr->top; st == DVPP_OK && y <= pr->bottom; y++)
+        unpremultiply_row(d->data + (size_t)y * d->width_stride +
+                              (size_t)pr->left * 4,
+                          dvpp_roi_width(pr), ai);
+    return st;
+}
+
 /* --- fused YUV 4:2:0 -> resized RGB ----------------------------------------- */
 
 /* Rows of the crop, converted to RGB only when the resize reads them. */
@@ -448,7 +517,10 @@ dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
     }
     /* 3. Resize the crop window (no copy), straight into the output when
      * the formats agree. */
-    if (fmt == dst->format) {
+    if (fmt == dst->format && fmt == cur->format &&
+        pil_premultiplies(parity, interp, fmt) && (cw != pw || ch != ph)) {
+        st = resize_premultiplied(c, cur, &cr, dst, &pr, parity, interp, err);
+    } else if (fmt == dst->format) {
         st = resize_region(c, cur, cr.left, cr.top, cw, ch, dst, pr.left, pr.top,
                            pw, ph, parity, interp, err);
     } else {

@@ -11,10 +11,9 @@ and compares OUT.npy with the library the parity names:
        INTER_CUBIC | INTER_AREA), OpenCV 4.6 with cv2.setNumThreads(1).
   pil  Image.resize((W, H), NEAREST | BILINEAR | BICUBIC | LANCZOS | BOX),
        Pillow 9.4. Pillow premultiplies alpha when it filters an RGBA image
-       (it converts to 'RGBa' first); dvppd's engine treats the four
-       channels alike, which is what Pillow does to each band of any other
-       mode, so RGBA is compared band by band ('L' images). NEAREST does not
-       premultiply and is compared on the RGBA image itself.
+       (it converts to 'RGBa' and back); dvppd's pil parity does the same in
+       the VPC layer (the engine itself treats channels alike), so RGBA is
+       compared with Pillow's RGBA resize directly.
   tf   TensorFlow is not packaged in Debian, so TF1's legacy kernels
        (align_corners=False, half_pixel_centers=False) are re-implemented
        below in numpy, in float32 exactly as resize_bilinear_op.cc and
@@ -179,12 +178,7 @@ def tf_legacy_nearest(img, w, h):
 
 
 def _pil_resize(img, w, h, interp):
-    filt = PIL[interp]
-    if img.ndim == 2 or img.shape[2] == 3 or interp == "nearest":
-        return np.asarray(Image.fromarray(img).resize((w, h), filt))
-    bands = [np.asarray(Image.fromarray(np.ascontiguousarray(img[..., c]))
-                        .resize((w, h), filt)) for c in range(img.shape[2])]
-    return np.stack(bands, axis=-1)
+    return np.asarray(Image.fromarray(img).resize((w, h), PIL[interp]))
 
 
 def reference(parity, interp, img, w, h):

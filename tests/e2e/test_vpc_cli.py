@@ -193,3 +193,17 @@ def test_bad_requests_are_clear_errors(tmp_path):
     assert r.returncode == 1 and "not inside" in r.stderr
     r = run("resize", img, "-o", out, check=False)
     assert r.returncode == 2
+
+
+@pytest.mark.parametrize("filt,flag", [("bilinear", 2), ("bicubic", 3), ("lanczos", 1)])
+def test_pil_rgba_resize_premultiplies_like_pillow(tmp_path, filt, flag):
+    """Pillow resizes RGBA as premultiplied RGBa; pil parity must too."""
+    from PIL import Image
+    rng = np.random.default_rng(9)
+    img = rng.integers(0, 256, (37, 53, 4), np.uint8)
+    img[..., 3] = rng.choice([0, 1, 60, 128, 200, 255], (37, 53))
+    out = str(tmp_path / "o.npy")
+    run("resize", npy(tmp_path, "in.npy", img), "--size", "23x31", "--parity", "pil",
+        "--interp", filt, "-o", out)
+    ref = np.asarray(Image.fromarray(img, "RGBA").resize((23, 31), flag))
+    assert max_diff(np.load(out), ref) == 0
