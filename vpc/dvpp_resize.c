@@ -123,6 +123,12 @@ void dvpp__resize_kern_init(resize_kern *k, dvpp_simd_level level)
         k->level = DVPP_SIMD_AVX512;
         k->pil_h = dvpp__resize_pil_h_avx512;
         k->pil_v = dvpp__resize_pil_v_avx512;
+        k->nearest = dvpp__resize_nearest_avx512;
+        k->cv_h = dvpp__resize_cv_h_avx512;
+        k->cv_v2 = dvpp__resize_cv_v2_avx512;
+        k->cv_v4 = dvpp__resize_cv_v4_avx512;
+        k->area_v = dvpp__resize_area_v_avx512;
+        k->tf_v = dvpp__resize_tf_v_avx512;
     }
 #else
     (void)level;

@@ -274,5 +274,19 @@ void dvpp__resize_pil_h_avx512(const uint8_t *src, uint8_t *dst,
                                const resize_tab *t, unsigned cn);
 void dvpp__resize_pil_v_avx512(const uint8_t *const *rows, const int32_t *k,
                                uint32_t taps, uint8_t *dst, size_t n);
+void dvpp__resize_nearest_avx512(const uint8_t *src, uint8_t *dst,
+                                 const int32_t *xofs, uint32_t pixels,
+                                 unsigned cn);
+void dvpp__resize_cv_h_avx512(const uint8_t *src, int32_t *dst,
+                              const resize_tab *t, unsigned cn);
+void dvpp__resize_cv_v2_avx512(const int32_t *s0, const int32_t *s1,
+                               const int16_t *beta, uint8_t *dst, size_t n);
+void dvpp__resize_cv_v4_avx512(const int32_t *const *rows,
+                               const int16_t *beta, uint8_t *dst, size_t n,
+                               size_t nf);
+void dvpp__resize_area_v_avx512(const float *const *rows, const float *beta,
+                                uint32_t taps, uint8_t *dst, size_t n);
+void dvpp__resize_tf_v_avx512(const float *top, const float *bot, float lerp,
+                              uint8_t *dst, size_t n);
 
 #endif
