@@ -20,5 +20,9 @@ void dvpp__interleave_uv_avx2(const uint8_t *u, const uint8_t *v, uint8_t *dst,
                               size_t n);
 void dvpp__deinterleave_uv_avx2(const uint8_t *src, uint8_t *u, uint8_t *v,
                                 size_t n);
+void dvpp__interleave_uv_avx512(const uint8_t *u, const uint8_t *v,
+                                uint8_t *dst, size_t n);
+void dvpp__deinterleave_uv_avx512(const uint8_t *src, uint8_t *u, uint8_t *v,
+                                  size_t n);
 
 #endif

@@ -38,6 +38,11 @@ void dvpp_pack_kern_init(dvpp_pack_kern *k, dvpp_simd_level level)
         k->interleave = dvpp__interleave_uv_avx2;
         k->deinterleave = dvpp__deinterleave_uv_avx2;
     }
+    if (level >= DVPP_SIMD_AVX512) {
+        k->level = DVPP_SIMD_AVX512;
+        k->interleave = dvpp__interleave_uv_avx512;
+        k->deinterleave = dvpp__deinterleave_uv_avx512;
+    }
 #else
     (void)level;
 #endif

@@ -156,6 +156,13 @@ void dvpp__shuffle_avx2(const uint8_t *s, uint8_t *d, size_t w,
 
 void dvpp__yuv_rgb_sub_avx512(const dvpp__yuv_rows *r, size_t w,
                               const dvpp__csc_coef *k, const dvpp__csc_pix *o);
+void dvpp__rgb_yuv_sub_avx512(const dvpp__rgb_rows *r, size_t w,
+                              const dvpp__csc_coef *k,
+                              const dvpp__csc_pix *in);
+void dvpp__rgb_y_avx512(const uint8_t *s, uint8_t *y, size_t w,
+                        const dvpp__csc_coef *k, const dvpp__csc_pix *in);
+void dvpp__shuffle_avx512(const uint8_t *s, uint8_t *d, size_t w,
+                          const dvpp__csc_shuf *m);
 
 /* Shuffle tables shared by the x86 kernels (dvpp_csc.c explains them). */
 extern const uint8_t dvpp__csc_pi_inv[16];
@@ -232,5 +239,6 @@ const dvpp__border_kern *dvpp__border_kern_get(dvpp_simd_level level);
 void dvpp__fill_scalar(uint8_t *dst, size_t n, const uint8_t *px, unsigned cn);
 void dvpp__fill_sse41(uint8_t *dst, size_t n, const uint8_t *px, unsigned cn);
 void dvpp__fill_avx2(uint8_t *dst, size_t n, const uint8_t *px, unsigned cn);
+void dvpp__fill_avx512(uint8_t *dst, size_t n, const uint8_t *px, unsigned cn);
 
 #endif

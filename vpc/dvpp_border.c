@@ -41,6 +41,10 @@ void dvpp__border_kern_init(dvpp__border_kern *k, dvpp_simd_level level)
         k->level = DVPP_SIMD_AVX2;
         k->fill = dvpp__fill_avx2;
     }
+    if (level >= DVPP_SIMD_AVX512) {
+        k->level = DVPP_SIMD_AVX512;
+        k->fill = dvpp__fill_avx512;
+    }
 #else
     (void)level;
 #endif

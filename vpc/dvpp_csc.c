@@ -302,6 +302,9 @@ void dvpp__csc_kern_init(dvpp__csc_kern *k, dvpp_simd_level level)
     if (level >= DVPP_SIMD_AVX512) {
         k->level = DVPP_SIMD_AVX512;
         k->yuv_rgb_sub = dvpp__yuv_rgb_sub_avx512;
+        k->rgb_yuv_sub = dvpp__rgb_yuv_sub_avx512;
+        k->rgb_y = dvpp__rgb_y_avx512;
+        k->shuffle = dvpp__shuffle_avx512;
     }
 #else
     (void)level;

@@ -1,10 +1,12 @@
-/* AVX-512 (F/BW) YUV -> RGB kernel; built with -mavx512bw, reached via
- * dispatch. The 512-bit form of csc_avx2.c: 64 pixels per step, each
+/* AVX-512 (F/BW) colour-conversion kernels (YUV -> RGB, RGB -> YUV, luma,
+ * channel reorder); built with -mavx512bw, reached via dispatch. The
+ * 512-bit form of csc_avx2.c: 64 pixels per step (reorder: 16), each
  * 128-bit lane holding 16 consecutive pixels in pi order, same exact
- * pmaddwd arithmetic; cross-lane moves only in the stores. Tails go to the
- * scalar kernel.
+ * pmaddwd arithmetic; cross-lane moves only in loads and stores. Tails go
+ * to the AVX2 kernels (then scalar).
  */
 #include <immintrin.h>
+#include <string.h>
 
 #include "../csc_int.h"
 
@@ -213,4 +215,277 @@ void dvpp__yuv_rgb_sub_avx512(const dvpp__yuv_rows *r, size_t w,
         dvpp__yuv_rows t = dvpp__yuv_rows_at(r, i, o->cn);
         dvpp__yuv_rgb_sub_avx2(&t, w - i, c, o);
     }
+}
+
+/* ------------------------------------------------------------------ */
+/* RGB -> YUV                                                          */
+/* ------------------------------------------------------------------ */
+
+/* As csc_avx2.c: R*kr + G*kg + B*kb + bias as three pmaddwd on (R,G),
+ * (R<<7,G<<7), (B,B<<7) word pairs with split coefficients, exact. */
+typedef struct dot3 {
+    __m512i rg0;  /* (lo kr, lo kg) */
+    __m512i rg1;  /* (hi kr, hi kg) */
+    __m512i bb;   /* (lo kb, hi kb) */
+    __m512i bias; /* rounding and offset */
+} dot3;
+
+typedef struct rk {
+    dot3 y;     /* luma */
+    dot3 u;     /* U */
+    dot3 v;     /* V */
+    __m512i ff; /* low-byte mask, words */
+} rk;
+
+static dot3 dot3_make(int32_t kr, int32_t kg, int32_t kb, int32_t bias)
+{
+    dot3 d = {
+        _mm512_set1_epi32(dvpp__csc_pair(dvpp__csc_lo(kr), dvpp__csc_lo(kg))),
+        _mm512_set1_epi32(dvpp__csc_pair(dvpp__csc_hi(kr), dvpp__csc_hi(kg))),
+        _mm512_set1_epi32(dvpp__csc_pair(dvpp__csc_lo(kb), dvpp__csc_hi(kb))),
+        _mm512_set1_epi32(bias)};
+    return d;
+}
+
+static void rk_init(rk *k, const dvpp__csc_coef *c)
+{
+    k->y = dot3_make(c->yr, c->yg, c->yb, c->y_bias);
+    k->u = dot3_make(c->ur, c->ug, c->ub, DVPP__CSC_CBIAS);
+    k->v = dot3_make(c->vr, c->vg, c->vb, DVPP__CSC_CBIAS);
+    k->ff = _mm512_set1_epi16(0xff);
+}
+
+static inline __m512i dot16x(__m512i rg, __m512i bb, const dot3 *d)
+{
+    __m512i s = _mm512_add_epi32(_mm512_madd_epi16(rg, d->rg0),
+                                 _mm512_madd_epi16(_mm512_slli_epi16(rg, 7), d->rg1));
+    s = _mm512_add_epi32(s, _mm512_add_epi32(_mm512_madd_epi16(bb, d->bb), d->bias));
+    return _mm512_srai_epi32(s, DVPP__CSC_SHIFT);
+}
+
+/* 16 results per lane from 16 words of R, G, B per lane (two halves). */
+static inline __m512i dot64(__m512i rl, __m512i gl, __m512i bl, __m512i rh,
+                            __m512i gh, __m512i bh, const dot3 *d)
+{
+    __m512i bl7 = _mm512_slli_epi16(bl, 7), bh7 = _mm512_slli_epi16(bh, 7);
+    __m512i a = dot16x(_mm512_unpacklo_epi16(rl, gl), _mm512_unpacklo_epi16(bl, bl7), d);
+    __m512i b = dot16x(_mm512_unpackhi_epi16(rl, gl), _mm512_unpackhi_epi16(bl, bl7), d);
+    __m512i c = dot16x(_mm512_unpacklo_epi16(rh, gh), _mm512_unpacklo_epi16(bh, bh7), d);
+    __m512i e = dot16x(_mm512_unpackhi_epi16(rh, gh), _mm512_unpackhi_epi16(bh, bh7), d);
+
+    return _mm512_packus_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, e));
+}
+
+/* Four 16-byte loads, lane L from @p + L * @stride. */
+static inline __m512i load4x16(const uint8_t *p, size_t stride)
+{
+    __m512i x = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)p));
+    x = _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)(p + stride)), 1);
+    x = _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)(p + 2 * stride)), 2);
+    return _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)(p + 3 * stride)), 3);
+}
+
+/* 64 pixels' channel bytes in natural order (lane L: pixels 16L..16L+15). */
+static inline void load_rgb64(const uint8_t *s, const dvpp__csc_pix *in,
+                              __m512i ch[4])
+{
+    if (in->cn == 3) {
+        __m512i a = load4x16(s, 48), b = load4x16(s + 16, 48);
+        __m512i c = load4x16(s + 32, 48);
+        for (int x = 0; x < 3; x++)
+            ch[x] = _mm512_or_si512(
+                _mm512_or_si512(pshufb_tab(a, dvpp__csc_de3[x][0]),
+                                pshufb_tab(b, dvpp__csc_de3[x][1])),
+                pshufb_tab(c, dvpp__csc_de3[x][2]));
+        ch[3] = ch[0];
+    } else {
+        __m512i t[4];
+        for (int q = 0; q < 4; q++)
+            t[q] = pshufb_tab(load4x16(s + 16 * q, 64), dvpp__csc_de4);
+        __m512i a01 = _mm512_unpacklo_epi32(t[0], t[1]);
+        __m512i b01 = _mm512_unpackhi_epi32(t[0], t[1]);
+        __m512i a23 = _mm512_unpacklo_epi32(t[2], t[3]);
+        __m512i b23 = _mm512_unpackhi_epi32(t[2], t[3]);
+        ch[0] = _mm512_unpacklo_epi64(a01, a23);
+        ch[1] = _mm512_unpackhi_epi64(a01, a23);
+        ch[2] = _mm512_unpacklo_epi64(b01, b23);
+        ch[3] = _mm512_unpackhi_epi64(b01, b23);
+    }
+}
+
+static inline __m512i luma_row64(const __m512i ch[4], const dvpp__csc_pix *in,
+                                 const rk *k)
+{
+    __m512i z = _mm512_setzero_si512();
+    __m512i r = ch[in->ri], g = ch[in->gi], b = ch[in->bi];
+
+    return dot64(_mm512_unpacklo_epi8(r, z), _mm512_unpacklo_epi8(g, z),
+                 _mm512_unpacklo_epi8(b, z), _mm512_unpackhi_epi8(r, z),
+                 _mm512_unpackhi_epi8(g, z), _mm512_unpackhi_epi8(b, z), &k->y);
+}
+
+/* Luma of 64 4-byte pixels without the lane inserts: plain 64-byte loads
+ * leave pixels 16j+4L..16j+4L+3 in dword j of lane L of the result, and
+ * one dword permute puts them back in natural order. */
+static inline __m512i luma_rgba64(const uint8_t *s, const dvpp__csc_pix *in,
+                                  const rk *k)
+{
+    const __m512i fix = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13,
+                                          2, 6, 10, 14, 3, 7, 11, 15);
+    __m512i t[4], ch[4];
+
+    for (int q = 0; q < 4; q++)
+        t[q] = pshufb_tab(_mm512_loadu_si512((const void *)(s + 64 * q)),
+                          dvpp__csc_de4);
+    __m512i a01 = _mm512_unpacklo_epi32(t[0], t[1]);
+    __m512i b01 = _mm512_unpackhi_epi32(t[0], t[1]);
+    __m512i a23 = _mm512_unpacklo_epi32(t[2], t[3]);
+    __m512i b23 = _mm512_unpackhi_epi32(t[2], t[3]);
+    ch[0] = _mm512_unpacklo_epi64(a01, a23);
+    ch[1] = _mm512_unpackhi_epi64(a01, a23);
+    ch[2] = _mm512_unpacklo_epi64(b01, b23);
+    ch[3] = _mm512_unpackhi_epi64(b01, b23);
+    return _mm512_permutexvar_epi32(fix, luma_row64(ch, in, k));
+}
+
+/* U and V of the 32 even pixels of 64: lane L = [u 8L..8L+7, v 8L..8L+7]. */
+static inline __m512i chroma_row64(const __m512i ch[4], const dvpp__csc_pix *in,
+                                   const rk *k)
+{
+    __m512i re = _mm512_and_si512(ch[in->ri], k->ff);
+    __m512i ge = _mm512_and_si512(ch[in->gi], k->ff);
+    __m512i be = _mm512_and_si512(ch[in->bi], k->ff);
+    __m512i be7 = _mm512_slli_epi16(be, 7);
+    __m512i rgl = _mm512_unpacklo_epi16(re, ge), rgh = _mm512_unpackhi_epi16(re, ge);
+    __m512i bbl = _mm512_unpacklo_epi16(be, be7), bbh = _mm512_unpackhi_epi16(be, be7);
+    __m512i u = _mm512_packs_epi32(dot16x(rgl, bbl, &k->u), dot16x(rgh, bbh, &k->u));
+    __m512i v = _mm512_packs_epi32(dot16x(rgl, bbl, &k->v), dot16x(rgh, bbh, &k->v));
+
+    return _mm512_packus_epi16(u, v);
+}
+
+static inline void store_chroma32(const dvpp__rgb_rows *r, size_t ci, __m512i x)
+{
+    if (r->cstep == 1) {
+        /* u0-7 u8-15 u16-23 u24-31 | v0-7 ... v24-31 */
+        x = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), x);
+        _mm256_storeu_si256((__m256i *)(r->u + ci), _mm512_castsi512_si256(x));
+        _mm256_storeu_si256((__m256i *)(r->v + ci), _mm512_extracti64x4_epi64(x, 1));
+        return;
+    }
+    if (r->u < r->v)
+        x = _mm512_shuffle_epi8(x, _mm512_broadcast_i32x4(_mm_setr_epi8(
+            0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15)));
+    else
+        x = _mm512_shuffle_epi8(x, _mm512_broadcast_i32x4(_mm_setr_epi8(
+            8, 0, 9, 1, 10, 2, 11, 3, 12, 4, 13, 5, 14, 6, 15, 7)));
+    _mm512_storeu_si512((void *)((r->u < r->v ? r->u : r->v) + 2 * ci), x);
+}
+
+void dvpp__rgb_yuv_sub_avx512(const dvpp__rgb_rows *r, size_t w,
+                              const dvpp__csc_coef *c, const dvpp__csc_pix *in)
+{
+    rk k;
+    size_t i = 0;
+
+    rk_init(&k, c);
+    for (; i + 64 <= w; i += 64) {
+        __m512i ch[4];
+        load_rgb64(r->s0 + i * in->cn, in, ch);
+        _mm512_storeu_si512((void *)(r->y0 + i), luma_row64(ch, in, &k));
+        if (r->u)
+            store_chroma32(r, i / 2, chroma_row64(ch, in, &k));
+        if (r->s1 && in->cn == 4) {
+            _mm512_storeu_si512((void *)(r->y1 + i),
+                                luma_rgba64(r->s1 + i * 4, in, &k));
+        } else if (r->s1) {
+            load_rgb64(r->s1 + i * in->cn, in, ch);
+            _mm512_storeu_si512((void *)(r->y1 + i), luma_row64(ch, in, &k));
+        }
+    }
+    /* The AVX2 kernel takes 32 more pixels, then scalar the rest. */
+    if (i < w) {
+        dvpp__rgb_rows t = dvpp__rgb_rows_at(r, i, in->cn);
+        dvpp__rgb_yuv_sub_avx2(&t, w - i, c, in);
+    }
+}
+
+void dvpp__rgb_y_avx512(const uint8_t *s, uint8_t *y, size_t w,
+                        const dvpp__csc_coef *c, const dvpp__csc_pix *in)
+{
+    rk k;
+    size_t i = 0;
+
+    rk_init(&k, c);
+    if (in->cn == 4) {
+        for (; i + 64 <= w; i += 64)
+            _mm512_storeu_si512((void *)(y + i), luma_rgba64(s + i * 4, in, &k));
+    }
+    for (; i + 64 <= w; i += 64) {
+        __m512i ch[4];
+        load_rgb64(s + i * in->cn, in, ch);
+        _mm512_storeu_si512((void *)(y + i), luma_row64(ch, in, &k));
+    }
+    if (i < w)
+        dvpp__rgb_y_avx2(s + i * in->cn, y + i, w - i, c, in);
+}
+
+/* ------------------------------------------------------------------ */
+/* Channel reorder                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The shuffle of 4 pixels (one lane) and the alpha bytes it ORs in. */
+static void shuf_masks(const dvpp__csc_shuf *m, uint8_t mask[16],
+                       uint8_t alpha[16])
+{
+    memset(mask, 0x80, 16);
+    memset(alpha, 0, 16);
+    for (unsigned p = 0; p < 4; p++) {
+        for (unsigned c = 0; c < m->dcn; c++) {
+            unsigned o = p * m->dcn + c;
+            if (m->idx[c] == DVPP__SHUF_ALPHA)
+                alpha[o] = m->alpha;
+            else
+                mask[o] = (uint8_t)(p * m->scn + m->idx[c]);
+        }
+    }
+}
+
+void dvpp__shuffle_avx512(const uint8_t *s, uint8_t *d, size_t w,
+                          const dvpp__csc_shuf *m)
+{
+    uint8_t mask[16], alpha[16];
+    const unsigned scn = m->scn, dcn = m->dcn;
+    /* Lane L gets pixels 4L..4L+3 at byte 0 of the lane. */
+    const __m512i spread1 = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1,
+                                              2, 2, 2, 2, 3, 3, 3, 3);
+    const __m512i spread3 = _mm512_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6,
+                                              6, 7, 8, 9, 9, 10, 11, 12);
+    const __m512i pack3 = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10,
+                                            12, 13, 14, 15, 15, 15, 15);
+    const __mmask64 in_mask = scn == 1   ? 0xFFFFULL
+                              : scn == 3 ? 0xFFFFFFFFFFFFULL
+                                         : ~0ULL;
+    const __mmask64 out_mask = dcn == 3 ? 0xFFFFFFFFFFFFULL : ~0ULL;
+    __m512i vm, va;
+    size_t i = 0;
+
+    shuf_masks(m, mask, alpha);
+    vm = bcast16(mask);
+    va = bcast16(alpha);
+    /* 16 pixels per step; masked loads and stores touch exactly those
+     * pixels' bytes. */
+    for (; i + 16 <= w; i += 16) {
+        __m512i x = _mm512_maskz_loadu_epi8(in_mask, s + i * scn);
+        if (scn == 1)
+            x = _mm512_permutexvar_epi32(spread1, x);
+        else if (scn == 3)
+            x = _mm512_permutexvar_epi32(spread3, x);
+        x = _mm512_or_si512(_mm512_shuffle_epi8(x, vm), va);
+        if (dcn == 3)
+            x = _mm512_permutexvar_epi32(pack3, x);
+        _mm512_mask_storeu_epi8(d + i * dcn, out_mask, x);
+    }
+    if (i < w)
+        dvpp__shuffle_avx2(s + i * scn, d + i * dcn, w - i, m);
 }
