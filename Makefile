@@ -67,7 +67,7 @@ STD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wshadow -Wformat=2 \
 	-Wno-format-nonliteral -Wvla -Wpointer-arith
 DEBUG := -g
-INCLUDES := -I. -Icore -Icodecs -Ivpc
+INCLUDES := -I. -Icore -Icodecs -Ivpc -Iaipp
 FINAL_CFLAGS := $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN_FLAGS) -MMD -MP \
 	-DDVPP_VERSION=\"$(VERSION)\" $(INCLUDES) $(PKG_CFLAGS) $(CFLAGS)
 FINAL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)

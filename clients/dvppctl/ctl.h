@@ -10,6 +10,7 @@
 #include "dvpp_limits.h"
 #include "dvpp_png.h"
 #include "dvpp_status.h"
+#include "dvpp_tensor.h"
 #include "dvpp_vpc.h"
 
 #define CTL_MAX_INPUTS 64
@@ -46,6 +47,18 @@ typedef struct ctl_args {
     unsigned nrois;
     dvpp_border border;
     bool margins_set;
+    /* AIPP / normalise */
+    const char *config;        /* --config aipp.cfg */
+    const char *dynamic;       /* --dynamic blob file */
+    unsigned op_index;         /* --op N */
+    double mean[3], std[3];    /* --mean, --std */
+    bool std_set, norm_scale_set;
+    bool scale_is_norm;        /* the command reads --scale as a multiplier */
+    double norm_scale;         /* preprocess --scale (multiplier) */
+    bool bgr;                  /* --order bgr */
+    bool layout_set, dtype_set;
+    dvpp_layout layout;
+    dvpp_dtype dtype;
 } ctl_args;
 
 /* Parse @argv (argv[0] is the command name) into @a. Returns 0, or 2 after
@@ -85,6 +98,15 @@ int ctl_cmd_crop(int argc, char **argv);
 int ctl_cmd_convert(int argc, char **argv);
 int ctl_cmd_make_border(int argc, char **argv);
 int ctl_cmd_batch_crop(int argc, char **argv);
+
+/* The AIPP commands (ctl_aipp.c). */
+int ctl_cmd_aipp(int argc, char **argv);
+int ctl_cmd_aipp_check(int argc, char **argv);
+int ctl_cmd_preprocess(int argc, char **argv);
+
+/* Write tensor @t (data set) as .npy with its stored shape and dtype. */
+dvpp_status ctl_write_tensor(const char *path, const dvpp_tensor *t,
+                             dvpp_err *err);
 
 void ctl_usage(FILE *f);
 

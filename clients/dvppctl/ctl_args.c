@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "dvpp_aipp_cfg.h"
 
 enum {
     OPT_FORMAT = 256, OPT_ALIGN, OPT_PROFILE, OPT_SCALE, OPT_SHRINK, OPT_ROI,
@@ -14,7 +15,8 @@ enum {
     OPT_BACKGROUND, OPT_QUALITY, OPT_MAX_BYTES, OPT_MAX_PIXELS, OPT_MAX_SIDE,
     OPT_MAX_SCANS, OPT_SIZE, OPT_MODE, OPT_INTERP, OPT_PARITY, OPT_ASCEND_MODE,
     OPT_PAD, OPT_CSC, OPT_RANGE, OPT_MARGINS, OPT_BORDER_TYPE, OPT_VALUE,
-    OPT_INPUT, OPT_DECODE_FORMAT,
+    OPT_INPUT, OPT_DECODE_FORMAT, OPT_CONFIG, OPT_DYNAMIC, OPT_OP, OPT_MEAN,
+    OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE,
 };
 
 static const struct option k_opts[] = {
@@ -49,6 +51,14 @@ static const struct option k_opts[] = {
     {"value", required_argument, NULL, OPT_VALUE},
     {"input", required_argument, NULL, OPT_INPUT},
     {"decode-format", required_argument, NULL, OPT_DECODE_FORMAT},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"dynamic", required_argument, NULL, OPT_DYNAMIC},
+    {"op", required_argument, NULL, OPT_OP},
+    {"mean", required_argument, NULL, OPT_MEAN},
+    {"std", required_argument, NULL, OPT_STD},
+    {"order", required_argument, NULL, OPT_ORDER},
+    {"layout", required_argument, NULL, OPT_LAYOUT},
+    {"dtype", required_argument, NULL, OPT_DTYPE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -250,6 +260,51 @@ static bool apply_vpc_option(ctl_args *a, int opt, const char *v)
     return apply_decode_option(a, opt, v);
 }
 
+static bool parse_triple(const char *v, double out[3])
+{
+    char tail;
+    int n = sscanf(v, "%lf,%lf,%lf%c", &out[0], &out[1], &out[2], &tail);
+    if (n == 1)
+        out[1] = out[2] = out[0];
+    return n == 1 || n == 3;
+}
+
+static bool apply_norm_option(ctl_args *a, int opt, const char *v)
+{
+    unsigned long long n;
+
+    switch (opt) {
+    case OPT_CONFIG:
+        a->config = v;
+        return true;
+    case OPT_DYNAMIC:
+        a->dynamic = v;
+        return true;
+    case OPT_OP:
+        if (!ctl_parse_u64(v, &n) || n >= DVPP_AIPP_MAX_OPS)
+            return false;
+        a->op_index = (unsigned)n;
+        return true;
+    case OPT_MEAN:
+        return parse_triple(v, a->mean);
+    case OPT_STD:
+        a->std_set = parse_triple(v, a->std);
+        return a->std_set && a->std[0] != 0 && a->std[1] != 0 && a->std[2] != 0;
+    case OPT_ORDER:
+        if (strcmp(v, "rgb") != 0 && strcmp(v, "bgr") != 0)
+            return false;
+        a->bgr = strcmp(v, "bgr") == 0;
+        return true;
+    case OPT_LAYOUT:
+        a->layout_set = dvpp_layout_parse(v, &a->layout);
+        return a->layout_set;
+    case OPT_DTYPE:
+        a->dtype_set = dvpp_dtype_parse(v, &a->dtype);
+        return a->dtype_set;
+    }
+    return apply_vpc_option(a, opt, v);
+}
+
 static bool apply_option(ctl_args *a, int opt, const char *v)
 {
     unsigned long long n;
@@ -277,8 +332,15 @@ static bool apply_option(ctl_args *a, int opt, const char *v)
             return false;
         a->quality = (int)n;
         return true;
+    case OPT_SCALE:
+        if (!a->scale_is_norm)
+            break;
+        /* preprocess: the multiplier of (x - mean), as blobFromImage's */
+        a->norm_scale = strtod(v, NULL);
+        a->norm_scale_set = a->norm_scale > 0;
+        return a->norm_scale_set;
     }
-    return apply_vpc_option(a, opt, v);
+    return apply_norm_option(a, opt, v);
 }
 
 static void defaults(ctl_args *a)
@@ -295,6 +357,7 @@ static void defaults(ctl_args *a)
     a->range = -1;
     a->border.type = DVPP_BORDER_CONSTANT;
     a->border.level = DVPP_SIMD_AVX512;
+    a->std[0] = a->std[1] = a->std[2] = 1.0;
 }
 
 int ctl_parse_args(int argc, char **argv, ctl_args *a)
@@ -302,6 +365,7 @@ int ctl_parse_args(int argc, char **argv, ctl_args *a)
     int opt;
 
     defaults(a);
+    a->scale_is_norm = strcmp(argv[0], "preprocess") == 0;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:h", k_opts, NULL)) != -1) {
         if (opt == 'h') {

@@ -37,6 +37,11 @@ void ctl_usage(FILE *f)
         "  convert IN --format F -o OUT  colour conversion, same size\n"
         "  make-border IN --margins T,B,L,R -o OUT\n"
         "  batch-crop IN... --roi [i:]L,T,R,B ... --size WxH -o OUT.npy|OUT_%%d.ext\n"
+        "  aipp IN --config aipp.cfg -o OUT.npy   run an ATC aipp_op (decode,\n"
+        "                            [--size WxH] resize to its source size)\n"
+        "  aipp-check aipp.cfg       validate a config, print it with defaults\n"
+        "  preprocess IN --size WxH --mean M --std S -o OUT.npy   the whole\n"
+        "                            still-image pipeline into a tensor\n"
         "  version                   print version, SIMD level and codecs\n"
         "\n"
         "inputs: JPEG, PNG, .npy (uint8 HxWx3 = rgb, HxWx4 = rgba, HxW = gray, or\n"
@@ -66,7 +71,13 @@ void ctl_usage(FILE *f)
         "  --pad RRGGBB        letterbox colour    --decode-format F\n"
         "  --csc bt601|bt709   --range narrow|full\n"
         "  --margins T,B,L,R --border-type constant|replicate|reflect|reflect101\n"
-        "  --value v0[,v1,v2,v3]   constant border value per channel\n");
+        "  --value v0[,v1,v2,v3]   constant border value per channel\n"
+        "\n"
+        "AIPP / normalise options:\n"
+        "  --config aipp.cfg --op N --dynamic BLOB   ATC config, block, params\n"
+        "  --mean R,G,B --std R,G,B    (x/255 - mean)/std (torchvision)\n"
+        "  --scale S                   preprocess: (x - mean) * S (blobFromImage)\n"
+        "  --order rgb|bgr --layout nchw|nhwc|nc1hwc0 --dtype f32|f16|i8|u8\n");
 }
 
 static input_kind sniff(const dvpp_buf *b, const char *path)
@@ -220,6 +231,12 @@ int main(int argc, char **argv)
         return ctl_cmd_make_border(argc - 1, argv + 1);
     if (strcmp(argv[1], "batch-crop") == 0)
         return ctl_cmd_batch_crop(argc - 1, argv + 1);
+    if (strcmp(argv[1], "aipp") == 0)
+        return ctl_cmd_aipp(argc - 1, argv + 1);
+    if (strcmp(argv[1], "aipp-check") == 0)
+        return ctl_cmd_aipp_check(argc - 1, argv + 1);
+    if (strcmp(argv[1], "preprocess") == 0)
+        return ctl_cmd_preprocess(argc - 1, argv + 1);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0)
         return cmd_version();
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||

@@ -1,0 +1,398 @@
+/* AIPP execution: swap, crop, CSC and 4:4:4 expansion into u8 pixels, then
+ * the fused DTC/layout/dtype kernel (dvpp_norm), then padding. */
+#include <string.h>
+
+#include "dvpp_aipp.h"
+#include "dvpp_mem.h"
+
+void dvpp_aipp_ctx_init(dvpp_aipp_ctx *c)
+{
+    memset(c, 0, sizeof(*c));
+    dvpp_vpc_ctx_init(&c->vpc, DVPP_PROFILE_NATIVE);
+}
+
+void dvpp_aipp_ctx_fini(dvpp_aipp_ctx *c)
+{
+    dvpp_vpc_ctx_fini(&c->vpc);
+    for (int i = 0; i < 2; i++)
+        dvpp_image_free(&c->tmp[i]);
+}
+
+static bool four_byte(dvpp_pixfmt f)
+{
+    return f == DVPP_PIXEL_ARGB || f == DVPP_PIXEL_ABGR || f == DVPP_PIXEL_RGBA ||
+           f == DVPP_PIXEL_BGRA;
+}
+
+bool dvpp_aipp_accepts(const dvpp_aipp_op *op, dvpp_pixfmt f)
+{
+    switch (op->input_format) {
+    case DVPP_AIPP_YUV420SP_U8:
+        return f == DVPP_PIXEL_NV12 || f == DVPP_PIXEL_NV21;
+    case DVPP_AIPP_YUV422SP_U8:
+        return f == DVPP_PIXEL_YUV422SP || f == DVPP_PIXEL_YVU422SP;
+    case DVPP_AIPP_YUYV_U8:
+        return f == DVPP_PIXEL_YUYV;
+    case DVPP_AIPP_RGB888_U8:
+        return f == DVPP_PIXEL_RGB || f == DVPP_PIXEL_BGR;
+    case DVPP_AIPP_YUV400_U8:
+        return f == DVPP_PIXEL_YUV400 || f == DVPP_PIXEL_GRAY;
+    case DVPP_AIPP_XRGB8888_U8:
+    case DVPP_AIPP_ARGB8888_U8:
+    case DVPP_AIPP_AYUV444_U8:
+        return four_byte(f);
+    default:
+        return false;
+    }
+}
+
+static bool input_is_yuv(dvpp_aipp_format f)
+{
+    return f == DVPP_AIPP_YUV420SP_U8 || f == DVPP_AIPP_YUV422SP_U8 ||
+           f == DVPP_AIPP_YUYV_U8 || f == DVPP_AIPP_AYUV444_U8 ||
+           f == DVPP_AIPP_YUV400_U8;
+}
+
+static bool input_has_x(dvpp_aipp_format f)
+{
+    return f == DVPP_AIPP_XRGB8888_U8 || f == DVPP_AIPP_ARGB8888_U8 ||
+           f == DVPP_AIPP_AYUV444_U8;
+}
+
+unsigned dvpp_aipp_channels(const dvpp_aipp_op *op)
+{
+    if (op->input_format == DVPP_AIPP_YUV400_U8)
+        return 1;
+    if (input_has_x(op->input_format) && !op->csc_switch)
+        return 4;
+    return 3;
+}
+
+dvpp_status dvpp_aipp_tensor(const dvpp_aipp_op *op, uint32_t n,
+                             dvpp_layout layout, dvpp_dtype dtype,
+                             dvpp_tensor *t, dvpp_err *err)
+{
+    uint32_t w, h;
+
+    dvpp_aipp_output_size(op, &w, &h);
+    if (!w || !h)
+        return dvpp_err_set(err, DVPP_EINVAL, "src_image_size",
+                            "the op's output size is unknown: set "
+                            "src_image_size_w/h or crop sizes");
+    return dvpp_tensor_init(t, dtype, layout, n, dvpp_aipp_channels(op), h, w, err);
+}
+
+/* --- stage 1: swap, crop, 4:4:4, CSC into u8 pixels ------------------------- */
+
+/* Channels (Y, U, V) or (R, G, B[, X]) of pixel (x, y) of @src read as the
+ * op's input format, with rbuv/ax swaps applied. Returns the count. */
+static unsigned read_pixel(const dvpp_aipp_op *op, const dvpp_image *src,
+                           const dvpp_planes *pl, uint32_t x, uint32_t y,
+                           uint8_t px[4])
+{
+    const uint8_t *r0 = dvpp_image_row(src, pl, 0, y);
+    unsigned n = 3;
+    uint8_t t;
+
+    switch (op->input_format) {
+    case DVPP_AIPP_YUV420SP_U8:
+    case DVPP_AIPP_YUV422SP_U8: {
+        /* U first in memory, as YUV420SP_U8 means NV12. */
+        uint32_t cy = op->input_format == DVPP_AIPP_YUV420SP_U8 ? y / 2 : y;
+        const uint8_t *c = dvpp_image_row(src, pl, 1, cy) + 2 * (x / 2);
+        px[0] = r0[x], px[1] = c[0], px[2] = c[1];
+        break;
+    }
+    case DVPP_AIPP_YUYV_U8: {
+        const uint8_t *q = r0 + 4 * (x / 2);
+        px[0] = q[2 * (x & 1)], px[1] = q[1], px[2] = q[3];
+        break;
+    }
+    case DVPP_AIPP_YUV400_U8:
+        px[0] = r0[x];
+        return 1;
+    case DVPP_AIPP_RGB888_U8:
+        memcpy(px, r0 + 3 * (size_t)x, 3);
+        break;
+    default: /* XRGB / ARGB / AYUV: X first in memory */
+        memcpy(px, r0 + 4 * (size_t)x, 4);
+        n = 4;
+        break;
+    }
+    /* rbuv swap: R<->B or U<->V, the colour channels 0 and 2 (or 1 and 3
+     * after the leading X). */
+    if (op->rbuv_swap_switch) {
+        unsigned a = n == 4 ? 1 : 0, b = n == 4 ? 3 : 2;
+        if (input_is_yuv(op->input_format) && n == 3)
+            a = 1, b = 2;
+        else if (input_is_yuv(op->input_format))
+            a = 2, b = 3;
+        t = px[a], px[a] = px[b], px[b] = t;
+    }
+    if (n == 4 && op->ax_swap_switch) { /* XRGB -> RGBX */
+        t = px[0];
+        memmove(px, px + 1, 3);
+        px[3] = t;
+    }
+    return n;
+}
+
+/* The CSC's ">> 8". The reference leaves its rounding undocumented; we
+ * round to nearest (floor(v/256 + 1/2)), which keeps every standard matrix
+ * within 1 of its float formula (tested over a sampled cube); floor does
+ * not. Written without >> on negative ints (implementation-defined). */
+static inline int32_t shr8(int32_t v)
+{
+    v += 128;
+    return v >= 0 ? v >> 8 : -((-v + 255) >> 8);
+}
+
+static inline uint8_t clip_u8(int32_t v)
+{
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+/* The colour triple of a pixel: for 4-byte inputs the channels after X. */
+static const uint8_t *colour(const dvpp_aipp_op *op, const uint8_t px[4],
+                             unsigned n)
+{
+    if (n == 4 && !op->ax_swap_switch)
+        return px + 1;
+    return px;
+}
+
+static void csc_pixel(const dvpp_aipp_op *op, const uint8_t in[3], uint8_t out[3])
+{
+    for (int k = 0; k < 3; k++) {
+        int32_t s = 0;
+        if (input_is_yuv(op->input_format)) {
+            for (int j = 0; j < 3; j++)
+                s += op->matrix[k][j] * ((int32_t)in[j] - op->input_bias[j]);
+            out[k] = clip_u8(shr8(s));
+        } else {
+            for (int j = 0; j < 3; j++)
+                s += op->matrix[k][j] * (int32_t)in[j];
+            out[k] = clip_u8(shr8(s) + op->output_bias[k]);
+        }
+    }
+}
+
+/* A tight u8 image of @w x @h pixels with @ch channels in context temp @i. */
+static dvpp_status tmp_pixels(dvpp_aipp_ctx *c, int i, unsigned ch, uint32_t w,
+                              uint32_t h, dvpp_image **out, dvpp_err *err)
+{
+    static const dvpp_pixfmt by_ch[5] = {DVPP_PIXEL_UNKNOWN, DVPP_PIXEL_GRAY,
+                                         DVPP_PIXEL_UNKNOWN, DVPP_PIXEL_RGB,
+                                         DVPP_PIXEL_RGBA};
+    dvpp_image geo;
+    dvpp_planes pl;
+    dvpp_status st = dvpp_image_init(&geo, by_ch[ch], w, h, 1, 1, err);
+
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(&geo, &pl, err);
+    if (st != DVPP_OK)
+        return st;
+    if (!c->tmp[i].data || c->tmp[i].size < pl.total) {
+        dvpp_image_free(&c->tmp[i]);
+        geo.data = dvpp_malloc(pl.total);
+        if (!geo.data)
+            return dvpp_err_set(err, DVPP_ENOMEM, "size",
+                                "cannot allocate a %ux%u AIPP intermediate", w, h);
+        geo.size = pl.total;
+    } else {
+        geo.data = c->tmp[i].data;
+        geo.size = c->tmp[i].size;
+    }
+    c->tmp[i] = geo;
+    *out = &c->tmp[i];
+    return DVPP_OK;
+}
+
+static dvpp_status stage_pixels(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,
+                                const dvpp_image *src, uint32_t x0, uint32_t y0,
+                                uint32_t w, uint32_t h, dvpp_image **out,
+                                dvpp_err *err)
+{
+    unsigned ch = dvpp_aipp_channels(op);
+    dvpp_planes pl;
+    dvpp_image *d;
+    dvpp_status st;
+
+    st = tmp_pixels(c, 0, ch, w, h, &d, err);
+    if (st != DVPP_OK)
+        return st;
+    dvpp_image_planes(src, &pl, NULL);
+    for (uint32_t y = 0; y < h; y++) {
+        uint8_t *row = d->data + (size_t)y * d->width_stride;
+        for (uint32_t x = 0; x < w; x++, row += ch) {
+            uint8_t px[4];
+            unsigned n = read_pixel(op, src, &pl, x0 + x, y0 + y, px);
+            if (op->csc_switch && n >= 3)
+                csc_pixel(op, colour(op, px, n), row);
+            else
+                memcpy(row, px, ch);
+        }
+    }
+    *out = d;
+    return DVPP_OK;
+}
+
+/* --- stages 2-4: resize, DTC + layout, padding --------------------------------- */
+
+static dvpp_status check_run(const dvpp_aipp_op *op, const dvpp_image *src,
+                             const dvpp_tensor *t, uint32_t n, dvpp_err *err)
+{
+    uint32_t w, h;
+
+    if (op->mode != DVPP_AIPP_STATIC)
+        return dvpp_err_set(err, DVPP_EINVAL, "aipp_mode",
+                            "a dynamic op runs with its per-image parameters: "
+                            "use dvpp_aipp_dynamic_op first");
+    if (!dvpp_aipp_accepts(op, src->format))
+        return dvpp_err_set(err, DVPP_EFORMAT, "input_format",
+                            "input_format %s does not take %s pixels",
+                            dvpp_aipp_format_name(op->input_format),
+                            dvpp_pixfmt_name(src->format));
+    if ((op->src_image_size_w && op->src_image_size_w != src->width) ||
+        (op->src_image_size_h && op->src_image_size_h != src->height))
+        return dvpp_err_set(err, DVPP_EINVAL, "src_image_size",
+                            "image is %ux%u, the config says %ux%u", src->width,
+                            src->height, op->src_image_size_w,
+                            op->src_image_size_h);
+    if (op->csc_switch && op->input_format == DVPP_AIPP_YUV400_U8)
+        return dvpp_err_set(err, DVPP_EINVAL, "csc_switch",
+                            "YUV400_U8 input cannot use CSC");
+    dvpp_aipp_output_size(op, &w, &h);
+    if (!op->src_image_size_w && !op->crop)
+        w = src->width + op->left_padding_size + op->right_padding_size,
+        h = src->height + op->top_padding_size + op->bottom_padding_size;
+    if (t->w != w || t->h != h || t->c != dvpp_aipp_channels(op) || n >= t->n)
+        return dvpp_err_set(err, DVPP_EINVAL, "tensor",
+                            "tensor image %u of %ux%ux%u does not fit the op's "
+                            "%ux%ux%u output", n, t->c, t->h, t->w,
+                            dvpp_aipp_channels(op), h, w);
+    return DVPP_OK;
+}
+
+static void fill_norm_params(const dvpp_aipp_op *op, unsigned ch,
+                             dvpp_norm_params *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->kind = DVPP_NORM_AIPP;
+    p->channels = ch;
+    p->src_channels = ch;
+    for (unsigned i = 0; i < ch; i++) {
+        p->src_index[i] = (uint8_t)i;
+        p->mean_chn[i] = op->mean_chn[i];
+        p->min_chn[i] = op->min_chn[i];
+        p->var_reci_chn[i] = op->var_reci_chn[i];
+    }
+}
+
+/* Padding around the image block, in the output's domain. */
+static dvpp_status pad_tensor(const dvpp_aipp_op *op, const dvpp_tensor *t,
+                              uint32_t n, uint32_t iw, uint32_t ih, dvpp_err *err)
+{
+    double v[DVPP_NORM_MAX_CH];
+    uint32_t l = op->left_padding_size, r = op->right_padding_size;
+    uint32_t top = op->top_padding_size, b = op->bottom_padding_size;
+    dvpp_status st = DVPP_OK;
+
+    for (int i = 0; i < DVPP_NORM_MAX_CH; i++)
+        v[i] = op->padding_value;
+    if (top)
+        st = dvpp_norm_fill(t, n, 0, 0, t->w, top, v, err);
+    if (st == DVPP_OK && b)
+        st = dvpp_norm_fill(t, n, top + ih, 0, t->w, b, v, err);
+    if (st == DVPP_OK && l)
+        st = dvpp_norm_fill(t, n, top, 0, l, ih, v, err);
+    if (st == DVPP_OK && r)
+        st = dvpp_norm_fill(t, n, top, l + iw, r, ih, v, err);
+    return st;
+}
+
+dvpp_status dvpp_aipp_run(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,
+                          const dvpp_image *src, const dvpp_tensor *t,
+                          uint32_t n, dvpp_err *err)
+{
+    uint32_t x0 = 0, y0 = 0, w = src->width, h = src->height;
+    unsigned ch = dvpp_aipp_channels(op);
+    dvpp_norm_params np;
+    dvpp_image *pix, *rs;
+    dvpp_status st;
+
+    st = check_run(op, src, t, n, err);
+    if (st != DVPP_OK)
+        return st;
+    if (op->crop) {
+        x0 = op->load_start_pos_w, y0 = op->load_start_pos_h;
+        w = op->crop_size_w ? op->crop_size_w : w - x0;
+        h = op->crop_size_h ? op->crop_size_h : h - y0;
+        if (x0 >= src->width || y0 >= src->height || w > src->width - x0 ||
+            h > src->height - y0)
+            return dvpp_err_set(err, DVPP_EINVAL, "crop",
+                                "crop %u,%u %ux%u leaves the %ux%u image", x0, y0,
+                                w, h, src->width, src->height);
+    }
+    st = stage_pixels(c, op, src, x0, y0, w, h, &pix, err);
+    if (st == DVPP_OK && op->resize && op->resize_output_w && op->resize_output_h) {
+        dvpp_resize_opts ro;
+        dvpp_resize_opts_init(&ro);
+        st = tmp_pixels(c, 1, ch, op->resize_output_w, op->resize_output_h, &rs, err);
+        if (st == DVPP_OK)
+            st = dvpp_vpc_crop_resize_paste(&c->vpc, pix, NULL, rs, NULL, &ro, err);
+        pix = rs;
+    }
+    if (st != DVPP_OK)
+        return st;
+    fill_norm_params(op, ch, &np);
+    st = dvpp_norm_plan_init(&c->norm, &np, t->dtype, t->layout, err);
+    if (st == DVPP_OK)
+        st = dvpp_norm_run(&c->norm, pix->data, pix->width_stride, pix->width,
+                           pix->height, t, n, op->top_padding_size,
+                           op->left_padding_size, err);
+    if (st == DVPP_OK)
+        st = pad_tensor(op, t, n, pix->width, pix->height, err);
+    return st;
+}
+
+/* --- the simple spec ------------------------------------------------------------ */
+
+dvpp_status dvpp_preprocess_run(dvpp_aipp_ctx *c, const dvpp_image *src,
+                                const dvpp_resize_geom *g,
+                                const dvpp_resize_opts *o, const uint8_t pad[3],
+                                const dvpp_norm_spec *spec, const dvpp_tensor *t,
+                                uint32_t n, dvpp_err *err)
+{
+    dvpp_norm_params np;
+    dvpp_image *rgb;
+    dvpp_status st;
+
+    if (t->c != 3 || t->w != g->out_w || t->h != g->out_h || n >= t->n)
+        return dvpp_err_set(err, DVPP_EINVAL, "tensor",
+                            "tensor %ux%ux%u does not hold a 3x%ux%u image %u",
+                            t->c, t->h, t->w, g->out_h, g->out_w, n);
+    st = tmp_pixels(c, 1, 3, g->out_w, g->out_h, &rgb, err);
+    if (st != DVPP_OK)
+        return st;
+    rgb->format = spec->bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB;
+    st = dvpp_vpc_resize_mode(&c->vpc, src, g, rgb, pad, o, err);
+    if (st != DVPP_OK)
+        return st;
+    memset(&np, 0, sizeof(np));
+    np.kind = DVPP_NORM_AFFINE;
+    np.channels = np.src_channels = 3;
+    np.div = spec->scale;
+    /* mean/std are per tensor channel, in the tensor's order (as
+     * cv2.dnn.blobFromImage takes them after swapRB). */
+    for (int i = 0; i < 3; i++) {
+        np.src_index[i] = (uint8_t)i;
+        np.mean[i] = spec->mean[i];
+        np.std[i] = spec->std[i];
+    }
+    st = dvpp_norm_plan_init(&c->norm, &np, t->dtype, t->layout, err);
+    if (st == DVPP_OK)
+        st = dvpp_norm_run(&c->norm, rgb->data, rgb->width_stride, rgb->width,
+                           rgb->height, t, n, 0, 0, err);
+    return st;
+}

@@ -1,0 +1,2 @@
+#include "../norm_int.h"
+void dvpp__norm_kern_sse41(dvpp_norm_kern *k) { (void)k; }
