@@ -4,12 +4,14 @@
  * ATC files are protobuf text of domi.InsertNewOps: one or more
  * `aipp_op { field : value ... }` blocks, `#` comments, every field of
  * reference/dvpp-aipp.md §7 (enum values by name or number, bools as
- * true/false/1/0). Parsing fills ATC's defaults exactly as ATC does
- * (csc_switch with YUV420SP_U8 input and no matrix: BT.601 narrow YUV->BGR,
- * 298/516/0 / 298/-100/-208 / 298/0/409, input bias 16,128,128; other inputs:
- * RGB->YUV 66/129/25 / -38/-74/112 / 112/-94/-18, output bias 16,128,128;
- * var_reci 1.0; crop/resize/padding sizes zeroed when switched off) and
- * validates ranges, required fields and duplicates. Every error names the
+ * true/false/1/0). Parsing fills ATC's defaults as GE's
+ * SetCscDefaultValue/SetDtcDefaultValue do, field by field: with
+ * csc_switch on, each matrix entry not given takes the default of the
+ * input (YUV420SP_U8: BT.601 narrow YUV->BGR 298/516/0 / 298/-100/-208 /
+ * 298/0/409; other inputs: RGB->YUV 66/129/25 / -38/-74/112 / 112/-94/-18)
+ * and each bias not given takes 16,128,128 (input and output); var_reci
+ * 1.0; crop/resize/padding sizes zeroed when switched off (static mode).
+ * It validates ranges, required fields and duplicates. Every error names the
  * line and the field: "line 7: matrix_r0c1: given twice".
  *
  * Thread-safe, no global state; the parser never reads past @len.
