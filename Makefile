@@ -204,6 +204,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) test-data
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_vpc.py
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_norm.py
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \

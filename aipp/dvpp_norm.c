@@ -94,6 +94,73 @@ NORM_SCALAR(row_nc1_u8, uint8_t, u8, 1, 32)
 NORM_SCALAR(row_nc1_u16, uint16_t, f16, 1, 16)
 NORM_SCALAR(row_nc1_f32, float, f32, 1, 16)
 
+/* Dense NCHW: plane by plane, one byte load, one table load, one store per
+ * element (no per-element channel loop). */
+#define NORM_PLANES(name, T, LUT)                                              \
+    static void name(const dvpp_norm_plan *p, const uint8_t *src,            \
+                     size_t stride, uint32_t w, uint32_t h, void *dst,         \
+                     ptrdiff_t rs, ptrdiff_t cs, ptrdiff_t ps)                 \
+    {                                                                          \
+        const unsigned sc = p->src_channels;                                   \
+        (void)ps;                                                              \
+        for (unsigned c = 0; c < p->channels; c++) {                           \
+            const T *lut = (const T *)p->lut.LUT[c];                           \
+            for (uint32_t y = 0; y < h; y++) {                                 \
+                const uint8_t *s = src + (size_t)y * stride + p->src_index[c]; \
+                T *o = (T *)dst + (ptrdiff_t)c * cs + (ptrdiff_t)y * rs;       \
+                for (uint32_t x = 0; x < w; x++)                               \
+                    o[x] = lut[s[(size_t)x * sc]];                             \
+            }                                                                  \
+        }                                                                      \
+    }
+
+/* Dense NHWC: pixel by pixel with the channel count a constant. */
+#define NORM_PIXELS(name, T, LUT)                                              \
+    static inline __attribute__((always_inline)) void name##_c(               \
+        const dvpp_norm_plan *p, const uint8_t *src, size_t stride,            \
+        uint32_t w, uint32_t h, T *dst, ptrdiff_t rs, const unsigned C)        \
+    {                                                                          \
+        const unsigned sc = p->src_channels;                                   \
+        const T *l0 = (const T *)p->lut.LUT[0], *l1 = (const T *)p->lut.LUT[1];\
+        const T *l2 = (const T *)p->lut.LUT[2], *l3 = (const T *)p->lut.LUT[3];\
+        const unsigned i0 = p->src_index[0], i1 = p->src_index[1];             \
+        const unsigned i2 = p->src_index[2], i3 = p->src_index[3];             \
+        for (uint32_t y = 0; y < h; y++) {                                     \
+            const uint8_t *s = src + (size_t)y * stride;                       \
+            T *o = dst + (ptrdiff_t)y * rs;                                    \
+            for (uint32_t x = 0; x < w; x++, s += sc, o += C) {                \
+                o[0] = l0[s[i0]];                                              \
+                if (C > 1)                                                     \
+                    o[1] = l1[s[i1]];                                          \
+                if (C > 2)                                                     \
+                    o[2] = l2[s[i2]];                                          \
+                if (C > 3)                                                     \
+                    o[3] = l3[s[i3]];                                          \
+            }                                                                  \
+        }                                                                      \
+    }                                                                          \
+    static void name(const dvpp_norm_plan *p, const uint8_t *src,            \
+                     size_t stride, uint32_t w, uint32_t h, void *dst,         \
+                     ptrdiff_t rs, ptrdiff_t cs, ptrdiff_t ps)                 \
+    {                                                                          \
+        (void)cs;                                                              \
+        (void)ps;                                                              \
+        switch (p->channels) {                                                 \
+        case 1: name##_c(p, src, stride, w, h, (T *)dst, rs, 1); break;        \
+        case 2: name##_c(p, src, stride, w, h, (T *)dst, rs, 2); break;        \
+        case 3: name##_c(p, src, stride, w, h, (T *)dst, rs, 3); break;        \
+        default: name##_c(p, src, stride, w, h, (T *)dst, rs, 4); break;       \
+        }                                                                      \
+    }
+
+NORM_PIXELS(pixels_u8, uint8_t, u8)
+NORM_PIXELS(pixels_u16, uint16_t, f16)
+NORM_PIXELS(pixels_f32, float, f32)
+
+NORM_PLANES(planes_u8, uint8_t, u8)
+NORM_PLANES(planes_u16, uint16_t, f16)
+NORM_PLANES(planes_f32, float, f32)
+
 dvpp_norm_row_fn dvpp__norm_scalar_row(dvpp_layout l, dvpp_dtype dt)
 {
     bool nc1 = l == DVPP_LAYOUT_NC1HWC0;
@@ -113,6 +180,14 @@ void dvpp_norm_kern_init(dvpp_norm_kern *k, dvpp_simd_level level)
         for (int d = 0; d < 4; d++)
             k->row[l][d] = k->generic[l][d] =
                 dvpp__norm_scalar_row((dvpp_layout)l, (dvpp_dtype)d);
+    k->row[DVPP_LAYOUT_NCHW][DVPP_DTYPE_U8] = planes_u8;
+    k->row[DVPP_LAYOUT_NCHW][DVPP_DTYPE_I8] = planes_u8;
+    k->row[DVPP_LAYOUT_NCHW][DVPP_DTYPE_F16] = planes_u16;
+    k->row[DVPP_LAYOUT_NCHW][DVPP_DTYPE_F32] = planes_f32;
+    k->row[DVPP_LAYOUT_NHWC][DVPP_DTYPE_U8] = pixels_u8;
+    k->row[DVPP_LAYOUT_NHWC][DVPP_DTYPE_I8] = pixels_u8;
+    k->row[DVPP_LAYOUT_NHWC][DVPP_DTYPE_F16] = pixels_u16;
+    k->row[DVPP_LAYOUT_NHWC][DVPP_DTYPE_F32] = pixels_f32;
 #if defined(__x86_64__)
     if (level >= DVPP_SIMD_SSE41) {
         k->level = DVPP_SIMD_SSE41;

@@ -4,6 +4,9 @@
  *   f32_nchw      RGB u8 HWC -> f32 NCHW, ImageNet AFFINE (x/255-mean)/std
  *   f16_nc1hwc0   the same -> f16 NC1HWC0 (C0 16, spare lanes 0)
  *   f32_nhwc      the same -> f32 NHWC
+ *   f16_nchw, f16_nhwc, f32_nc1hwc0, i8_nchw, i8_nc1hwc0
+ *                 the other dtype/layout pairs (i8 from the same tables,
+ *                 rounded and saturated)
  *   memcpy_f32    memcpy of the f32 NCHW output bytes (602,112 B)
  *   memcpy_f16c0  memcpy of the f16 NC1HWC0 output bytes (1,605,632 B)
  *
@@ -41,6 +44,11 @@ static const bench_case k_cases[] = {
     {"f32_nchw", DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, false},
     {"f16_nc1hwc0", DVPP_DTYPE_F16, DVPP_LAYOUT_NC1HWC0, false},
     {"f32_nhwc", DVPP_DTYPE_F32, DVPP_LAYOUT_NHWC, false},
+    {"f16_nchw", DVPP_DTYPE_F16, DVPP_LAYOUT_NCHW, false},
+    {"f16_nhwc", DVPP_DTYPE_F16, DVPP_LAYOUT_NHWC, false},
+    {"f32_nc1hwc0", DVPP_DTYPE_F32, DVPP_LAYOUT_NC1HWC0, false},
+    {"i8_nchw", DVPP_DTYPE_I8, DVPP_LAYOUT_NCHW, false},
+    {"i8_nc1hwc0", DVPP_DTYPE_I8, DVPP_LAYOUT_NC1HWC0, false},
     {"memcpy_f32", DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, true},
     {"memcpy_f16c0", DVPP_DTYPE_F16, DVPP_LAYOUT_NC1HWC0, true},
 };

@@ -305,6 +305,71 @@ static void test_kernels_224_hot(void **state)
     check_case(&k_maps[0], DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 0, 224, 224);
     check_case(&k_maps[0], DVPP_DTYPE_F16, DVPP_LAYOUT_NC1HWC0, 0, 224, 224);
     check_case(&k_maps[1], DVPP_DTYPE_F32, DVPP_LAYOUT_NHWC, 0, 224, 224);
+    /* Rows longer than the kernels' stack chunks. */
+    check_case(&k_maps[0], DVPP_DTYPE_F32, DVPP_LAYOUT_NHWC, 0, 1100, 2);
+    check_case(&k_maps[3], DVPP_DTYPE_F32, DVPP_LAYOUT_NHWC, 1, 1057, 3);
+    check_case(&k_maps[2], DVPP_DTYPE_F16, DVPP_LAYOUT_NC1HWC0, 0, 600, 2);
+    check_case(&k_maps[0], DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 0, 1100, 2);
+}
+
+/* Tensors with padded rows and a pixel step wider than C (a view into a
+ * larger tensor): the dense kernels for padded rows, the generic ones for
+ * the rest; all levels against the per-element reference. */
+static void test_kernels_strided(void **state)
+{
+    static const uint8_t idx[4] = {2, 1, 0, 0};
+    dvpp_norm_params p = imagenet(3, 3, idx);
+    dvpp_norm_plan plan;
+    dvpp_err err;
+    const uint32_t w = 45, h = 3;
+    uint8_t src[3 * 45 * 3];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(src); i++)
+        src[i] = (uint8_t)rng();
+    for (int lay = 0; lay < 3; lay++) {
+        for (int wide_px = 0; wide_px < 2; wide_px++) {
+            dvpp_tensor t;
+            uint8_t *want, *got;
+            assert_int_equal(dvpp_tensor_init(&t, DVPP_DTYPE_F32, (dvpp_layout)lay,
+                                              1, 3, h, w, &err), DVPP_OK);
+            /* Re-stride: rows padded by 7 pixels; pixels 1 element wider. */
+            int64_t px = lay == DVPP_LAYOUT_NCHW ? 1 + wide_px
+                         : lay == DVPP_LAYOUT_NHWC ? 3 + wide_px : 16 + 16 * wide_px;
+            int64_t row = px * (w + 7);
+            if (lay == DVPP_LAYOUT_NCHW) {
+                t.strides[3] = px, t.strides[2] = row;
+                t.strides[1] = row * h, t.strides[0] = 3 * row * h;
+            } else if (lay == DVPP_LAYOUT_NHWC) {
+                t.strides[3] = 1, t.strides[2] = px;
+                t.strides[1] = row, t.strides[0] = row * h;
+            } else {
+                t.strides[4] = 1, t.strides[3] = px, t.strides[2] = row;
+                t.strides[1] = row * h, t.strides[0] = row * h;
+            }
+            t.bytes = (size_t)t.strides[0] * 4;
+            want = malloc(t.bytes + 2 * GUARDN);
+            got = malloc(t.bytes + 2 * GUARDN);
+            assert_non_null(want);
+            assert_non_null(got);
+            assert_int_equal(dvpp_norm_plan_init(&plan, &p, DVPP_DTYPE_F32,
+                                                 (dvpp_layout)lay, &err), DVPP_OK);
+            memset(want, GUARD, t.bytes + 2 * GUARDN);
+            reference(&plan, src, 3 * w, w, h, &t, 0, 0, 0, want + GUARDN);
+            for (int lvl = 0; lvl <= (int)dvpp_cpu_detect(); lvl++) {
+                dvpp_norm_plan_set_level(&plan, (dvpp_simd_level)lvl);
+                memset(got, GUARD, t.bytes + 2 * GUARDN);
+                t.data = got + GUARDN;
+                assert_int_equal(dvpp_norm_run(&plan, src, 3 * w, w, h, &t, 0, 0,
+                                               0, &err), DVPP_OK);
+                if (memcmp(want, got, t.bytes + 2 * GUARDN) != 0)
+                    fail_msg("strided: level %d layout %d wide %d", lvl, lay,
+                             wide_px);
+            }
+            free(want);
+            free(got);
+        }
+    }
 }
 
 static void test_fill(void **state)
@@ -440,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_tables_int_rounding),
         cmocka_unit_test(test_kernels_all_levels),
         cmocka_unit_test(test_kernels_224_hot),
+        cmocka_unit_test(test_kernels_strided),
         cmocka_unit_test(test_fill),
         cmocka_unit_test(test_bad_args),
         cmocka_unit_test(test_level_follows_active),
