@@ -8,6 +8,8 @@
 #include "dvpp_fp16.h"
 #include "norm_int.h"
 
+const float dvpp__norm_zero[256]; /* all 0: the spare lanes' table */
+
 /* ---- tables ------------------------------------------------------------ */
 
 static double sat_round(double v, double lo, double hi)

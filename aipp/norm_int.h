@@ -40,4 +40,26 @@ void dvpp__norm_kern_sse41(dvpp_norm_kern *k);
 void dvpp__norm_kern_avx2(dvpp_norm_kern *k);
 void dvpp__norm_kern_avx512(dvpp_norm_kern *k);
 
+/* All zeros: the table spare NC1HWC0 lanes read (any element size). */
+extern const float dvpp__norm_zero[256];
+
+/* The table and source byte of output lanes 0..3 for element size @es
+ * (4 f32, 2 f16, 1 i8/u8); lanes >= C read dvpp__norm_zero at byte 0. The
+ * SSE4.1 and AVX2 NC1HWC0 assemblies share it. */
+static inline void dvpp__norm_lanes(const dvpp_norm_plan *p, unsigned es,
+                                    const void *t[4], unsigned off[4])
+{
+    for (unsigned c = 0; c < 4; c++) {
+        if (c < p->channels) {
+            t[c] = es == 4   ? (const void *)p->lut.f32[c]
+                   : es == 2 ? (const void *)p->lut.f16[c]
+                             : (const void *)p->lut.u8[c];
+            off[c] = p->src_index[c];
+        } else {
+            t[c] = dvpp__norm_zero;
+            off[c] = 0;
+        }
+    }
+}
+
 #endif

@@ -13,24 +13,6 @@
 
 #include "../norm_int.h"
 
-static const float k_zero[256]; /* the spare lanes' table: all 0 */
-
-/* Lane tables and byte offsets: lanes >= C read k_zero at byte 0. */
-static void lanes(const dvpp_norm_plan *p, unsigned es, const void *t[4],
-                  unsigned off[4])
-{
-    for (unsigned c = 0; c < 4; c++) {
-        if (c < p->channels) {
-            t[c] = es == 4   ? (const void *)p->lut.f32[c]
-                   : es == 2 ? (const void *)p->lut.f16[c]
-                             : (const void *)p->lut.u8[c];
-            off[c] = p->src_index[c];
-        } else {
-            t[c] = k_zero;
-            off[c] = 0;
-        }
-    }
-}
 
 static void nc1_f32(const dvpp_norm_plan *p, const uint8_t *src,
                     size_t stride, uint32_t w, uint32_t h, void *dst,
@@ -43,7 +25,7 @@ static void nc1_f32(const dvpp_norm_plan *p, const uint8_t *src,
 
     (void)cs;
     (void)ps;
-    lanes(p, 4, t, off);
+    dvpp__norm_lanes(p, 4, t, off);
     const float *t0 = t[0], *t1 = t[1], *t2 = t[2], *t3 = t[3];
     for (uint32_t y = 0; y < h; y++) {
         const uint8_t *s = src + (size_t)y * stride;
@@ -67,7 +49,7 @@ static void nc1_f16(const dvpp_norm_plan *p, const uint8_t *src,
 
     (void)cs;
     (void)ps;
-    lanes(p, 2, t, off);
+    dvpp__norm_lanes(p, 2, t, off);
     const uint16_t *t0 = t[0], *t1 = t[1], *t2 = t[2], *t3 = t[3];
     for (uint32_t y = 0; y < h; y++) {
         const uint8_t *s = src + (size_t)y * stride;
@@ -93,7 +75,7 @@ static void nc1_u8(const dvpp_norm_plan *p, const uint8_t *src,
 
     (void)cs;
     (void)ps;
-    lanes(p, 1, t, off);
+    dvpp__norm_lanes(p, 1, t, off);
     const uint8_t *t0 = t[0], *t1 = t[1], *t2 = t[2], *t3 = t[3];
     for (uint32_t y = 0; y < h; y++) {
         const uint8_t *s = src + (size_t)y * stride;
