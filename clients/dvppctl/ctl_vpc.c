@@ -95,12 +95,31 @@ static int one_input(const ctl_args *a, const char *cmd)
     return 0;
 }
 
-int ctl_cmd_resize(int argc, char **argv)
+/* One input image -> one output image: the shape of resize, crop, convert
+ * and make-border. Each command supplies its checks, the output's format
+ * and size, and the operation. */
+typedef struct single_cmd {
+    const char *name;
+    /* Usage problem with the parsed arguments, or NULL. */
+    const char *(*check)(const ctl_args *a);
+    /* Output format and size for input @src; may keep state in @st. */
+    dvpp_status (*shape)(const ctl_args *a, const dvpp_image *src, void *state,
+                         dvpp_pixfmt *fmt, uint32_t *w, uint32_t *h,
+                         dvpp_err *err);
+    dvpp_status (*op)(dvpp_vpc_ctx *c, const ctl_args *a, const dvpp_image *src,
+                      dvpp_image *dst, void *state, dvpp_err *err);
+    void (*done)(const ctl_args *a, void *state); /* after writing, or NULL */
+    bool decode_rgb; /* JPEG/PNG inputs decode to RGB (convert) */
+} single_cmd;
+
+static int run_single(int argc, char **argv, const single_cmd *cmd, void *state)
 {
     ctl_args *a = calloc(1, sizeof(*a));
     dvpp_image src = {0}, dst = {0};
-    dvpp_resize_geom g;
+    const char *problem = NULL;
     dvpp_vpc_ctx c;
+    dvpp_pixfmt fmt;
+    uint32_t w, h;
     dvpp_err err;
     dvpp_status st;
     int rc;
@@ -109,174 +128,183 @@ int ctl_cmd_resize(int argc, char **argv)
         return 1;
     rc = ctl_parse_args(argc, argv, a);
     if (!rc)
-        rc = one_input(a, "resize");
-    if (!rc && !a->size_set) {
-        fprintf(stderr, "dvppctl resize: need --size WxH (or N for shorter/longer)\n");
+        rc = one_input(a, cmd->name);
+    if (!rc && (problem = cmd->check(a)) != NULL) {
+        fprintf(stderr, "dvppctl %s: %s\n", cmd->name, problem);
         rc = 2;
     }
     if (rc) {
         free(a);
         return rc;
     }
-    if (a->shrink_on_load && !a->shrink_w)
-        a->shrink_w = a->size_w, a->shrink_h = a->size_h;
+    if (a->shrink_on_load && !a->shrink_w && a->size_set)
+        a->shrink_w = a->size_w, a->shrink_h = a->size_h; /* "auto" */
+    if (cmd->decode_rgb && !a->decode_format_set) {
+        a->decode_format = DVPP_PIXEL_RGB;
+        a->decode_format_set = true;
+    }
     dvpp_err_clear(&err);
     ctx_from_args(&c, a);
     st = load_input(a, 0, &src, &err);
-    if (st == DVPP_OK && a->nrois)
-        st = dvpp_err_set(&err, DVPP_EINVAL, "roi",
-                          "resize takes no --roi; use crop");
     if (st == DVPP_OK)
-        st = dvpp_resize_geometry(src.width, src.height, a->mode, a->size_w,
-                                  a->size_h, &g, &err);
+        st = cmd->shape(a, &src, state, &fmt, &w, &h, &err);
     if (st == DVPP_OK)
-        st = alloc_output(a, a->format_set ? a->format : src.format, g.out_w,
-                          g.out_h, &dst, &err);
+        st = alloc_output(a, fmt, w, h, &dst, &err);
     if (st == DVPP_OK)
-        st = dvpp_vpc_resize_mode(&c, &src, &g, &dst, a->pad, &a->resize, &err);
+        st = cmd->op(&c, a, &src, &dst, state, &err);
     if (st == DVPP_OK)
         st = ctl_write_image(a->out, &dst, a->quality, &err);
-    if (st == DVPP_OK)
-        print_geometry(&g, a->mode);
+    if (st == DVPP_OK && cmd->done)
+        cmd->done(a, state);
     rc = st == DVPP_OK ? 0 : ctl_fail(a->inputs[0], &err);
     dvpp_image_free(&src);
     dvpp_image_free(&dst);
     dvpp_vpc_ctx_fini(&c);
     free(a);
     return rc;
+}
+
+/* --- resize ----------------------------------------------------------------- */
+
+static const char *resize_check(const ctl_args *a)
+{
+    if (!a->size_set)
+        return "need --size WxH (or N for shorter/longer)";
+    return a->nrois ? "resize takes no --roi; use crop" : NULL;
+}
+
+static dvpp_status resize_shape(const ctl_args *a, const dvpp_image *src,
+                                void *state, dvpp_pixfmt *fmt, uint32_t *w,
+                                uint32_t *h, dvpp_err *err)
+{
+    dvpp_resize_geom *g = state;
+    dvpp_status st = dvpp_resize_geometry(src->width, src->height, a->mode,
+                                          a->size_w, a->size_h, g, err);
+    *fmt = a->format_set ? a->format : src->format;
+    *w = g->out_w, *h = g->out_h;
+    return st;
+}
+
+static dvpp_status resize_op(dvpp_vpc_ctx *c, const ctl_args *a,
+                             const dvpp_image *src, dvpp_image *dst, void *state,
+                             dvpp_err *err)
+{
+    return dvpp_vpc_resize_mode(c, src, state, dst, a->pad, &a->resize, err);
+}
+
+static void resize_done(const ctl_args *a, void *state)
+{
+    print_geometry(state, a->mode);
+}
+
+int ctl_cmd_resize(int argc, char **argv)
+{
+    static const single_cmd cmd = {"resize", resize_check, resize_shape,
+                                   resize_op, resize_done, false};
+    dvpp_resize_geom g;
+
+    return run_single(argc, argv, &cmd, &g);
+}
+
+/* --- crop --------------------------------------------------------------------- */
+
+static const char *crop_check(const ctl_args *a)
+{
+    return a->nrois != 1 ? "need one --roi L,T,R,B" : NULL;
+}
+
+/* Without --size the ROI keeps its size; with it, it is scaled. */
+static dvpp_status crop_shape(const ctl_args *a, const dvpp_image *src,
+                              void *state, dvpp_pixfmt *fmt, uint32_t *w,
+                              uint32_t *h, dvpp_err *err)
+{
+    (void)state, (void)err;
+    *fmt = a->format_set ? a->format : src->format;
+    *w = a->size_set ? a->size_w : dvpp_roi_width(&a->rois[0]);
+    *h = a->size_set ? a->size_h : dvpp_roi_height(&a->rois[0]);
+    return DVPP_OK;
+}
+
+static dvpp_status crop_op(dvpp_vpc_ctx *c, const ctl_args *a,
+                           const dvpp_image *src, dvpp_image *dst, void *state,
+                           dvpp_err *err)
+{
+    (void)state;
+    return dvpp_vpc_crop_resize_paste(c, src, &a->rois[0], dst, NULL, &a->resize,
+                                      err);
 }
 
 int ctl_cmd_crop(int argc, char **argv)
 {
-    ctl_args *a = calloc(1, sizeof(*a));
-    dvpp_image src = {0}, dst = {0};
-    dvpp_vpc_ctx c;
-    dvpp_err err;
-    dvpp_status st;
-    uint32_t w, h;
-    int rc;
-
-    if (!a)
-        return 1;
-    rc = ctl_parse_args(argc, argv, a);
-    if (!rc)
-        rc = one_input(a, "crop");
-    if (!rc && a->nrois != 1) {
-        fprintf(stderr, "dvppctl crop: need one --roi L,T,R,B\n");
-        rc = 2;
-    }
-    if (rc) {
-        free(a);
-        return rc;
-    }
-    dvpp_err_clear(&err);
-    ctx_from_args(&c, a);
-    /* Without --size the ROI keeps its size; with it, it is scaled. */
-    w = a->size_set ? a->size_w : dvpp_roi_width(&a->rois[0]);
-    h = a->size_set ? a->size_h : dvpp_roi_height(&a->rois[0]);
-    st = load_input(a, 0, &src, &err);
-    if (st == DVPP_OK)
-        st = alloc_output(a, a->format_set ? a->format : src.format, w, h, &dst,
-                          &err);
-    if (st == DVPP_OK)
-        st = dvpp_vpc_crop_resize_paste(&c, &src, &a->rois[0], &dst, NULL,
-                                        &a->resize, &err);
-    if (st == DVPP_OK)
-        st = ctl_write_image(a->out, &dst, a->quality, &err);
-    rc = st == DVPP_OK ? 0 : ctl_fail(a->inputs[0], &err);
-    dvpp_image_free(&src);
-    dvpp_image_free(&dst);
-    dvpp_vpc_ctx_fini(&c);
-    free(a);
-    return rc;
+    static const single_cmd cmd = {"crop", crop_check, crop_shape, crop_op, NULL,
+                                   false};
+    return run_single(argc, argv, &cmd, NULL);
 }
 
+/* --- convert ---------------------------------------------------------------------- */
+
+static const char *convert_check(const ctl_args *a)
+{
+    return a->format_set ? NULL : "need --format F";
+}
+
+static dvpp_status convert_shape(const ctl_args *a, const dvpp_image *src,
+                                 void *state, dvpp_pixfmt *fmt, uint32_t *w,
+                                 uint32_t *h, dvpp_err *err)
+{
+    (void)state, (void)err;
+    *fmt = a->format;
+    *w = src->width, *h = src->height;
+    return DVPP_OK;
+}
+
+static dvpp_status convert_op(dvpp_vpc_ctx *c, const ctl_args *a,
+                              const dvpp_image *src, dvpp_image *dst, void *state,
+                              dvpp_err *err)
+{
+    (void)a, (void)state;
+    return dvpp_vpc_convert(c, src, dst, err);
+}
+
+/* JPEG/PNG inputs decode to RGB: the conversion is the point. */
 int ctl_cmd_convert(int argc, char **argv)
 {
-    ctl_args *a = calloc(1, sizeof(*a));
-    dvpp_image src = {0}, dst = {0};
-    dvpp_vpc_ctx c;
-    dvpp_err err;
-    dvpp_status st;
-    int rc;
+    static const single_cmd cmd = {"convert", convert_check, convert_shape,
+                                   convert_op, NULL, true};
+    return run_single(argc, argv, &cmd, NULL);
+}
 
-    if (!a)
-        return 1;
-    rc = ctl_parse_args(argc, argv, a);
-    if (!rc)
-        rc = one_input(a, "convert");
-    if (!rc && !a->format_set) {
-        fprintf(stderr, "dvppctl convert: need --format F\n");
-        rc = 2;
-    }
-    if (rc) {
-        free(a);
-        return rc;
-    }
-    dvpp_err_clear(&err);
-    ctx_from_args(&c, a);
-    /* JPEG/PNG inputs decode to RGB unless told otherwise: the conversion
-     * is the point of the command. */
-    if (!a->decode_format_set) {
-        a->decode_format = DVPP_PIXEL_RGB;
-        a->decode_format_set = true;
-    }
-    st = ctl_load_image(a->inputs[0], a, DVPP_PIXEL_RGB, &src, &err);
-    if (st == DVPP_OK)
-        st = relayout_for_profile(a, &src, &err);
-    if (st == DVPP_OK)
-        st = alloc_output(a, a->format, src.width, src.height, &dst, &err);
-    if (st == DVPP_OK)
-        st = dvpp_vpc_convert(&c, &src, &dst, &err);
-    if (st == DVPP_OK)
-        st = ctl_write_image(a->out, &dst, a->quality, &err);
-    rc = st == DVPP_OK ? 0 : ctl_fail(a->inputs[0], &err);
-    dvpp_image_free(&src);
-    dvpp_image_free(&dst);
-    dvpp_vpc_ctx_fini(&c);
-    free(a);
-    return rc;
+/* --- make-border ---------------------------------------------------------------- */
+
+static const char *border_check(const ctl_args *a)
+{
+    return a->margins_set ? NULL : "need --margins T,B,L,R";
+}
+
+static dvpp_status border_shape(const ctl_args *a, const dvpp_image *src,
+                                void *state, dvpp_pixfmt *fmt, uint32_t *w,
+                                uint32_t *h, dvpp_err *err)
+{
+    (void)state, (void)err;
+    *fmt = src->format;
+    *w = src->width + a->border.left + a->border.right;
+    *h = src->height + a->border.top + a->border.bottom;
+    return DVPP_OK;
+}
+
+static dvpp_status border_op(dvpp_vpc_ctx *c, const ctl_args *a,
+                             const dvpp_image *src, dvpp_image *dst, void *state,
+                             dvpp_err *err)
+{
+    (void)state;
+    return dvpp_vpc_make_border(c, src, dst, &a->border, err);
 }
 
 int ctl_cmd_make_border(int argc, char **argv)
 {
-    ctl_args *a = calloc(1, sizeof(*a));
-    dvpp_image src = {0}, dst = {0};
-    dvpp_vpc_ctx c;
-    dvpp_err err;
-    dvpp_status st;
-    int rc;
-
-    if (!a)
-        return 1;
-    rc = ctl_parse_args(argc, argv, a);
-    if (!rc)
-        rc = one_input(a, "make-border");
-    if (!rc && !a->margins_set) {
-        fprintf(stderr, "dvppctl make-border: need --margins T,B,L,R\n");
-        rc = 2;
-    }
-    if (rc) {
-        free(a);
-        return rc;
-    }
-    dvpp_err_clear(&err);
-    ctx_from_args(&c, a);
-    st = load_input(a, 0, &src, &err);
-    if (st == DVPP_OK)
-        st = alloc_output(a, src.format,
-                          src.width + a->border.left + a->border.right,
-                          src.height + a->border.top + a->border.bottom, &dst, &err);
-    if (st == DVPP_OK)
-        st = dvpp_vpc_make_border(&c, &src, &dst, &a->border, &err);
-    if (st == DVPP_OK)
-        st = ctl_write_image(a->out, &dst, a->quality, &err);
-    rc = st == DVPP_OK ? 0 : ctl_fail(a->inputs[0], &err);
-    dvpp_image_free(&src);
-    dvpp_image_free(&dst);
-    dvpp_vpc_ctx_fini(&c);
-    free(a);
-    return rc;
+    static const single_cmd cmd = {"make-border", border_check, border_shape,
+                                   border_op, NULL, false};
+    return run_single(argc, argv, &cmd, NULL);
 }
 
 /* Write batch outputs: one file each when @pattern has a %d, else one
