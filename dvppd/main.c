@@ -7,9 +7,11 @@
  * architecture.md lists them); until then the process serves nothing and
  * says so in its start-up log.
  */
+#include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,33 +19,24 @@
 #include "dvpp_jpeg.h"
 #include "dvpp_limits.h"
 #include "dvpp_log.h"
+#include "dvppd_config.h"
 
 #ifndef DVPP_VERSION
 #define DVPP_VERSION "dev"
 #endif
 
-/* Built-in defaults (DESIGN.md: HTTP on 127.0.0.1:8080, socket in ./run). */
-typedef struct dvppd_config {
-    const char *http_addr;
-    unsigned http_port;
-    const char *socket_path;
-    dvpp_limits limits;
-} dvppd_config;
-
-static dvppd_config default_config(void)
+/* Under systemd, stderr goes to the journal: "<N>" priority prefixes and
+ * no timestamps (journald stamps lines itself). */
+static void journal_sink(void *ctx, dvpp_log_level level, const char *line)
 {
-    return (dvppd_config){
-        .http_addr = "127.0.0.1",
-        .http_port = 8080,
-        .socket_path = "run/dvppd.sock",
-        .limits = dvpp_limits_default(),
-    };
+    (void)ctx;
+    fprintf(stderr, "<%d>%s\n", (int)level, line);
 }
 
 static void report_start(const dvppd_config *c)
 {
-    dvpp_log(DVPP_LOG_INFO, "dvppd %s starting (pid %ld)", DVPP_VERSION,
-             (long)getpid());
+    dvpp_log(DVPP_LOG_INFO, "dvppd %s starting (pid %ld), config: %s",
+             DVPP_VERSION, (long)getpid(), c->source);
     dvpp_log(DVPP_LOG_INFO, "simd: %s (cpu supports %s; cap with DVPP_SIMD)",
              dvpp_simd_name(dvpp_simd_active()),
              dvpp_simd_name(dvpp_cpu_detect()));
@@ -74,23 +67,112 @@ static int wait_for_stop(void)
     return 0;
 }
 
-int main(int argc, char **argv)
+static void usage(FILE *f)
 {
-    dvppd_config cfg = default_config();
+    fprintf(f, "usage: dvppd [--config FILE] [--http ADDR:PORT] [--socket PATH]\n"
+               "             [--channels N] [--log-level err|warn|info|debug]\n"
+               "             [--check-config] [--version]\n"
+               "Without --config, %s is read when it exists, else the built-in\n"
+               "defaults apply. Flags override the file. --check-config prints the\n"
+               "effective configuration as JSON and exits (1 when it is invalid).\n",
+            DVPPD_DEFAULT_CONFIG);
+}
 
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--version") == 0) {
-            printf("dvppd %s\n", DVPP_VERSION);
-            return 0;
+typedef struct cli {
+    const char *config, *http, *socket, *channels, *level;
+    bool check;
+} cli;
+
+static int parse_cli(int argc, char **argv, cli *o)
+{
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"http", required_argument, NULL, 'H'},
+        {"socket", required_argument, NULL, 's'},
+        {"channels", required_argument, NULL, 'n'},
+        {"log-level", required_argument, NULL, 'l'},
+        {"check-config", no_argument, NULL, 'k'},
+        {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+
+    memset(o, 0, sizeof(*o));
+    while ((opt = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'c': o->config = optarg; break;
+        case 'H': o->http = optarg; break;
+        case 's': o->socket = optarg; break;
+        case 'n': o->channels = optarg; break;
+        case 'l': o->level = optarg; break;
+        case 'k': o->check = true; break;
+        case 'V': printf("dvppd %s\n", DVPP_VERSION); exit(0);
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); return 2;
         }
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: dvppd [--version]\nRuns on the built-in default "
-                   "configuration; stop with SIGINT or SIGTERM.\n");
-            return 0;
-        }
-        fprintf(stderr, "dvppd: unknown argument '%s'\n", argv[i]);
+    }
+    if (optind != argc) {
+        fprintf(stderr, "dvppd: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
+    return 0;
+}
+
+/* File, then flags, over the defaults. */
+static dvpp_status build_config(const cli *o, dvppd_config *c, dvpp_err *err)
+{
+    dvpp_status st = DVPP_OK;
+    char *end;
+
+    dvppd_config_defaults(c);
+    if (o->config)
+        st = dvppd_config_load(c, o->config, err);
+    else if (access(DVPPD_DEFAULT_CONFIG, F_OK) == 0)
+        st = dvppd_config_load(c, DVPPD_DEFAULT_CONFIG, err);
+    if (st == DVPP_OK && o->http)
+        st = dvppd_config_set_listen(c, o->http, err);
+    if (st == DVPP_OK && o->socket) {
+        if (strlen(o->socket) >= sizeof(c->socket_path))
+            return dvpp_err_set(err, DVPP_EINVAL, "socket", "--socket path too long");
+        snprintf(c->socket_path, sizeof(c->socket_path), "%s", o->socket);
+    }
+    if (st == DVPP_OK && o->channels) {
+        unsigned long n = strtoul(o->channels, &end, 10);
+        if (*end || *o->channels == '\0' || n > 256)
+            return dvpp_err_set(err, DVPP_EINVAL, "channels",
+                                "--channels wants 0..256 (0 = CPUs)");
+        c->channels = (uint32_t)n;
+    }
+    if (st == DVPP_OK && o->level && !dvpp_log_level_parse(o->level, &c->log_level))
+        return dvpp_err_set(err, DVPP_EINVAL, "log-level",
+                            "--log-level wants err, warn, info or debug");
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    dvppd_config cfg;
+    dvpp_err err;
+    cli o;
+    int rc;
+
+    rc = parse_cli(argc, argv, &o);
+    if (rc)
+        return rc;
+    dvpp_err_clear(&err);
+    if (build_config(&o, &cfg, &err) != DVPP_OK) {
+        fprintf(stderr, "dvppd: configuration: %s\n", err.msg);
+        return 1;
+    }
+    if (o.check) {
+        char *dump = dvppd_config_dump(&cfg);
+        printf("%s\n", dump ? dump : "{}");
+        free(dump);
+        return 0;
+    }
+    dvpp_log_configure(cfg.log_level, getenv("JOURNAL_STREAM") ? journal_sink : NULL,
+                       NULL);
     report_start(&cfg);
     return wait_for_stop();
 }

@@ -1,0 +1,231 @@
+#include "dvppd_config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void dvppd_config_defaults(dvppd_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->http_addr, sizeof(c->http_addr), "127.0.0.1");
+    c->http_port = 8080;
+    snprintf(c->socket_path, sizeof(c->socket_path), "run/dvppd.sock");
+    c->socket_mode = 0660;
+    c->channels = 0;
+    c->queue_depth = 256;
+    c->max_pixels_in_flight = (uint64_t)256 << 20;
+    c->max_bytes_in_flight = (uint64_t)1 << 30;
+    c->limits = dvpp_limits_default();
+    c->log_level = DVPP_LOG_INFO;
+    snprintf(c->source, sizeof(c->source), "built-in defaults");
+}
+
+dvpp_status dvppd_config_set_listen(dvppd_config *c, const char *addr,
+                                    dvpp_err *err)
+{
+    const char *colon = strrchr(addr, ':');
+    char *end;
+    unsigned long port;
+
+    if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof(c->http_addr))
+        return dvpp_err_set(err, DVPP_EINVAL, "http.listen",
+                            "http.listen '%s' is not HOST:PORT", addr);
+    errno = 0;
+    port = strtoul(colon + 1, &end, 10);
+    if (errno || *end || port > 65535)
+        return dvpp_err_set(err, DVPP_EINVAL, "http.listen",
+                            "http.listen port '%s' is not 0..65535", colon + 1);
+    memcpy(c->http_addr, addr, (size_t)(colon - addr));
+    c->http_addr[colon - addr] = '\0';
+    c->http_port = (uint16_t)port;
+    return DVPP_OK;
+}
+
+/* One accepted key: where it is, and how to store it. */
+typedef enum key_kind { KEY_U64, KEY_U32, KEY_STR, KEY_LISTEN, KEY_LEVEL, KEY_MODE } key_kind;
+
+typedef struct key_def {
+    const char *section;
+    const char *name;
+    key_kind kind;
+    size_t offset;      /* into dvppd_config */
+    size_t size;        /* for strings */
+    uint64_t min, max;  /* for numbers */
+} key_def;
+
+#define OFF(f) offsetof(dvppd_config, f)
+
+static const key_def k_keys[] = {
+    {"http", "listen", KEY_LISTEN, 0, 0, 0, 0},
+    {"socket", "path", KEY_STR, OFF(socket_path), sizeof(((dvppd_config *)0)->socket_path), 0, 0},
+    {"socket", "mode", KEY_MODE, OFF(socket_mode), 0, 0, 0777},
+    {"device", "channels", KEY_U32, OFF(channels), 0, 0, 256},
+    {"device", "queue_depth", KEY_U32, OFF(queue_depth), 0, 1, 1u << 20},
+    {"device", "max_pixels_in_flight", KEY_U64, OFF(max_pixels_in_flight), 0, 1, UINT64_MAX},
+    {"device", "max_bytes_in_flight", KEY_U64, OFF(max_bytes_in_flight), 0, 1, UINT64_MAX},
+    {"limits", "max_encoded_bytes", KEY_U64, OFF(limits.max_encoded_bytes), 0, 1, UINT64_MAX},
+    {"limits", "max_pixels", KEY_U64, OFF(limits.max_pixels), 0, 1, UINT64_MAX},
+    {"limits", "max_side", KEY_U32, OFF(limits.max_side), 0, 1, 65535},
+    {"limits", "max_jpeg_scans", KEY_U32, OFF(limits.max_jpeg_scans), 0, 1, 100000},
+    {"limits", "max_png_chunk", KEY_U32, OFF(limits.max_png_chunk), 0, 1, UINT32_MAX},
+    {"limits", "max_png_chunks", KEY_U32, OFF(limits.max_png_chunks), 0, 1, UINT32_MAX},
+    {"limits", "max_decode_memory", KEY_U64, OFF(limits.max_decode_memory), 0, 1, UINT64_MAX},
+    {"log", "level", KEY_LEVEL, 0, 0, 0, 0},
+};
+
+static const key_def *find_key(const char *section, const char *name)
+{
+    for (size_t i = 0; i < sizeof(k_keys) / sizeof(k_keys[0]); i++)
+        if (strcmp(k_keys[i].section, section) == 0 &&
+            strcmp(k_keys[i].name, name) == 0)
+            return &k_keys[i];
+    return NULL;
+}
+
+static dvpp_status set_number(dvppd_config *c, const key_def *k, json_t *v,
+                              const char *path, dvpp_err *err)
+{
+    json_int_t n;
+
+    if (!json_is_integer(v) || (n = json_integer_value(v)) < 0 ||
+        (uint64_t)n < k->min || (uint64_t)n > k->max)
+        return dvpp_err_set(err, DVPP_EINVAL, k->name,
+                            "%s.%s: want an integer in [%llu, %llu]", path,
+                            k->name, (unsigned long long)k->min,
+                            (unsigned long long)k->max);
+    if (k->kind == KEY_U64)
+        *(uint64_t *)((char *)c + k->offset) = (uint64_t)n;
+    else
+        *(uint32_t *)((char *)c + k->offset) = (uint32_t)n;
+    return DVPP_OK;
+}
+
+static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
+                           const char *path, dvpp_err *err)
+{
+    dvpp_log_level lvl;
+    const char *s = json_string_value(v);
+
+    switch (k->kind) {
+    case KEY_U64:
+    case KEY_U32:
+        return set_number(c, k, v, path, err);
+    case KEY_MODE:
+        /* An octal string ("0660") or a number as JSON has no octal. */
+        if (s) {
+            char *end;
+            unsigned long m = strtoul(s, &end, 8);
+            if (*end || m > 0777)
+                break;
+            c->socket_mode = (uint32_t)m;
+            return DVPP_OK;
+        }
+        return set_number(c, k, v, path, err);
+    case KEY_STR:
+        if (!s || strlen(s) >= k->size)
+            break;
+        memcpy((char *)c + k->offset, s, strlen(s) + 1);
+        return DVPP_OK;
+    case KEY_LISTEN:
+        if (!s)
+            break;
+        return dvppd_config_set_listen(c, s, err);
+    case KEY_LEVEL:
+        if (!s || !dvpp_log_level_parse(s, &lvl))
+            break;
+        c->log_level = lvl;
+        return DVPP_OK;
+    }
+    return dvpp_err_set(err, DVPP_EINVAL, k->name, "%s.%s: bad value", path,
+                        k->name);
+}
+
+static dvpp_status apply_json(dvppd_config *c, json_t *root, dvpp_err *err)
+{
+    const char *section, *name;
+    json_t *obj, *v;
+
+    if (!json_is_object(root))
+        return dvpp_err_set(err, DVPP_EINVAL, "", "the top level is not an object");
+    json_object_foreach(root, section, obj) {
+        if (!json_is_object(obj))
+            return dvpp_err_set(err, DVPP_EINVAL, section,
+                                "%s: want an object of keys", section);
+        json_object_foreach(obj, name, v) {
+            const key_def *k = find_key(section, name);
+            dvpp_status st;
+            if (!k)
+                return dvpp_err_set(err, DVPP_EINVAL, name,
+                                    "%s.%s: unknown key", section, name);
+            st = set_key(c, k, v, section, err);
+            if (st != DVPP_OK)
+                return st;
+        }
+    }
+    return DVPP_OK;
+}
+
+dvpp_status dvppd_config_load(dvppd_config *c, const char *path, dvpp_err *err)
+{
+    json_error_t je;
+    json_t *root;
+    dvpp_status st;
+    char msg[DVPP_ERR_LEN];
+
+    if (access(path, R_OK) != 0)
+        return dvpp_err_set(err, DVPP_EIO, "config", "cannot read %s: %s", path,
+                            strerror(errno));
+    root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return dvpp_err_set(err, DVPP_EINVAL, "config", "%s:%d: %s", path,
+                            je.line, je.text);
+    st = apply_json(c, root, err);
+    json_decref(root);
+    if (st != DVPP_OK) {
+        if (err) {
+            memcpy(msg, err->msg, sizeof(msg));
+            dvpp_err_set(err, st, err->field, "%s: %s", path, msg);
+        }
+        return st;
+    }
+    snprintf(c->source, sizeof(c->source), "%s", path);
+    return DVPP_OK;
+}
+
+char *dvppd_config_dump(const dvppd_config *c)
+{
+    static const char *const levels[8] = {"", "", "", "err", "warn", "", "info",
+                                           "debug"};
+    char listen[96], mode[8];
+    json_t *j;
+    char *s;
+
+    snprintf(listen, sizeof(listen), "%s:%u", c->http_addr, c->http_port);
+    snprintf(mode, sizeof(mode), "%04o", c->socket_mode);
+    j = json_pack("{s:{s:s}, s:{s:s, s:s}, s:{s:I, s:I, s:I, s:I}, "
+                  "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:s}}",
+                  "http", "listen", listen,
+                  "socket", "path", c->socket_path, "mode", mode,
+                  "device", "channels", (json_int_t)c->channels, "queue_depth",
+                  (json_int_t)c->queue_depth, "max_pixels_in_flight",
+                  (json_int_t)c->max_pixels_in_flight, "max_bytes_in_flight",
+                  (json_int_t)c->max_bytes_in_flight,
+                  "limits", "max_encoded_bytes",
+                  (json_int_t)c->limits.max_encoded_bytes, "max_pixels",
+                  (json_int_t)c->limits.max_pixels, "max_side",
+                  (json_int_t)c->limits.max_side, "max_jpeg_scans",
+                  (json_int_t)c->limits.max_jpeg_scans, "max_png_chunk",
+                  (json_int_t)c->limits.max_png_chunk, "max_png_chunks",
+                  (json_int_t)c->limits.max_png_chunks, "max_decode_memory",
+                  (json_int_t)c->limits.max_decode_memory,
+                  "log", "level", levels[c->log_level & 7]);
+    if (!j)
+        return NULL;
+    s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(j);
+    return s;
+}
