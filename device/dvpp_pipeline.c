@@ -1,0 +1,892 @@
+/* dvpp_pipeline: validator, planner and synchronous executor. */
+#include "dvpp_pipeline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dvpp_png.h"
+
+/* --- init ------------------------------------------------------------------ */
+
+void dvpp_pipeline_init(dvpp_pipeline *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->input = DVPP_PIPE_IN_AUTO;
+    p->raw.format = DVPP_PIXEL_UNKNOWN;
+    p->decode.format = DVPP_PIXEL_UNKNOWN;
+    p->decode.profile = DVPP_PROFILE_NATIVE;
+    p->post = DVPP_PIPE_POST_NONE;
+    dvpp_norm_spec_init(&p->norm);
+    p->aipp_layout = DVPP_LAYOUT_NC1HWC0;
+    p->aipp_dtype = DVPP_DTYPE_F16;
+    p->output = DVPP_PIPE_OUT_IMAGE;
+    p->out_format = DVPP_PIXEL_UNKNOWN;
+    p->encoding = DVPP_PIPE_ENC_NONE;
+    p->quality = 95;
+}
+
+dvpp_status dvpp_pipeline_add_op(dvpp_pipeline *p, const dvpp_pipe_op *op,
+                                 dvpp_err *err)
+{
+    if (p->nops >= DVPP_PIPE_MAX_OPS)
+        return dvpp_err_set(err, DVPP_EINVAL, "ops", "at most %d ops",
+                            DVPP_PIPE_MAX_OPS);
+    p->ops[p->nops++] = *op;
+    return DVPP_OK;
+}
+
+/* The pixel format an AIPP input_format is fed with (UNKNOWN: none). */
+static dvpp_pixfmt aipp_pixfmt(const dvpp_aipp_op *op)
+{
+    switch (op->input_format) {
+    case DVPP_AIPP_YUV420SP_U8: return DVPP_PIXEL_NV12;
+    case DVPP_AIPP_YUV422SP_U8: return DVPP_PIXEL_YUV422SP;
+    case DVPP_AIPP_YUYV_U8: return DVPP_PIXEL_YUYV;
+    case DVPP_AIPP_YUV400_U8: return DVPP_PIXEL_YUV400;
+    case DVPP_AIPP_RGB888_U8: return DVPP_PIXEL_RGB;
+    case DVPP_AIPP_XRGB8888_U8:
+    case DVPP_AIPP_ARGB8888_U8: return DVPP_PIXEL_ARGB;
+    default: return DVPP_PIXEL_UNKNOWN;
+    }
+}
+
+static bool png_format_ok(dvpp_pixfmt f)
+{
+    return f == DVPP_PIXEL_RGB || f == DVPP_PIXEL_BGR || f == DVPP_PIXEL_RGBA ||
+           f == DVPP_PIXEL_BGRA || f == DVPP_PIXEL_GRAY || f == DVPP_PIXEL_YUV400;
+}
+
+/* --- validation ---------------------------------------------------------------- */
+
+static dvpp_status check_raw(const dvpp_pipeline *p, const dvpp_limits *lim,
+                             dvpp_err *err)
+{
+    const dvpp_pipe_raw *r = &p->raw;
+    dvpp_image img;
+    dvpp_planes pl;
+    dvpp_status st;
+
+    if (!dvpp_pixfmt_get(r->format))
+        return dvpp_err_set(err, DVPP_EINVAL, "raw.format",
+                            "raw input needs a known pixel format");
+    if (!r->width || !r->height)
+        return dvpp_err_set(err, DVPP_EINVAL, r->width ? "raw.height" : "raw.width",
+                            "raw size %ux%u is empty", r->width, r->height);
+    st = dvpp_limits_check_image(lim, r->width, r->height, err);
+    if (st != DVPP_OK)
+        return st;
+    st = dvpp_image_init(&img, r->format, r->width, r->height, 1, 1, err);
+    if (st != DVPP_OK)
+        return st;
+    if (r->width_stride)
+        img.width_stride = r->width_stride;
+    if (r->height_stride)
+        img.height_stride = r->height_stride;
+    if (dvpp_image_planes(&img, &pl, NULL) != DVPP_OK)
+        return dvpp_err_set(err, DVPP_EINVAL, "raw.width_stride",
+                            "strides %u x %u cannot hold a %ux%u %s image",
+                            img.width_stride, img.height_stride, r->width,
+                            r->height, dvpp_pixfmt_name(r->format));
+    return DVPP_OK;
+}
+
+static dvpp_status check_decode(const dvpp_pipeline *p, dvpp_err *err)
+{
+    const dvpp_pipe_decode *d = &p->decode;
+
+    if (d->profile > DVPP_PROFILE_ASCEND310P)
+        return dvpp_err_set(err, DVPP_EINVAL, "decode.profile", "unknown profile %d",
+                            (int)d->profile);
+    if (d->format != DVPP_PIXEL_UNKNOWN && !dvpp_pixfmt_get(d->format))
+        return dvpp_err_set(err, DVPP_EINVAL, "decode.format",
+                            "unknown decode format %d", (int)d->format);
+    if (p->input == DVPP_PIPE_IN_PNG && d->format != DVPP_PIXEL_UNKNOWN &&
+        !png_format_ok(d->format))
+        return dvpp_err_set(err, DVPP_EINVAL, "decode.format",
+                            "PNG decodes to rgb, bgr, rgba, bgra or gray, not %s",
+                            dvpp_pixfmt_name(d->format));
+    if (d->has_roi && (!d->roi.w || !d->roi.h))
+        return dvpp_err_set(err, DVPP_EINVAL, "decode.roi", "empty decode ROI");
+    if (d->shrink_on_load && (p->nops == 0 || p->ops[0].kind != DVPP_PIPE_OP_RESIZE))
+        return dvpp_err_set(err, DVPP_EINVAL, "decode.shrink_on_load",
+                            "shrink-on-load needs a resize as the first op");
+    if (d->shrink_on_load && d->has_roi)
+        return dvpp_err_set(err, DVPP_EINVAL, "decode.shrink_on_load",
+                            "shrink-on-load and a decode ROI exclude each other");
+    return DVPP_OK;
+}
+
+static dvpp_status check_resize(const dvpp_pipe_resize *r, dvpp_profile prof,
+                                const dvpp_limits *lim, const char *f,
+                                dvpp_err *err)
+{
+    bool one_side = r->mode == DVPP_RESIZE_SHORTER || r->mode == DVPP_RESIZE_LONGER;
+    uint32_t h = one_side ? r->w : r->h;
+    int max_mode = prof == DVPP_PROFILE_ASCEND310P ? 2 : 4;
+
+    if ((unsigned)r->mode > DVPP_RESIZE_LONGER)
+        return dvpp_err_set(err, DVPP_EINVAL, f, "%s: unknown mode", f);
+    if (!r->w || !h)
+        return dvpp_err_set(err, DVPP_EINVAL, f, "%s: empty target %ux%u", f, r->w, h);
+    if (dvpp_limits_check_image(lim, r->w, h, NULL) != DVPP_OK)
+        return dvpp_err_set(err, DVPP_ELIMIT, f, "%s: target %ux%u over the limits",
+                            f, r->w, h);
+    if ((unsigned)r->opts.parity > DVPP_PARITY_ASCEND ||
+        (unsigned)r->opts.interp > DVPP_INTERP_BOX)
+        return dvpp_err_set(err, DVPP_EINVAL, f, "%s: unknown parity or interp", f);
+    if (r->opts.parity == DVPP_PARITY_ASCEND &&
+        (r->opts.ascend_mode < 0 || r->opts.ascend_mode > 4))
+        return dvpp_err_set(err, DVPP_EINVAL, f, "%s: ascend_mode %d not in 0..4",
+                            f, r->opts.ascend_mode);
+    if (!dvpp_profile_is_ascend(prof))
+        return DVPP_OK;
+    if (r->opts.parity == DVPP_PARITY_ASCEND && r->opts.ascend_mode > max_mode)
+        return dvpp_err_set(err, DVPP_EPROFILE, f,
+                            "%s: %s supports interpolation 0..%d", f,
+                            dvpp_profile_name(prof), max_mode);
+    if (r->mode == DVPP_RESIZE_STRETCH &&
+        (r->w < 10 || r->h < 6 || r->w > 4096 || r->h > 4096))
+        return dvpp_err_set(err, DVPP_EPROFILE, f,
+                            "%s: VPC output %ux%u outside 10x6..4096x4096", f,
+                            r->w, r->h);
+    return DVPP_OK;
+}
+
+static dvpp_status check_op(const dvpp_pipeline *p, uint32_t i,
+                            const dvpp_limits *lim, dvpp_err *err)
+{
+    const dvpp_pipe_op *op = &p->ops[i];
+    char f[DVPP_ERR_FIELD_LEN];
+
+    switch (op->kind) {
+    case DVPP_PIPE_OP_CROP:
+        snprintf(f, sizeof(f), "ops[%u].crop", i);
+        if (op->u.crop.right < op->u.crop.left || op->u.crop.bottom < op->u.crop.top)
+            return dvpp_err_set(err, DVPP_EINVAL, f, "%s: right/bottom before left/top", f);
+        return DVPP_OK;
+    case DVPP_PIPE_OP_RESIZE:
+        snprintf(f, sizeof(f), "ops[%u].resize", i);
+        return check_resize(&op->u.resize, p->decode.profile, lim, f, err);
+    case DVPP_PIPE_OP_CONVERT:
+        snprintf(f, sizeof(f), "ops[%u].convert", i);
+        if (!dvpp_pixfmt_get(op->u.convert))
+            return dvpp_err_set(err, DVPP_EINVAL, f, "%s: unknown format", f);
+        return DVPP_OK;
+    case DVPP_PIPE_OP_BORDER:
+        snprintf(f, sizeof(f), "ops[%u].border", i);
+        if ((unsigned)op->u.border.type > DVPP_BORDER_REFLECT_101 ||
+            op->u.border.top > lim->max_side || op->u.border.bottom > lim->max_side ||
+            op->u.border.left > lim->max_side || op->u.border.right > lim->max_side)
+            return dvpp_err_set(err, DVPP_EINVAL, f, "%s: bad type or margins", f);
+        return DVPP_OK;
+    default:
+        snprintf(f, sizeof(f), "ops[%u].kind", i);
+        return dvpp_err_set(err, DVPP_EINVAL, f, "%s: unknown op", f);
+    }
+}
+
+static dvpp_status check_norm(const dvpp_norm_spec *s, dvpp_err *err)
+{
+    if (!(s->scale > 0) || !isfinite(s->scale))
+        return dvpp_err_set(err, DVPP_EINVAL, "norm.scale", "scale must be > 0");
+    for (int i = 0; i < 3; i++) {
+        if (s->std[i] == 0 || !isfinite(s->std[i]))
+            return dvpp_err_set(err, DVPP_EINVAL, "norm.std",
+                                "std[%d] must be finite and non-zero", i);
+        if (!isfinite(s->mean[i]))
+            return dvpp_err_set(err, DVPP_EINVAL, "norm.mean", "mean[%d] not finite", i);
+    }
+    if ((unsigned)s->dtype > DVPP_DTYPE_F32)
+        return dvpp_err_set(err, DVPP_EINVAL, "norm.dtype", "unknown dtype");
+    if ((unsigned)s->layout > DVPP_LAYOUT_NC1HWC0)
+        return dvpp_err_set(err, DVPP_EINVAL, "norm.layout", "unknown layout");
+    return DVPP_OK;
+}
+
+static dvpp_status check_aipp(const dvpp_pipeline *p, dvpp_err *err)
+{
+    if (p->aipp.mode == DVPP_AIPP_DYNAMIC)
+        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "aipp.mode",
+                            "a dynamic aipp_op must be resolved to a static one "
+                            "(dvpp_aipp_dynamic_op) first");
+    if (p->aipp.mode != DVPP_AIPP_STATIC)
+        return dvpp_err_set(err, DVPP_EINVAL, "aipp.mode", "aipp_mode must be static");
+    if (aipp_pixfmt(&p->aipp) == DVPP_PIXEL_UNKNOWN)
+        return dvpp_err_set(err, DVPP_EINVAL, "aipp.input_format",
+                            "input_format %s is not supported",
+                            dvpp_aipp_format_name(p->aipp.input_format));
+    if ((unsigned)p->aipp_dtype > DVPP_DTYPE_F32)
+        return dvpp_err_set(err, DVPP_EINVAL, "aipp.dtype", "unknown dtype");
+    if ((unsigned)p->aipp_layout > DVPP_LAYOUT_NC1HWC0)
+        return dvpp_err_set(err, DVPP_EINVAL, "aipp.layout", "unknown layout");
+    return DVPP_OK;
+}
+
+static dvpp_status check_post(const dvpp_pipeline *p, dvpp_err *err)
+{
+    switch (p->post) {
+    case DVPP_PIPE_POST_NONE: return DVPP_OK;
+    case DVPP_PIPE_POST_NORM: return check_norm(&p->norm, err);
+    case DVPP_PIPE_POST_AIPP: return check_aipp(p, err);
+    default: return dvpp_err_set(err, DVPP_EINVAL, "post", "unknown post step");
+    }
+}
+
+static dvpp_status check_output(const dvpp_pipeline *p, dvpp_err *err)
+{
+    if (p->output == DVPP_PIPE_OUT_TENSOR)
+        return p->post == DVPP_PIPE_POST_NONE
+                   ? dvpp_err_set(err, DVPP_EINVAL, "post",
+                                  "tensor output needs a normalise spec or an AIPP op")
+                   : DVPP_OK;
+    if (p->output != DVPP_PIPE_OUT_IMAGE)
+        return dvpp_err_set(err, DVPP_EINVAL, "output", "unknown output kind");
+    if (p->post != DVPP_PIPE_POST_NONE)
+        return dvpp_err_set(err, DVPP_EINVAL, "post",
+                            "normalise/AIPP produce a tensor, not an image");
+    if (p->out_format != DVPP_PIXEL_UNKNOWN && !dvpp_pixfmt_get(p->out_format))
+        return dvpp_err_set(err, DVPP_EINVAL, "out_format", "unknown output format");
+    if ((unsigned)p->encoding > DVPP_PIPE_ENC_PNG)
+        return dvpp_err_set(err, DVPP_EINVAL, "encoding", "unknown encoding");
+    if (p->encoding == DVPP_PIPE_ENC_PNG && p->out_format != DVPP_PIXEL_UNKNOWN &&
+        !png_format_ok(p->out_format))
+        return dvpp_err_set(err, DVPP_EINVAL, "out_format",
+                            "PNG encodes rgb, bgr, rgba, bgra or gray");
+    if (p->encoding == DVPP_PIPE_ENC_JPEG &&
+        (p->quality > 100 ||
+         p->quality < (p->decode.profile == DVPP_PROFILE_ASCEND310 ? 0 : 1)))
+        return dvpp_err_set(err, DVPP_EINVAL, "quality", "quality %d not in 1..100",
+                            p->quality);
+    return DVPP_OK;
+}
+
+dvpp_status dvpp_pipeline_validate(const dvpp_pipeline *p,
+                                   const dvpp_limits *lim, dvpp_err *err)
+{
+    dvpp_limits def = dvpp_limits_default();
+    dvpp_status st = DVPP_OK;
+
+    if (!lim)
+        lim = &def;
+    if ((unsigned)p->input > DVPP_PIPE_IN_RAW)
+        return dvpp_err_set(err, DVPP_EINVAL, "input", "unknown input kind");
+    if (p->input == DVPP_PIPE_IN_RAW)
+        st = check_raw(p, lim, err);
+    if (st == DVPP_OK)
+        st = check_decode(p, err);
+    if (st == DVPP_OK && p->nops > DVPP_PIPE_MAX_OPS)
+        st = dvpp_err_set(err, DVPP_EINVAL, "nops", "at most %d ops", DVPP_PIPE_MAX_OPS);
+    for (uint32_t i = 0; st == DVPP_OK && i < p->nops; i++)
+        st = check_op(p, i, lim, err);
+    if (st == DVPP_OK)
+        st = check_post(p, err);
+    if (st == DVPP_OK)
+        st = check_output(p, err);
+    return st;
+}
+
+/* --- planning ------------------------------------------------------------------ */
+
+static dvpp_pixfmt plan_decode_format(const dvpp_pipeline *p, bool is_jpeg)
+{
+    dvpp_pixfmt f = p->decode.format;
+
+    if (p->input == DVPP_PIPE_IN_RAW)
+        return p->raw.format;
+    if (f == DVPP_PIXEL_UNKNOWN) {
+        if (p->post == DVPP_PIPE_POST_AIPP)
+            f = aipp_pixfmt(&p->aipp);
+        else if (p->output == DVPP_PIPE_OUT_IMAGE && p->out_format != DVPP_PIXEL_UNKNOWN)
+            f = p->out_format;
+        else
+            f = DVPP_PIXEL_RGB;
+    }
+    if (!is_jpeg && !png_format_ok(f))
+        f = DVPP_PIXEL_RGB;
+    return f;
+}
+
+/* Shrink-on-load: the DCT scale keeping the first resize a downscale. */
+static dvpp_status plan_shrink(const dvpp_pipeline *p, const dvpp_jpeg_info *ji,
+                               uint32_t dw, uint32_t dh, uint8_t *scale,
+                               dvpp_err *err)
+{
+    const dvpp_pipe_resize *r = &p->ops[0].u.resize;
+    bool swap = !p->decode.no_orient && ji->orientation >= 5;
+    dvpp_resize_geom g;
+    uint32_t tw, th;
+    dvpp_status st;
+
+    st = dvpp_resize_geometry(dw, dh, r->mode, r->w, r->h, &g, err);
+    if (st != DVPP_OK)
+        return st;
+    /* The whole source at the resize's scale. */
+    tw = (uint32_t)ceil(dw * g.scale_x - 1e-9);
+    th = (uint32_t)ceil(dh * g.scale_y - 1e-9);
+    tw = tw < 1 ? 1 : tw > dw ? dw : tw;
+    th = th < 1 ? 1 : th > dh ? dh : th;
+    *scale = dvpp_jpeg_shrink_scale(ji->width, ji->height, swap ? th : tw,
+                                    swap ? tw : th);
+    return DVPP_OK;
+}
+
+static dvpp_status plan_source(const dvpp_pipeline *p, const dvpp_pipe_source *src,
+                               dvpp_pipeline_plan *pl, dvpp_err *err)
+{
+    uint32_t dw = src->width, dh = src->height;
+    dvpp_status st;
+
+    pl->scale_num = 8;
+    pl->decode_format = plan_decode_format(p, src->is_jpeg);
+    pl->geom.scale_x = pl->geom.scale_y = 1.0;
+    if (src->is_jpeg) {
+        bool orient = !p->decode.no_orient;
+        dw = orient ? src->jpeg.display_width : src->jpeg.width;
+        dh = orient ? src->jpeg.display_height : src->jpeg.height;
+        if (p->decode.shrink_on_load) {
+            st = plan_shrink(p, &src->jpeg, dw, dh, &pl->scale_num, err);
+            if (st != DVPP_OK)
+                return st;
+        }
+    }
+    pl->src_w = dvpp_jpeg_scaled_side(dw, pl->scale_num);
+    pl->src_h = dvpp_jpeg_scaled_side(dh, pl->scale_num);
+    pl->geom.scale_x = (double)pl->src_w / dw;
+    pl->geom.scale_y = (double)pl->src_h / dh;
+    if (src->is_jpeg && p->decode.has_roi) {
+        const dvpp_jpeg_roi *r = &p->decode.roi;
+        if ((uint64_t)r->x + r->w > pl->src_w || (uint64_t)r->y + r->h > pl->src_h)
+            return dvpp_err_set(err, DVPP_EINVAL, "decode.roi",
+                                "ROI %u,%u %ux%u outside %ux%u", r->x, r->y, r->w,
+                                r->h, pl->src_w, pl->src_h);
+        pl->src_w = r->w, pl->src_h = r->h;
+        pl->geom.pad_x = -(double)r->x, pl->geom.pad_y = -(double)r->y;
+    }
+    return DVPP_OK;
+}
+
+static dvpp_status plan_op(const dvpp_pipeline *p, uint32_t i,
+                           dvpp_pipeline_plan *pl, dvpp_err *err)
+{
+    const dvpp_pipe_op *op = &p->ops[i];
+    dvpp_pipe_geom *g = &pl->geom;
+    char f[DVPP_ERR_FIELD_LEN];
+    dvpp_status st;
+
+    switch (op->kind) {
+    case DVPP_PIPE_OP_CROP:
+        if (op->u.crop.right >= pl->img_w || op->u.crop.bottom >= pl->img_h) {
+            snprintf(f, sizeof(f), "ops[%u].crop", i);
+            return dvpp_err_set(err, DVPP_EINVAL, f, "%s: outside the %ux%u image",
+                                f, pl->img_w, pl->img_h);
+        }
+        pl->img_w = dvpp_roi_width(&op->u.crop);
+        pl->img_h = dvpp_roi_height(&op->u.crop);
+        g->pad_x -= op->u.crop.left, g->pad_y -= op->u.crop.top;
+        return DVPP_OK;
+    case DVPP_PIPE_OP_RESIZE: {
+        const dvpp_pipe_resize *r = &op->u.resize;
+        dvpp_resize_geom *rg = &pl->resize[i];
+        st = dvpp_resize_geometry(pl->img_w, pl->img_h, r->mode, r->w, r->h, rg, err);
+        if (st != DVPP_OK)
+            return st;
+        g->scale_x *= rg->scale_x, g->scale_y *= rg->scale_y;
+        g->pad_x = g->pad_x * rg->scale_x + rg->pad_x;
+        g->pad_y = g->pad_y * rg->scale_y + rg->pad_y;
+        pl->img_w = rg->out_w, pl->img_h = rg->out_h;
+        return DVPP_OK;
+    }
+    case DVPP_PIPE_OP_CONVERT:
+        pl->img_format = op->u.convert;
+        return DVPP_OK;
+    default: /* BORDER */
+        pl->img_w += op->u.border.left + op->u.border.right;
+        pl->img_h += op->u.border.top + op->u.border.bottom;
+        g->pad_x += op->u.border.left, g->pad_y += op->u.border.top;
+        return DVPP_OK;
+    }
+}
+
+static void aipp_op_for(const dvpp_pipeline *p, uint32_t w, uint32_t h,
+                        dvpp_aipp_op *op)
+{
+    *op = p->aipp;
+    if (!op->src_image_size_w && !op->crop)
+        op->src_image_size_w = w, op->src_image_size_h = h;
+}
+
+static dvpp_status plan_output(const dvpp_pipeline *p, dvpp_pipeline_plan *pl,
+                               dvpp_err *err)
+{
+    dvpp_planes planes;
+    dvpp_image img;
+    dvpp_status st;
+
+    if (p->post == DVPP_PIPE_POST_NORM) {
+        pl->c = 3, pl->h = pl->img_h, pl->w = pl->img_w;
+        pl->dtype = p->norm.dtype, pl->layout = p->norm.layout;
+        return DVPP_OK;
+    }
+    if (p->post == DVPP_PIPE_POST_AIPP) {
+        dvpp_aipp_op op;
+        dvpp_tensor t;
+        aipp_op_for(p, pl->img_w, pl->img_h, &op);
+        st = dvpp_aipp_tensor(&op, 1, p->aipp_layout, p->aipp_dtype, &t, err);
+        if (st != DVPP_OK)
+            return st;
+        pl->c = t.c, pl->h = t.h, pl->w = t.w;
+        pl->dtype = t.dtype, pl->layout = t.layout;
+        return DVPP_OK;
+    }
+    pl->out_format = p->out_format == DVPP_PIXEL_UNKNOWN ? pl->img_format
+                                                          : p->out_format;
+    st = dvpp_image_init(&img, pl->out_format, pl->img_w, pl->img_h, 1, 1, err);
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(&img, &planes, err);
+    if (st == DVPP_OK)
+        pl->out_bytes = planes.total;
+    return st;
+}
+
+dvpp_status dvpp_pipeline_plan_make(const dvpp_pipeline *p,
+                                    const dvpp_pipe_source *src,
+                                    dvpp_pipeline_plan *pl, dvpp_err *err)
+{
+    dvpp_status st;
+
+    memset(pl, 0, sizeof(*pl));
+    st = plan_source(p, src, pl, err);
+    if (st != DVPP_OK)
+        return st;
+    pl->img_w = pl->src_w, pl->img_h = pl->src_h;
+    pl->img_format = pl->decode_format;
+    for (uint32_t i = 0; st == DVPP_OK && i < p->nops; i++)
+        st = plan_op(p, i, pl, err);
+    if (st != DVPP_OK)
+        return st;
+    pl->fuse_resize_norm = p->post == DVPP_PIPE_POST_NORM && p->nops > 0 &&
+                           p->ops[p->nops - 1].kind == DVPP_PIPE_OP_RESIZE;
+    return plan_output(p, pl, err);
+}
+
+/* --- worker ---------------------------------------------------------------------- */
+
+void dvpp_worker_init(dvpp_worker *w, const dvpp_limits *lim)
+{
+    memset(w, 0, sizeof(*w));
+    dvpp_aipp_ctx_init(&w->aipp);
+    w->limits = lim ? *lim : dvpp_limits_default();
+}
+
+void dvpp_worker_fini(dvpp_worker *w)
+{
+    for (int i = 0; i < DVPP_PIPE_BUFS; i++) {
+        dvpp_free(w->buf[i], w->cap[i]);
+        w->buf[i] = NULL, w->cap[i] = 0;
+    }
+    dvpp_aipp_ctx_fini(&w->aipp);
+}
+
+/* Buffer @i with at least @size bytes, kept across runs. */
+static dvpp_status worker_buf(dvpp_worker *w, int i, size_t size, dvpp_err *err)
+{
+    uint8_t *b;
+
+    if (size <= w->cap[i])
+        return DVPP_OK;
+    b = dvpp_malloc(size);
+    if (!b)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "cannot allocate %zu bytes", size);
+    dvpp_free(w->buf[i], w->cap[i]);
+    w->buf[i] = b, w->cap[i] = size;
+    return DVPP_OK;
+}
+
+/* A tight @fmt image of @width x @height in worker buffer @i, zeroed. */
+static dvpp_status worker_image(dvpp_worker *w, int i, dvpp_pixfmt fmt,
+                                uint32_t width, uint32_t height, dvpp_image *img,
+                                dvpp_err *err)
+{
+    dvpp_planes pl;
+    dvpp_status st;
+
+    st = dvpp_image_init(img, fmt, width, height, 1, 1, err);
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(img, &pl, err);
+    if (st == DVPP_OK)
+        st = worker_buf(w, i, pl.total, err);
+    if (st != DVPP_OK)
+        return st;
+    memset(w->buf[i], 0, pl.total);
+    img->data = w->buf[i], img->size = pl.total;
+    return DVPP_OK;
+}
+
+static void worker_profile(dvpp_worker *w, dvpp_profile prof)
+{
+    if (w->aipp.vpc.profile == prof)
+        return;
+    dvpp_vpc_ctx_fini(&w->aipp.vpc);
+    dvpp_vpc_ctx_init(&w->aipp.vpc, prof);
+}
+
+/* --- run: input ------------------------------------------------------------------- */
+
+static const uint8_t k_png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+static dvpp_pipe_input sniff(const dvpp_pipeline *p, const uint8_t *in, size_t len)
+{
+    if (p->input != DVPP_PIPE_IN_AUTO)
+        return p->input;
+    if (len >= 2 && in[0] == 0xff && in[1] == 0xd8)
+        return DVPP_PIPE_IN_JPEG;
+    if (len >= 8 && memcmp(in, k_png_magic, 8) == 0)
+        return DVPP_PIPE_IN_PNG;
+    return DVPP_PIPE_IN_AUTO;
+}
+
+static dvpp_status probe_source(const dvpp_pipeline *p, dvpp_pipe_input kind,
+                                const uint8_t *in, size_t len,
+                                dvpp_pipe_source *src, dvpp_err *err)
+{
+    dvpp_png_info pi;
+    dvpp_status st;
+
+    memset(src, 0, sizeof(*src));
+    switch (kind) {
+    case DVPP_PIPE_IN_JPEG:
+        src->is_jpeg = true;
+        return dvpp_jpeg_probe(in, len, &src->jpeg, err);
+    case DVPP_PIPE_IN_PNG:
+        st = dvpp_png_probe(in, len, &pi, err);
+        src->width = pi.width, src->height = pi.height;
+        return st;
+    case DVPP_PIPE_IN_RAW:
+        src->width = p->raw.width, src->height = p->raw.height;
+        return DVPP_OK;
+    default:
+        return dvpp_err_set(err, DVPP_ECORRUPT, "input",
+                            "input is neither JPEG nor PNG");
+    }
+}
+
+static dvpp_status decode_jpeg(dvpp_worker *w, const dvpp_pipeline *p,
+                               const dvpp_pipeline_plan *pl, const uint8_t *in,
+                               size_t len, dvpp_image *img, dvpp_err *err)
+{
+    dvpp_jpeg_decode_opts o;
+    dvpp_status st;
+
+    dvpp_jpeg_decode_opts_init(&o);
+    o.format = pl->decode_format;
+    o.scale_num = pl->scale_num;
+    o.no_orient = p->decode.no_orient;
+    o.has_roi = p->decode.has_roi;
+    o.roi = p->decode.roi;
+    o.allow_partial = p->decode.allow_partial;
+    o.profile = p->decode.profile;
+    st = dvpp_jpeg_decode_geometry(in, len, &o, &w->limits, img, err);
+    if (st == DVPP_OK)
+        st = worker_buf(w, 0, img->size, err);
+    if (st != DVPP_OK)
+        return st;
+    img->data = w->buf[0], img->size = w->cap[0];
+    return dvpp_jpeg_decode(in, len, &o, &w->limits, img, err);
+}
+
+static dvpp_status decode_png(dvpp_worker *w, const dvpp_pipeline *p,
+                              const dvpp_pipeline_plan *pl, const uint8_t *in,
+                              size_t len, dvpp_image *img, dvpp_err *err)
+{
+    bool asc = dvpp_profile_is_ascend(p->decode.profile);
+    dvpp_png_decode_opts o;
+    dvpp_planes planes;
+    dvpp_status st;
+
+    dvpp_png_decode_opts_init(&o);
+    o.format = pl->decode_format;
+    o.profile = p->decode.profile;
+    o.align_w = asc ? 128 : 1;
+    o.align_h = asc ? 16 : 1;
+    st = dvpp_image_init(img, o.format, pl->src_w, pl->src_h, o.align_w, o.align_h,
+                         err);
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(img, &planes, err);
+    if (st == DVPP_OK)
+        st = worker_buf(w, 0, planes.total, err);
+    if (st != DVPP_OK)
+        return st;
+    img->data = w->buf[0], img->size = w->cap[0];
+    return dvpp_png_decode(in, len, &o, &w->limits, img, err);
+}
+
+static dvpp_status wrap_raw(const dvpp_pipeline *p, const uint8_t *in, size_t len,
+                            dvpp_image *img, dvpp_err *err)
+{
+    dvpp_planes planes;
+    dvpp_status st;
+
+    st = dvpp_image_init(img, p->raw.format, p->raw.width, p->raw.height, 1, 1, err);
+    if (st != DVPP_OK)
+        return st;
+    if (p->raw.width_stride)
+        img->width_stride = p->raw.width_stride;
+    if (p->raw.height_stride)
+        img->height_stride = p->raw.height_stride;
+    st = dvpp_image_planes(img, &planes, err);
+    if (st != DVPP_OK)
+        return st;
+    if (planes.total > len)
+        return dvpp_err_set(err, DVPP_ECORRUPT, "input",
+                            "raw input has %zu bytes, the layout needs %zu", len,
+                            planes.total);
+    img->data = (uint8_t *)(uintptr_t)in; /* read only */
+    img->size = len;
+    return DVPP_OK;
+}
+
+static dvpp_status load_input(dvpp_worker *w, const dvpp_pipeline *p,
+                              dvpp_pipe_input kind, const dvpp_pipeline_plan *pl,
+                              const uint8_t *in, size_t len, dvpp_image *img,
+                              dvpp_err *err)
+{
+    if (kind == DVPP_PIPE_IN_RAW)
+        return wrap_raw(p, in, len, img, err);
+    if (kind == DVPP_PIPE_IN_JPEG)
+        return decode_jpeg(w, p, pl, in, len, img, err);
+    return decode_png(w, p, pl, in, len, img, err);
+}
+
+/* --- run: ops -------------------------------------------------------------------- */
+
+static dvpp_status run_op(dvpp_worker *w, const dvpp_pipeline *p,
+                          const dvpp_pipeline_plan *pl, uint32_t i,
+                          const dvpp_image *src, int dst_buf, dvpp_image *dst,
+                          dvpp_err *err)
+{
+    const dvpp_pipe_op *op = &p->ops[i];
+    dvpp_vpc_ctx *vpc = &w->aipp.vpc;
+    dvpp_resize_opts ro;
+    dvpp_status st;
+
+    switch (op->kind) {
+    case DVPP_PIPE_OP_CROP:
+        st = worker_image(w, dst_buf, src->format, dvpp_roi_width(&op->u.crop),
+                          dvpp_roi_height(&op->u.crop), dst, err);
+        dvpp_resize_opts_init(&ro);
+        return st ? st
+                  : dvpp_vpc_crop_resize_paste(vpc, src, &op->u.crop, dst, NULL,
+                                               &ro, err);
+    case DVPP_PIPE_OP_RESIZE:
+        st = worker_image(w, dst_buf, src->format, pl->resize[i].out_w,
+                          pl->resize[i].out_h, dst, err);
+        return st ? st
+                  : dvpp_vpc_resize_mode(vpc, src, &pl->resize[i], dst,
+                                         op->u.resize.pad, &op->u.resize.opts, err);
+    case DVPP_PIPE_OP_CONVERT:
+        st = worker_image(w, dst_buf, op->u.convert, src->width, src->height, dst,
+                          err);
+        return st ? st : dvpp_vpc_convert(vpc, src, dst, err);
+    default:
+        st = worker_image(w, dst_buf, src->format,
+                          src->width + op->u.border.left + op->u.border.right,
+                          src->height + op->u.border.top + op->u.border.bottom,
+                          dst, err);
+        return st ? st : dvpp_vpc_make_border(vpc, src, dst, &op->u.border, err);
+    }
+}
+
+/* Run ops [0, n) from @img; @img ends as the last result. */
+static dvpp_status run_ops(dvpp_worker *w, const dvpp_pipeline *p,
+                           const dvpp_pipeline_plan *pl, uint32_t n,
+                           dvpp_image *img, dvpp_err *err)
+{
+    int cur = 0; /* buffer of @img (0: decoded or raw) */
+
+    for (uint32_t i = 0; i < n; i++) {
+        int next = cur == 1 ? 2 : 1;
+        dvpp_image dst;
+        dvpp_status st = run_op(w, p, pl, i, img, next, &dst, err);
+        if (st != DVPP_OK)
+            return st;
+        *img = dst, cur = next;
+    }
+    return DVPP_OK;
+}
+
+/* --- run: outputs ---------------------------------------------------------------- */
+
+static dvpp_status check_tensor(const dvpp_pipeline_plan *pl,
+                                const dvpp_pipeline_out *out, dvpp_err *err)
+{
+    const dvpp_tensor *t = &out->tensor;
+
+    if (!t->data || t->c != pl->c || t->h != pl->h || t->w != pl->w ||
+        t->dtype != pl->dtype || t->layout != pl->layout || out->n >= t->n)
+        return dvpp_err_set(err, DVPP_EINVAL, "tensor",
+                            "tensor %ux%ux%ux%u %s %s cannot take image %u of "
+                            "%ux%ux%u %s %s", t->n, t->c, t->h, t->w,
+                            dvpp_dtype_name(t->dtype), dvpp_layout_name(t->layout),
+                            out->n, pl->c, pl->h, pl->w, dvpp_dtype_name(pl->dtype),
+                            dvpp_layout_name(pl->layout));
+    return DVPP_OK;
+}
+
+static dvpp_status run_norm(dvpp_worker *w, const dvpp_pipeline *p,
+                            const dvpp_pipeline_plan *pl, const dvpp_image *img,
+                            dvpp_pipeline_out *out, dvpp_err *err)
+{
+    static const uint8_t zero[3] = {0, 0, 0};
+    dvpp_resize_opts ro;
+    dvpp_resize_geom g;
+    dvpp_status st;
+
+    if (pl->fuse_resize_norm) {
+        const dvpp_pipe_resize *r = &p->ops[p->nops - 1].u.resize;
+        return dvpp_preprocess_run(&w->aipp, img, &pl->resize[p->nops - 1],
+                                   &r->opts, r->pad, &p->norm, &out->tensor,
+                                   out->n, err);
+    }
+    st = dvpp_resize_geometry(img->width, img->height, DVPP_RESIZE_STRETCH,
+                              img->width, img->height, &g, err);
+    dvpp_resize_opts_init(&ro);
+    return st ? st
+              : dvpp_preprocess_run(&w->aipp, img, &g, &ro, zero, &p->norm,
+                                    &out->tensor, out->n, err);
+}
+
+static dvpp_status run_aipp(dvpp_worker *w, const dvpp_pipeline *p,
+                            const dvpp_image *img, dvpp_pipeline_out *out,
+                            dvpp_err *err)
+{
+    dvpp_image conv;
+    dvpp_aipp_op op;
+    dvpp_status st;
+
+    aipp_op_for(p, img->width, img->height, &op);
+    if (!dvpp_aipp_accepts(&op, img->format)) {
+        st = worker_image(w, 3, aipp_pixfmt(&op), img->width, img->height, &conv,
+                          err);
+        if (st == DVPP_OK)
+            st = dvpp_vpc_convert(&w->aipp.vpc, img, &conv, err);
+        if (st != DVPP_OK)
+            return st;
+        img = &conv;
+    }
+    return dvpp_aipp_run(&w->aipp, &op, img, &out->tensor, out->n, err);
+}
+
+/* Copy @src row by row into the caller's tight image. */
+static dvpp_status copy_image(const dvpp_image *src, const dvpp_pipeline_plan *pl,
+                              dvpp_image *dst, dvpp_err *err)
+{
+    dvpp_planes sp, dp;
+    uint8_t *data = dst->data;
+    size_t size = dst->size;
+    dvpp_status st;
+
+    if (!data || size < pl->out_bytes)
+        return dvpp_err_set(err, DVPP_ENOSPC, "image",
+                            "the output image needs %zu bytes, the buffer has %zu",
+                            pl->out_bytes, data ? size : 0);
+    st = dvpp_image_init(dst, src->format, src->width, src->height, 1, 1, err);
+    dst->data = data, dst->size = size;
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(src, &sp, err);
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(dst, &dp, err);
+    if (st != DVPP_OK)
+        return st;
+    for (int k = 0; k < sp.count; k++)
+        for (uint32_t y = 0; y < sp.p[k].rows; y++)
+            memcpy(dvpp_image_row(dst, &dp, k, y), dvpp_image_row(src, &sp, k, y),
+                   sp.p[k].row_bytes);
+    return DVPP_OK;
+}
+
+static dvpp_status run_image(dvpp_worker *w, const dvpp_pipeline *p,
+                             const dvpp_pipeline_plan *pl, const dvpp_image *img,
+                             dvpp_pipeline_out *out, dvpp_err *err)
+{
+    dvpp_image conv;
+    dvpp_status st;
+
+    if (img->format != pl->out_format) {
+        st = worker_image(w, 3, pl->out_format, img->width, img->height, &conv, err);
+        if (st == DVPP_OK)
+            st = dvpp_vpc_convert(&w->aipp.vpc, img, &conv, err);
+        if (st != DVPP_OK)
+            return st;
+        img = &conv;
+    }
+    if (p->encoding == DVPP_PIPE_ENC_NONE)
+        return copy_image(img, pl, &out->image, err);
+    out->encoded.len = 0;
+    if (p->encoding == DVPP_PIPE_ENC_PNG) {
+        dvpp_png_encode_opts po = {.level = -1};
+        return dvpp_png_encode(img, &po, &out->encoded, err);
+    }
+    dvpp_jpeg_encode_opts jo;
+    dvpp_jpeg_encode_opts_init(&jo);
+    jo.quality = p->quality;
+    jo.profile = p->decode.profile;
+    return dvpp_jpeg_encode(img, &jo, &out->encoded, err);
+}
+
+/* --- run ------------------------------------------------------------------------- */
+
+static dvpp_status run_post(dvpp_worker *w, const dvpp_pipeline *p,
+                            const dvpp_pipeline_plan *pl, dvpp_image *img,
+                            dvpp_pipeline_out *out, dvpp_err *err)
+{
+    uint32_t nops = pl->fuse_resize_norm ? p->nops - 1 : p->nops;
+    dvpp_status st;
+
+    if (p->output == DVPP_PIPE_OUT_TENSOR) {
+        st = check_tensor(pl, out, err);
+        if (st != DVPP_OK)
+            return st;
+    }
+    st = run_ops(w, p, pl, nops, img, err);
+    if (st != DVPP_OK)
+        return st;
+    if (p->post == DVPP_PIPE_POST_NORM)
+        return run_norm(w, p, pl, img, out, err);
+    if (p->post == DVPP_PIPE_POST_AIPP)
+        return run_aipp(w, p, img, out, err);
+    return run_image(w, p, pl, img, out, err);
+}
+
+dvpp_status dvpp_pipeline_run(dvpp_worker *w, const dvpp_pipeline *p,
+                              const uint8_t *input, size_t len,
+                              dvpp_pipeline_out *out, dvpp_err *err)
+{
+    dvpp_pipe_source src;
+    dvpp_pipe_input kind;
+    dvpp_image img;
+    dvpp_status st;
+
+    st = dvpp_pipeline_validate(p, &w->limits, err);
+    if (st != DVPP_OK)
+        return st;
+    if (!input)
+        return dvpp_err_set(err, DVPP_EINVAL, "input", "no input bytes");
+    kind = sniff(p, input, len);
+    if (kind != DVPP_PIPE_IN_RAW) {
+        st = dvpp_limits_check_encoded(&w->limits, len, err);
+        if (st != DVPP_OK)
+            return st;
+    }
+    st = probe_source(p, kind, input, len, &src, err);
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_plan_make(p, &src, &out->plan, err);
+    if (st != DVPP_OK)
+        return st;
+    out->geom = out->plan.geom;
+    worker_profile(w, p->decode.profile);
+    st = load_input(w, p, kind, &out->plan, input, len, &img, err);
+    if (st != DVPP_OK)
+        return st;
+    return run_post(w, p, &out->plan, &img, out, err);
+}

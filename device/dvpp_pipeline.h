@@ -1,0 +1,251 @@
+/* dvpp_pipeline: the one canonical description of a job, its validator,
+ * its planner and a synchronous executor.
+ *
+ * A front end (HTTP, socket, dvppctl) translates its request syntax into a
+ * dvpp_pipeline and calls dvpp_pipeline_validate(); front ends never
+ * validate on their own. The device model admits the job and a worker runs
+ * it with dvpp_pipeline_run():
+ *
+ *   decode (JPEG / PNG) or wrap raw pixels
+ *     -> up to DVPP_PIPE_MAX_OPS VPC ops (crop, resize, convert, border)
+ *     -> optional normalise spec or AIPP op, written straight into image n
+ *        of a caller tensor (a batch slice or a ring slot)
+ *     -> or an output image (raw pixels into a caller buffer, or JPEG/PNG
+ *        appended to a caller dvpp_buf).
+ *
+ * Fusions the planner picks (dvpp_pipeline_plan):
+ *   - shrink-on-load: the JPEG is decoded with DCT scaling n/8, the largest
+ *     reduction that keeps the first resize a downscale
+ *     (dvpp_jpeg_shrink_scale on that resize's target);
+ *   - resize + normalise: when the last VPC op is a resize and a normalise
+ *     spec follows, the two run as one dvpp_preprocess_run into the
+ *     destination tensor (no intermediate image of the pipeline).
+ *
+ * Ownership: dvpp_pipeline is plain data owned by the caller; it holds no
+ * pointers (the AIPP op is copied by value). The input bytes, the output
+ * tensor data, the output image buffer and the encoded dvpp_buf are the
+ * caller's; the run only writes into them.
+ *
+ * Thread-safety: validate and plan are pure functions. A dvpp_worker is
+ * per thread (it owns scratch memory, decode and intermediate buffers):
+ * use one worker per thread; different workers may run concurrently.
+ * Buffers are grown on demand and kept, so a run that repeats the geometry
+ * of an earlier run on the same worker allocates nothing new.
+ */
+#ifndef DVPP_PIPELINE_H
+#define DVPP_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dvpp_aipp.h"
+#include "dvpp_aipp_cfg.h"
+#include "dvpp_image.h"
+#include "dvpp_jpeg.h"
+#include "dvpp_limits.h"
+#include "dvpp_mem.h"
+#include "dvpp_profile.h"
+#include "dvpp_status.h"
+#include "dvpp_tensor.h"
+#include "dvpp_vpc.h"
+
+#define DVPP_PIPE_MAX_OPS 8
+
+typedef enum dvpp_pipe_input {
+    DVPP_PIPE_IN_AUTO = 0, /* sniff the magic: JPEG (FF D8) or PNG */
+    DVPP_PIPE_IN_JPEG = 1,
+    DVPP_PIPE_IN_PNG = 2,
+    DVPP_PIPE_IN_RAW = 3,  /* pixels laid out as @raw describes */
+} dvpp_pipe_input;
+
+/* Raw pixel input: the dvpp_image geometry of the input bytes. */
+typedef struct dvpp_pipe_raw {
+    dvpp_pixfmt format;
+    uint32_t width, height;
+    uint32_t width_stride;  /* bytes of plane 0; 0 = tight */
+    uint32_t height_stride; /* rows; 0 = height */
+} dvpp_pipe_raw;
+
+typedef struct dvpp_pipe_decode {
+    dvpp_pixfmt format;   /* DVPP_PIXEL_UNKNOWN = auto: what the next stage
+                             wants (AIPP's input, the output image's format,
+                             else RGB) */
+    bool shrink_on_load;  /* JPEG: DCT scaling before the first resize */
+    bool has_roi;         /* JPEG: decode only @roi (output pixels) */
+    dvpp_jpeg_roi roi;
+    bool no_orient;       /* ignore EXIF orientation */
+    bool allow_partial;   /* accept truncated/corrupt JPEG data */
+    dvpp_profile profile; /* codecs and VPC */
+} dvpp_pipe_decode;
+
+typedef enum dvpp_pipe_op_kind {
+    DVPP_PIPE_OP_CROP = 0,
+    DVPP_PIPE_OP_RESIZE = 1,
+    DVPP_PIPE_OP_CONVERT = 2,
+    DVPP_PIPE_OP_BORDER = 3,
+} dvpp_pipe_op_kind;
+
+typedef struct dvpp_pipe_resize {
+    dvpp_resize_mode mode;
+    uint32_t w, h;          /* SHORTER/LONGER use w only */
+    dvpp_resize_opts opts;  /* parity, interp, ascend_mode */
+    uint8_t pad[3];         /* letterbox colour, R,G,B (Y,U,V for YUV) */
+} dvpp_pipe_resize;
+
+typedef struct dvpp_pipe_op {
+    dvpp_pipe_op_kind kind;
+    union {
+        dvpp_roi crop;            /* inclusive, in the current image */
+        dvpp_pipe_resize resize;
+        dvpp_pixfmt convert;      /* target format */
+        dvpp_border border;
+    } u;
+} dvpp_pipe_op;
+
+typedef enum dvpp_pipe_post {
+    DVPP_PIPE_POST_NONE = 0,
+    DVPP_PIPE_POST_NORM = 1,  /* @norm: (x / scale - mean) / std */
+    DVPP_PIPE_POST_AIPP = 2,  /* @aipp (static op), tensor in @aipp_layout,
+                                 @aipp_dtype */
+} dvpp_pipe_post;
+
+typedef enum dvpp_pipe_output {
+    DVPP_PIPE_OUT_TENSOR = 0,
+    DVPP_PIPE_OUT_IMAGE = 1,
+} dvpp_pipe_output;
+
+typedef enum dvpp_pipe_encoding {
+    DVPP_PIPE_ENC_NONE = 0,  /* raw pixels, tight layout */
+    DVPP_PIPE_ENC_JPEG = 1,
+    DVPP_PIPE_ENC_PNG = 2,
+} dvpp_pipe_encoding;
+
+typedef struct dvpp_pipeline {
+    dvpp_pipe_input input;
+    dvpp_pipe_raw raw;            /* DVPP_PIPE_IN_RAW only */
+    dvpp_pipe_decode decode;
+    dvpp_pipe_op ops[DVPP_PIPE_MAX_OPS];
+    uint32_t nops;
+    dvpp_pipe_post post;
+    dvpp_norm_spec norm;          /* dtype/layout of the tensor */
+    dvpp_aipp_op aipp;            /* copied by value */
+    dvpp_layout aipp_layout;      /* default NC1HWC0 */
+    dvpp_dtype aipp_dtype;        /* default F16 */
+    dvpp_pipe_output output;
+    dvpp_pixfmt out_format;       /* image: UNKNOWN keeps the last format */
+    dvpp_pipe_encoding encoding;
+    int quality;                  /* JPEG 1..100 (ascend310 also 0) */
+} dvpp_pipeline;
+
+/* Defaults: AUTO input, auto decode format, native, no ops, no post step,
+ * image output in the last format, unencoded; norm spec and AIPP tensor
+ * defaults as dvpp_norm_spec_init / ATC (NC1HWC0 f16); quality 95. */
+void dvpp_pipeline_init(dvpp_pipeline *p);
+
+/* Append an op; DVPP_EINVAL ("ops") when DVPP_PIPE_MAX_OPS are there. */
+dvpp_status dvpp_pipeline_add_op(dvpp_pipeline *p, const dvpp_pipe_op *op,
+                                 dvpp_err *err);
+
+/* The one validator (NULL @lim: defaults). Checks everything that needs
+ * no pixels, naming the field in err->field:
+ *   DVPP_EINVAL   "input", "raw.format", "raw.width", "raw.height",
+ *                 "raw.width_stride", "decode.format", "decode.roi",
+ *                 "decode.shrink_on_load" (needs a resize as first op and
+ *                 no ROI), "decode.profile", "nops", "ops[i].crop",
+ *                 "ops[i].resize.*", "ops[i].convert", "ops[i].border",
+ *                 "ops[i].kind", "post", "norm.*", "aipp.*", "output",
+ *                 "out_format", "encoding", "quality";
+ *                 "post" also for tensor output without normalise/AIPP
+ *                 and for image output with one;
+ *   DVPP_ELIMIT   raw geometry or a resize target above @lim;
+ *   DVPP_EPROFILE ascend profiles: resize target outside 10x6..4096x4096,
+ *                 ascend_mode outside 0..4 (310) / 0..2 (310P).
+ *   DVPP_EUNSUPPORTED a dynamic AIPP op ("aipp.mode"). */
+dvpp_status dvpp_pipeline_validate(const dvpp_pipeline *p,
+                                   const dvpp_limits *lim, dvpp_err *err);
+
+/* What the planner needs to know about the input. */
+typedef struct dvpp_pipe_source {
+    bool is_jpeg;
+    dvpp_jpeg_info jpeg;         /* is_jpeg: from dvpp_jpeg_probe */
+    uint32_t width, height;      /* otherwise: PNG/raw size */
+} dvpp_pipe_source;
+
+/* Maps an output point back to the source image (displayed orientation,
+ * before DCT scaling): source = (output - pad) / scale, per axis. */
+typedef struct dvpp_pipe_geom {
+    double scale_x, scale_y;
+    double pad_x, pad_y;
+} dvpp_pipe_geom;
+
+typedef struct dvpp_pipeline_plan {
+    dvpp_pixfmt decode_format;   /* concrete decoder output */
+    uint8_t scale_num;           /* DCT scale n/8 (8 = none) */
+    uint32_t src_w, src_h;       /* the image the ops start from */
+    dvpp_resize_geom resize[DVPP_PIPE_MAX_OPS]; /* per resize op */
+    uint32_t img_w, img_h;       /* after the ops */
+    dvpp_pixfmt img_format;      /* after the ops (before AIPP/output) */
+    bool fuse_resize_norm;       /* last resize + normalise in one call */
+    /* tensor output: N=1 image shape; image output: c = 0 */
+    uint32_t c, h, w;
+    dvpp_dtype dtype;
+    dvpp_layout layout;
+    dvpp_pixfmt out_format;      /* image output */
+    size_t out_bytes;            /* image output, tight layout */
+    dvpp_pipe_geom geom;
+} dvpp_pipeline_plan;
+
+/* Resolve the steps of a validated @p for @src. DVPP_EINVAL for a crop or
+ * border that does not fit the image it applies to ("ops[i].crop"),
+ * errors of dvpp_resize_geometry, DVPP_EFORMAT when the AIPP op cannot
+ * take the image. */
+dvpp_status dvpp_pipeline_plan_make(const dvpp_pipeline *p,
+                                    const dvpp_pipe_source *src,
+                                    dvpp_pipeline_plan *plan, dvpp_err *err);
+
+#define DVPP_PIPE_BUFS 4
+
+/* Per-worker state. Plain data after init; owns its buffers. */
+typedef struct dvpp_worker {
+    dvpp_aipp_ctx aipp;           /* its .vpc runs the VPC ops */
+    dvpp_limits limits;
+    uint8_t *buf[DVPP_PIPE_BUFS]; /* decode + ping-pong images */
+    size_t cap[DVPP_PIPE_BUFS];
+} dvpp_worker;
+
+/* Make a worker with @lim (NULL: defaults). Allocates nothing. */
+void dvpp_worker_init(dvpp_worker *w, const dvpp_limits *lim);
+/* Release every buffer of @w. */
+void dvpp_worker_fini(dvpp_worker *w);
+
+typedef struct dvpp_pipeline_out {
+    /* Tensor output: a descriptor with data (the caller's: a batch tensor
+     * or a ring slot) whose C, H, W, dtype and layout match the plan;
+     * image @n is written, every other image is untouched. */
+    dvpp_tensor tensor;
+    uint32_t n;
+    /* Image output, no encoding: @image.data/@image.size are the caller's
+     * buffer (at least plan.out_bytes); the geometry is filled (tight). */
+    dvpp_image image;
+    /* Image output, JPEG/PNG: the encoded bytes replace @encoded's content
+     * (len reset to 0, capacity kept); caller owns it (dvpp_buf_fini). */
+    dvpp_buf encoded;
+    /* Filled by the run. */
+    dvpp_pipeline_plan plan;
+    dvpp_pipe_geom geom;
+} dvpp_pipeline_out;
+
+/* Run @p (validated here too) on @input/@len with worker @w. Errors:
+ * those of dvpp_pipeline_validate; DVPP_ECORRUPT/ELIMIT/EUNSUPPORTED from
+ * the decoders (DVPP_ECORRUPT also for an input that is neither JPEG nor
+ * PNG with DVPP_PIPE_IN_AUTO, or raw bytes shorter than the layout); plan
+ * errors; DVPP_EINVAL "tensor" for a tensor that does not match the plan
+ * or n >= N; DVPP_ENOSPC "image" for an image buffer below out_bytes;
+ * DVPP_ENOMEM; VPC/AIPP/encoder errors. On error the worker stays usable
+ * and nothing leaks; the destination may be partly written. */
+dvpp_status dvpp_pipeline_run(dvpp_worker *w, const dvpp_pipeline *p,
+                              const uint8_t *input, size_t len,
+                              dvpp_pipeline_out *out, dvpp_err *err);
+
+#endif

@@ -1,0 +1,729 @@
+/* Unit tests for device/dvpp_pipeline: the validator names fields, the
+ * planner picks shrink-on-load scales and reports letterbox geometry, runs
+ * equal the same steps done by hand with the existing APIs byte for byte
+ * (JPEG -> resize -> normalise, AIPP vector A on raw NV12), batch slices,
+ * steady-state runs allocate nothing, corrupt input and allocation
+ * failures leak nothing.
+ *
+ * Inputs are synthesised here (a 227x149 JPEG encoded with
+ * dvpp_jpeg_encode, the size of libjpeg-turbo's testorig.jpg). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "device/dvpp_pipeline.h"
+#include "dvpp_aipp.h"
+#include "dvpp_aipp_cfg.h"
+#include "dvpp_jpeg.h"
+#include "dvpp_mem.h"
+#include "dvpp_png.h"
+#include "test_alloc.h"
+
+static const double k_mean[3] = {0.485, 0.456, 0.406};
+static const double k_std[3] = {0.229, 0.224, 0.225};
+
+/* Vector A of reference/dvpp-aipp.md §7. */
+static const char k_vec_a[] =
+    "aipp_op {\n aipp_mode : static\n related_input_rank : 0\n"
+    " input_format : YUV420SP_U8\n csc_switch : true\n rbuv_swap_switch : false\n"
+    " var_reci_chn_0 : 1\n var_reci_chn_1 : 1\n var_reci_chn_2 : 1\n"
+    " min_chn_0 : 123\n min_chn_1 : 117\n min_chn_2 : 104\n"
+    " load_start_pos_h : 0\n load_start_pos_w : 0\n"
+    " src_image_size_w : 224\n src_image_size_h : 224\n"
+    " matrix_r0c0 : 256\n matrix_r0c1 : 0\n matrix_r0c2 : 359\n"
+    " matrix_r1c0 : 256\n matrix_r1c1 : -88\n matrix_r1c2 : -183\n"
+    " matrix_r2c0 : 256\n matrix_r2c1 : 454\n matrix_r2c2 : 0\n"
+    " input_bias_0 : 0\n input_bias_1 : 128\n input_bias_2 : 128\n}\n";
+
+/* --- fixtures ------------------------------------------------------------------ */
+
+static void fill_pattern(dvpp_image *img)
+{
+    dvpp_planes pl;
+
+    assert_int_equal(dvpp_image_planes(img, &pl, NULL), DVPP_OK);
+    for (int k = 0; k < pl.count; k++)
+        for (uint32_t y = 0; y < pl.p[k].rows; y++) {
+            uint8_t *row = dvpp_image_row(img, &pl, k, y);
+            for (uint32_t x = 0; x < pl.p[k].row_bytes; x++)
+                row[x] = (uint8_t)((x * 7 + y * 3 + (x * y) / 11 + k * 40) & 0xff);
+        }
+}
+
+/* A 227x149 baseline JPEG (4:2:0, quality 90). */
+static dvpp_buf make_jpeg(void)
+{
+    dvpp_jpeg_encode_opts o;
+    dvpp_image img;
+    dvpp_buf b;
+
+    assert_int_equal(dvpp_image_init(&img, DVPP_PIXEL_RGB, 227, 149, 1, 1, NULL),
+                     DVPP_OK);
+    assert_int_equal(dvpp_image_alloc(&img, NULL), DVPP_OK);
+    fill_pattern(&img);
+    dvpp_jpeg_encode_opts_init(&o);
+    o.quality = 90;
+    dvpp_buf_init(&b);
+    assert_int_equal(dvpp_jpeg_encode(&img, &o, &b, NULL), DVPP_OK);
+    dvpp_image_free(&img);
+    return b;
+}
+
+static dvpp_image make_nv12(uint32_t w, uint32_t h)
+{
+    dvpp_image img;
+
+    assert_int_equal(dvpp_image_init(&img, DVPP_PIXEL_NV12, w, h, 1, 1, NULL),
+                     DVPP_OK);
+    assert_int_equal(dvpp_image_alloc(&img, NULL), DVPP_OK);
+    fill_pattern(&img);
+    return img;
+}
+
+static void add_resize(dvpp_pipeline *p, dvpp_resize_mode mode, uint32_t w,
+                       uint32_t h)
+{
+    dvpp_pipe_op op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = DVPP_PIPE_OP_RESIZE;
+    op.u.resize.mode = mode;
+    op.u.resize.w = w, op.u.resize.h = h;
+    dvpp_resize_opts_init(&op.u.resize.opts);
+    assert_int_equal(dvpp_pipeline_add_op(p, &op, NULL), DVPP_OK);
+}
+
+/* JPEG -> resize @mode @w x @h -> ImageNet f32 NCHW tensor. */
+static void imagenet_pipeline(dvpp_pipeline *p, dvpp_resize_mode mode, uint32_t w,
+                              uint32_t h)
+{
+    dvpp_pipeline_init(p);
+    p->input = DVPP_PIPE_IN_JPEG;
+    add_resize(p, mode, w, h);
+    p->post = DVPP_PIPE_POST_NORM;
+    memcpy(p->norm.mean, k_mean, sizeof(k_mean));
+    memcpy(p->norm.std, k_std, sizeof(k_std));
+    p->output = DVPP_PIPE_OUT_TENSOR;
+}
+
+static void tensor_alloc(dvpp_tensor *t, dvpp_dtype dt, dvpp_layout l, uint32_t n,
+                         uint32_t c, uint32_t h, uint32_t w)
+{
+    assert_int_equal(dvpp_tensor_init(t, dt, l, n, c, h, w, NULL), DVPP_OK);
+    t->data = dvpp_calloc(1, t->bytes);
+    assert_non_null(t->data);
+}
+
+/* The same as imagenet_pipeline, by hand: decode (scale n/8), geometry,
+ * dvpp_preprocess_run. */
+static void imagenet_by_hand(const dvpp_buf *jpg, uint8_t scale, dvpp_resize_mode mode,
+                             uint32_t w, uint32_t h, dvpp_tensor *t)
+{
+    dvpp_jpeg_decode_opts o;
+    dvpp_resize_opts ro;
+    dvpp_resize_geom g;
+    dvpp_norm_spec spec;
+    dvpp_aipp_ctx *c = malloc(sizeof(*c));
+    dvpp_image img = {0};
+    dvpp_limits lim = dvpp_limits_default();
+    static const uint8_t pad[3] = {0, 0, 0};
+
+    assert_non_null(c);
+    dvpp_aipp_ctx_init(c);
+    dvpp_jpeg_decode_opts_init(&o);
+    o.scale_num = scale;
+    assert_int_equal(dvpp_jpeg_decode(jpg->data, jpg->len, &o, &lim, &img, NULL),
+                     DVPP_OK);
+    assert_int_equal(dvpp_resize_geometry(img.width, img.height, mode, w, h, &g, NULL),
+                     DVPP_OK);
+    dvpp_norm_spec_init(&spec);
+    memcpy(spec.mean, k_mean, sizeof(k_mean));
+    memcpy(spec.std, k_std, sizeof(k_std));
+    tensor_alloc(t, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, g.out_h, g.out_w);
+    dvpp_resize_opts_init(&ro);
+    assert_int_equal(dvpp_preprocess_run(c, &img, &g, &ro, pad, &spec, t, 0, NULL),
+                     DVPP_OK);
+    dvpp_image_free(&img);
+    dvpp_aipp_ctx_fini(c);
+    free(c);
+}
+
+static dvpp_worker *worker_new(void)
+{
+    dvpp_worker *w = malloc(sizeof(*w));
+    assert_non_null(w);
+    dvpp_worker_init(w, NULL);
+    return w;
+}
+
+static void worker_del(dvpp_worker *w)
+{
+    dvpp_worker_fini(w);
+    free(w);
+}
+
+/* --- validation ------------------------------------------------------------------ */
+
+static void expect_invalid(const dvpp_pipeline *p, dvpp_status want,
+                           const char *field)
+{
+    dvpp_err e;
+
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_pipeline_validate(p, NULL, &e), want);
+    assert_string_equal(e.field, field);
+}
+
+static void test_validate_fields(void **state)
+{
+    dvpp_pipeline p;
+    dvpp_pipe_op op;
+    dvpp_aipp_config cfg;
+
+    (void)state;
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 64, 64);
+    assert_int_equal(dvpp_pipeline_validate(&p, NULL, NULL), DVPP_OK);
+
+    p.post = DVPP_PIPE_POST_NONE; /* tensor output needs normalise or AIPP */
+    expect_invalid(&p, DVPP_EINVAL, "post");
+
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 64, 64);
+    p.output = DVPP_PIPE_OUT_IMAGE; /* an image output cannot take a tensor */
+    expect_invalid(&p, DVPP_EINVAL, "post");
+
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 64, 64);
+    p.norm.std[1] = 0;
+    expect_invalid(&p, DVPP_EINVAL, "norm.std");
+
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 0, 64);
+    expect_invalid(&p, DVPP_EINVAL, "ops[0].resize");
+
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 100000, 64);
+    expect_invalid(&p, DVPP_ELIMIT, "ops[0].resize");
+
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 5000, 64);
+    p.decode.profile = DVPP_PROFILE_ASCEND310;
+    expect_invalid(&p, DVPP_EPROFILE, "ops[0].resize");
+
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 64, 64);
+    p.ops[0].u.resize.opts.parity = DVPP_PARITY_ASCEND;
+    p.ops[0].u.resize.opts.ascend_mode = 3;
+    p.decode.profile = DVPP_PROFILE_ASCEND310P;
+    expect_invalid(&p, DVPP_EPROFILE, "ops[0].resize");
+
+    /* shrink-on-load needs a resize first */
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 64, 64);
+    memset(&op, 0, sizeof(op));
+    op.kind = DVPP_PIPE_OP_CROP;
+    op.u.crop = (dvpp_roi){0, 0, 9, 9};
+    p.ops[1] = p.ops[0];
+    p.ops[0] = op;
+    p.nops = 2;
+    p.decode.shrink_on_load = true;
+    expect_invalid(&p, DVPP_EINVAL, "decode.shrink_on_load");
+    p.decode.shrink_on_load = false;
+    p.ops[0].u.crop.right = 0, p.ops[0].u.crop.left = 3;
+    expect_invalid(&p, DVPP_EINVAL, "ops[0].crop");
+
+    /* aipp and normalise cannot both be the post step; dynamic AIPP */
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 64, 64);
+    p.post = DVPP_PIPE_POST_AIPP;
+    expect_invalid(&p, DVPP_EINVAL, "aipp.mode");
+    assert_int_equal(dvpp_aipp_parse(k_vec_a, strlen(k_vec_a), &cfg, NULL), DVPP_OK);
+    p.aipp = cfg.ops[0];
+    assert_int_equal(dvpp_pipeline_validate(&p, NULL, NULL), DVPP_OK);
+    p.aipp.mode = DVPP_AIPP_DYNAMIC;
+    expect_invalid(&p, DVPP_EUNSUPPORTED, "aipp.mode");
+
+    /* raw descriptor */
+    dvpp_pipeline_init(&p);
+    p.input = DVPP_PIPE_IN_RAW;
+    expect_invalid(&p, DVPP_EINVAL, "raw.format");
+    p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 16, 0, 0, 0};
+    expect_invalid(&p, DVPP_EINVAL, "raw.height");
+    p.raw.height = 8, p.raw.width_stride = 20; /* < 16 * 3 */
+    expect_invalid(&p, DVPP_EINVAL, "raw.width_stride");
+    p.raw.width_stride = 0;
+    assert_int_equal(dvpp_pipeline_validate(&p, NULL, NULL), DVPP_OK);
+
+    /* outputs */
+    p.encoding = DVPP_PIPE_ENC_JPEG;
+    p.quality = 0;
+    expect_invalid(&p, DVPP_EINVAL, "quality");
+    p.encoding = DVPP_PIPE_ENC_PNG;
+    p.out_format = DVPP_PIXEL_NV12;
+    expect_invalid(&p, DVPP_EINVAL, "out_format");
+    p.encoding = DVPP_PIPE_ENC_NONE;
+    p.nops = 9;
+    expect_invalid(&p, DVPP_EINVAL, "nops");
+    p.nops = 0;
+    p.decode.has_roi = true;
+    expect_invalid(&p, DVPP_EINVAL, "decode.roi");
+    p.decode.has_roi = false;
+    p.input = (dvpp_pipe_input)7;
+    expect_invalid(&p, DVPP_EINVAL, "input");
+}
+
+/* --- runs ---------------------------------------------------------------------- */
+
+static void run_into(dvpp_worker *w, const dvpp_pipeline *p, const dvpp_buf *in,
+                     dvpp_pipeline_out *out, dvpp_tensor *t, uint32_t n)
+{
+    dvpp_err e;
+
+    dvpp_err_clear(&e);
+    out->tensor = *t, out->n = n;
+    if (dvpp_pipeline_run(w, p, in->data, in->len, out, &e) != DVPP_OK)
+        fail_msg("run: %s: %s", e.field, e.msg);
+}
+
+static void test_jpeg_resize_norm_equals_by_hand(void **state)
+{
+    dvpp_buf jpg = make_jpeg();
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline p;
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_tensor want, got;
+
+    (void)state;
+    assert_non_null(out);
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 64, 64);
+    imagenet_by_hand(&jpg, 8, DVPP_RESIZE_STRETCH, 64, 64, &want);
+    tensor_alloc(&got, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 64, 64);
+    run_into(w, &p, &jpg, out, &got, 0);
+    assert_int_equal(out->plan.scale_num, 8);
+    assert_true(out->plan.fuse_resize_norm);
+    assert_int_equal(out->plan.c, 3);
+    assert_int_equal(out->plan.h, 64);
+    assert_int_equal(out->plan.w, 64);
+    assert_memory_equal(got.data, want.data, want.bytes);
+    dvpp_free(got.data, got.bytes);
+    dvpp_free(want.data, want.bytes);
+    worker_del(w);
+    free(out);
+    dvpp_buf_fini(&jpg);
+}
+
+static void test_shrink_on_load(void **state)
+{
+    dvpp_buf jpg = make_jpeg();
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline p;
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_tensor want, got;
+    dvpp_pipe_source src = {0};
+    dvpp_pipeline_plan plan;
+
+    (void)state;
+    assert_non_null(out);
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 56, 37);
+    p.decode.shrink_on_load = true;
+    /* the planner alone */
+    src.is_jpeg = true;
+    assert_int_equal(dvpp_jpeg_probe(jpg.data, jpg.len, &src.jpeg, NULL), DVPP_OK);
+    assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &plan, NULL), DVPP_OK);
+    assert_int_equal(plan.scale_num, 2);
+    assert_int_equal(plan.src_w, 57);
+    assert_int_equal(plan.src_h, 38);
+    /* 28x19 would need 1/8 */
+    p.ops[0].u.resize.w = 28, p.ops[0].u.resize.h = 19;
+    assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &plan, NULL), DVPP_OK);
+    assert_int_equal(plan.scale_num, 1);
+    /* an upscale keeps 8/8 */
+    p.ops[0].u.resize.w = 300, p.ops[0].u.resize.h = 200;
+    assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &plan, NULL), DVPP_OK);
+    assert_int_equal(plan.scale_num, 8);
+    /* the run equals a decode at 2/8 + resize + normalise */
+    p.ops[0].u.resize.w = 56, p.ops[0].u.resize.h = 37;
+    imagenet_by_hand(&jpg, 2, DVPP_RESIZE_STRETCH, 56, 37, &want);
+    tensor_alloc(&got, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 37, 56);
+    run_into(w, &p, &jpg, out, &got, 0);
+    assert_int_equal(out->plan.scale_num, 2);
+    assert_memory_equal(got.data, want.data, want.bytes);
+    /* geometry maps back to the full-size source */
+    assert_true(out->geom.scale_x > 56.0 / 227 - 1e-9 &&
+                out->geom.scale_x < 56.0 / 227 + 1e-9);
+    dvpp_free(got.data, got.bytes);
+    dvpp_free(want.data, want.bytes);
+    worker_del(w);
+    free(out);
+    dvpp_buf_fini(&jpg);
+}
+
+static void test_letterbox_geometry(void **state)
+{
+    dvpp_buf jpg = make_jpeg();
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline p;
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_tensor want, got;
+    dvpp_resize_geom g;
+
+    (void)state;
+    assert_non_null(out);
+    imagenet_pipeline(&p, DVPP_RESIZE_LETTERBOX, 64, 64);
+    assert_int_equal(dvpp_resize_geometry(227, 149, DVPP_RESIZE_LETTERBOX, 64, 64,
+                                          &g, NULL), DVPP_OK);
+    imagenet_by_hand(&jpg, 8, DVPP_RESIZE_LETTERBOX, 64, 64, &want);
+    tensor_alloc(&got, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 64, 64);
+    run_into(w, &p, &jpg, out, &got, 0);
+    assert_true(out->geom.scale_x == g.scale_x && out->geom.scale_y == g.scale_y);
+    assert_true(out->geom.pad_x == g.pad_x && out->geom.pad_y == g.pad_y);
+    assert_true(g.pad_y > 0);
+    assert_memory_equal(got.data, want.data, want.bytes);
+    dvpp_free(got.data, got.bytes);
+    dvpp_free(want.data, want.bytes);
+    worker_del(w);
+    free(out);
+    dvpp_buf_fini(&jpg);
+}
+
+static void aipp_pipeline(dvpp_pipeline *p, const dvpp_aipp_op *op)
+{
+    dvpp_pipeline_init(p);
+    p->input = DVPP_PIPE_IN_RAW;
+    p->raw = (dvpp_pipe_raw){DVPP_PIXEL_NV12, 224, 224, 0, 0};
+    p->post = DVPP_PIPE_POST_AIPP;
+    p->aipp = *op;
+    p->aipp_layout = DVPP_LAYOUT_NCHW;
+    p->aipp_dtype = DVPP_DTYPE_F32;
+    p->output = DVPP_PIPE_OUT_TENSOR;
+}
+
+static void test_aipp_vector_a_raw_nv12(void **state)
+{
+    dvpp_aipp_config cfg;
+    dvpp_image nv12 = make_nv12(224, 224);
+    dvpp_buf in = {nv12.data, nv12.size, nv12.size};
+    dvpp_aipp_ctx *c = malloc(sizeof(*c));
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline p;
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_tensor want, got;
+
+    (void)state;
+    assert_non_null(c);
+    assert_non_null(out);
+    assert_int_equal(dvpp_aipp_parse(k_vec_a, strlen(k_vec_a), &cfg, NULL), DVPP_OK);
+    dvpp_aipp_ctx_init(c);
+    assert_int_equal(dvpp_aipp_tensor(&cfg.ops[0], 1, DVPP_LAYOUT_NCHW,
+                                      DVPP_DTYPE_F32, &want, NULL), DVPP_OK);
+    want.data = dvpp_calloc(1, want.bytes);
+    assert_non_null(want.data);
+    assert_int_equal(dvpp_aipp_run(c, &cfg.ops[0], &nv12, &want, 0, NULL), DVPP_OK);
+
+    aipp_pipeline(&p, &cfg.ops[0]);
+    tensor_alloc(&got, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 224, 224);
+    run_into(w, &p, &in, out, &got, 0);
+    assert_int_equal(out->plan.c, 3);
+    assert_memory_equal(got.data, want.data, want.bytes);
+
+    dvpp_free(got.data, got.bytes);
+    dvpp_free(want.data, want.bytes);
+    dvpp_aipp_ctx_fini(c);
+    free(c);
+    worker_del(w);
+    free(out);
+    dvpp_image_free(&nv12);
+}
+
+static void test_batch_slice(void **state)
+{
+    dvpp_buf jpg = make_jpeg();
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline p;
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_tensor one, two;
+    size_t half;
+    uint8_t *b;
+
+    (void)state;
+    assert_non_null(out);
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 32, 24);
+    tensor_alloc(&one, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 24, 32);
+    tensor_alloc(&two, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 2, 3, 24, 32);
+    half = two.bytes / 2;
+    memset(two.data, 0xab, two.bytes);
+    run_into(w, &p, &jpg, out, &one, 0);
+    run_into(w, &p, &jpg, out, &two, 1);
+    b = two.data;
+    for (size_t i = 0; i < half; i++)
+        assert_int_equal(b[i], 0xab);
+    assert_memory_equal(b + half, one.data, one.bytes);
+    /* n out of range, wrong shape */
+    out->tensor = two, out->n = 2;
+    assert_int_equal(dvpp_pipeline_run(w, &p, jpg.data, jpg.len, out, NULL),
+                     DVPP_EINVAL);
+    dvpp_free(one.data, one.bytes);
+    dvpp_free(two.data, two.bytes);
+    worker_del(w);
+    free(out);
+    dvpp_buf_fini(&jpg);
+}
+
+/* A second identical run on the same worker allocates nothing. */
+static void steady_state(const dvpp_pipeline *p, const dvpp_buf *in,
+                         dvpp_tensor *t)
+{
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    size_t calls;
+
+    assert_non_null(out);
+    test_alloc_install();
+    run_into(w, p, in, out, t, 0);
+    calls = test_alloc()->calls;
+    assert_true(calls > 0);
+    run_into(w, p, in, out, t, 0);
+    assert_int_equal(test_alloc()->calls, calls);
+    worker_del(w);
+    assert_int_equal(test_alloc()->live, 0);
+    test_alloc_uninstall();
+    free(out);
+}
+
+static void test_steady_state_no_alloc(void **state)
+{
+    dvpp_aipp_config cfg;
+    dvpp_image nv12 = make_nv12(224, 224);
+    dvpp_buf in = {nv12.data, nv12.size, nv12.size};
+    dvpp_pipeline p;
+    dvpp_tensor t;
+
+    (void)state;
+    assert_int_equal(dvpp_aipp_parse(k_vec_a, strlen(k_vec_a), &cfg, NULL), DVPP_OK);
+    aipp_pipeline(&p, &cfg.ops[0]);
+    tensor_alloc(&t, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 224, 224);
+    steady_state(&p, &in, &t);
+    dvpp_free(t.data, t.bytes);
+
+    /* raw NV12 -> letterbox resize -> normalise */
+    dvpp_pipeline_init(&p);
+    p.input = DVPP_PIPE_IN_RAW;
+    p.raw = (dvpp_pipe_raw){DVPP_PIXEL_NV12, 224, 224, 0, 0};
+    add_resize(&p, DVPP_RESIZE_LETTERBOX, 96, 64);
+    p.post = DVPP_PIPE_POST_NORM;
+    p.output = DVPP_PIPE_OUT_TENSOR;
+    tensor_alloc(&t, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 64, 96);
+    steady_state(&p, &in, &t);
+    dvpp_free(t.data, t.bytes);
+    dvpp_image_free(&nv12);
+}
+
+/* JPEG input: the pipeline's own buffers are reused; what a second run
+ * still allocates comes from inside dvpp_jpeg_decode (its strips). */
+static void test_steady_state_jpeg(void **state)
+{
+    dvpp_buf jpg = make_jpeg();
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_pipeline p;
+    dvpp_tensor t;
+    size_t first, second;
+
+    (void)state;
+    assert_non_null(out);
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 64, 64);
+    tensor_alloc(&t, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 64, 64);
+    test_alloc_install();
+    run_into(w, &p, &jpg, out, &t, 0);
+    first = test_alloc()->calls;
+    run_into(w, &p, &jpg, out, &t, 0);
+    second = test_alloc()->calls - first;
+    print_message("jpeg run: %zu allocations first, %zu second\n", first, second);
+    assert_true(second < first);
+    worker_del(w);
+    assert_int_equal(test_alloc()->live, 0);
+    test_alloc_uninstall();
+    dvpp_free(t.data, t.bytes);
+    free(out);
+    dvpp_buf_fini(&jpg);
+}
+
+static void test_corrupt_input(void **state)
+{
+    dvpp_buf jpg = make_jpeg();
+    dvpp_worker *w;
+    dvpp_pipeline p;
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_tensor t;
+    static const uint8_t junk[64] = {1, 2, 3, 4};
+    dvpp_err e;
+
+    (void)state;
+    assert_non_null(out);
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 64, 64);
+    tensor_alloc(&t, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 64, 64);
+    test_alloc_install();
+    w = worker_new();
+    out->tensor = t;
+    assert_int_equal(dvpp_pipeline_run(w, &p, jpg.data, jpg.len / 2, out, &e),
+                     DVPP_ECORRUPT);
+    p.input = DVPP_PIPE_IN_AUTO;
+    assert_int_equal(dvpp_pipeline_run(w, &p, junk, sizeof(junk), out, &e),
+                     DVPP_ECORRUPT);
+    assert_string_equal(e.field, "input");
+    /* raw bytes shorter than the layout */
+    p.input = DVPP_PIPE_IN_RAW;
+    p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 64, 64, 0, 0};
+    assert_int_equal(dvpp_pipeline_run(w, &p, junk, sizeof(junk), out, &e),
+                     DVPP_ECORRUPT);
+    worker_del(w);
+    assert_int_equal(test_alloc()->live, 0);
+    test_alloc_uninstall();
+    dvpp_free(t.data, t.bytes);
+    free(out);
+    dvpp_buf_fini(&jpg);
+}
+
+static void test_alloc_failure_loop(void **state)
+{
+    dvpp_buf jpg = make_jpeg();
+    dvpp_pipeline p;
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_tensor t;
+    bool ok = false;
+
+    (void)state;
+    assert_non_null(out);
+    imagenet_pipeline(&p, DVPP_RESIZE_LETTERBOX, 64, 48);
+    tensor_alloc(&t, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 48, 64);
+    for (size_t n = 1; n < 200 && !ok; n++) {
+        dvpp_worker *w;
+        dvpp_status st;
+
+        test_alloc_install();
+        test_alloc()->fail_at = n;
+        w = worker_new();
+        out->tensor = t, out->n = 0;
+        st = dvpp_pipeline_run(w, &p, jpg.data, jpg.len, out, NULL);
+        if (st != DVPP_OK && st != DVPP_ENOMEM)
+            fail_msg("fail_at %zu: %s", n, dvpp_status_name(st));
+        ok = st == DVPP_OK;
+        worker_del(w);
+        assert_int_equal(test_alloc()->live, 0);
+        test_alloc_uninstall();
+    }
+    assert_true(ok);
+    dvpp_free(t.data, t.bytes);
+    free(out);
+    dvpp_buf_fini(&jpg);
+}
+
+/* Raw RGB -> crop -> border -> convert to NV12 -> raw image / PNG out. */
+static void test_image_output(void **state)
+{
+    dvpp_image rgb;
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline p;
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_pipe_op op;
+    dvpp_err e;
+
+    (void)state;
+    assert_non_null(out);
+    assert_int_equal(dvpp_image_init(&rgb, DVPP_PIXEL_RGB, 40, 30, 1, 1, NULL),
+                     DVPP_OK);
+    assert_int_equal(dvpp_image_alloc(&rgb, NULL), DVPP_OK);
+    fill_pattern(&rgb);
+    dvpp_pipeline_init(&p);
+    p.input = DVPP_PIPE_IN_RAW;
+    p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 40, 30, 0, 0};
+    memset(&op, 0, sizeof(op));
+    op.kind = DVPP_PIPE_OP_CROP;
+    op.u.crop = (dvpp_roi){4, 2, 23, 21}; /* 20 x 20 */
+    assert_int_equal(dvpp_pipeline_add_op(&p, &op, NULL), DVPP_OK);
+    memset(&op, 0, sizeof(op));
+    op.kind = DVPP_PIPE_OP_BORDER;
+    op.u.border.left = op.u.border.right = 2;
+    op.u.border.top = op.u.border.bottom = 4;
+    assert_int_equal(dvpp_pipeline_add_op(&p, &op, NULL), DVPP_OK);
+    p.out_format = DVPP_PIXEL_NV12;
+
+    out->image.data = NULL;
+    assert_int_equal(dvpp_pipeline_run(w, &p, rgb.data, rgb.size, out, &e),
+                     DVPP_ENOSPC);
+    assert_string_equal(e.field, "image");
+    assert_int_equal(out->plan.img_w, 24);
+    assert_int_equal(out->plan.img_h, 28);
+    assert_int_equal(out->plan.out_bytes, 24 * 28 * 3 / 2);
+    assert_true(out->geom.pad_x == -4 + 2 && out->geom.pad_y == -2 + 4);
+    out->image.size = out->plan.out_bytes;
+    out->image.data = malloc(out->image.size);
+    assert_non_null(out->image.data);
+    assert_int_equal(dvpp_pipeline_run(w, &p, rgb.data, rgb.size, out, &e), DVPP_OK);
+    assert_int_equal(out->image.format, DVPP_PIXEL_NV12);
+    assert_int_equal(out->image.width, 24);
+
+    p.out_format = DVPP_PIXEL_RGB;
+    p.encoding = DVPP_PIPE_ENC_PNG;
+    dvpp_buf_init(&out->encoded);
+    assert_int_equal(dvpp_pipeline_run(w, &p, rgb.data, rgb.size, out, &e), DVPP_OK);
+    assert_true(out->encoded.len > 8);
+    assert_int_equal(out->encoded.data[1], 'P');
+    dvpp_buf_fini(&out->encoded);
+
+    free(out->image.data);
+    free(out);
+    worker_del(w);
+    dvpp_image_free(&rgb);
+}
+
+/* PNG in, raw RGB out with no ops: the pixels come back unchanged. */
+static void test_png_roundtrip(void **state)
+{
+    dvpp_image rgb;
+    dvpp_buf png;
+    dvpp_png_encode_opts po = {.level = 1};
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline p;
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_err e;
+
+    (void)state;
+    assert_non_null(out);
+    assert_int_equal(dvpp_image_init(&rgb, DVPP_PIXEL_RGB, 33, 17, 1, 1, NULL),
+                     DVPP_OK);
+    assert_int_equal(dvpp_image_alloc(&rgb, NULL), DVPP_OK);
+    fill_pattern(&rgb);
+    dvpp_buf_init(&png);
+    assert_int_equal(dvpp_png_encode(&rgb, &po, &png, NULL), DVPP_OK);
+    dvpp_pipeline_init(&p);
+    out->image.size = rgb.size;
+    out->image.data = malloc(rgb.size);
+    assert_non_null(out->image.data);
+    assert_int_equal(dvpp_pipeline_run(w, &p, png.data, png.len, out, &e), DVPP_OK);
+    assert_int_equal(out->plan.decode_format, DVPP_PIXEL_RGB);
+    assert_int_equal(out->image.width, 33);
+    assert_memory_equal(out->image.data, rgb.data, rgb.size);
+    free(out->image.data);
+    free(out);
+    worker_del(w);
+    dvpp_buf_fini(&png);
+    dvpp_image_free(&rgb);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_validate_fields),
+        cmocka_unit_test(test_jpeg_resize_norm_equals_by_hand),
+        cmocka_unit_test(test_shrink_on_load),
+        cmocka_unit_test(test_letterbox_geometry),
+        cmocka_unit_test(test_aipp_vector_a_raw_nv12),
+        cmocka_unit_test(test_batch_slice),
+        cmocka_unit_test(test_steady_state_no_alloc),
+        cmocka_unit_test(test_steady_state_jpeg),
+        cmocka_unit_test(test_corrupt_input),
+        cmocka_unit_test(test_alloc_failure_loop),
+        cmocka_unit_test(test_image_output),
+        cmocka_unit_test(test_png_roundtrip),
+    };
+    return cmocka_run_group_tests_name("device pipeline", tests, NULL, NULL);
+}
