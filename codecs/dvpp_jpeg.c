@@ -81,7 +81,24 @@ typedef struct jpeg_dec {
     struct jpeg_progress_mgr progress; /* scan-limit guard, per decode */
     dvpp_image *img;         /* the output; allocated late when data is NULL */
     bool own_img;            /* img->data was allocated by this decode */
+    dvpp_scratch *scratch;   /* temporaries from here when set (kept) */
 } jpeg_dec;
+
+/* Scratch slots of a decode's temporaries. */
+enum { SLOT_STRIP = 0, SLOT_COMP = 3, SLOT_STORED = 6 };
+
+/* A temporary of @size bytes: from the caller's scratch (kept, never
+ * freed here) or freshly allocated (freed by release_dec, which sees the
+ * size it must pass back through *@size_out). */
+static uint8_t *dec_temp(jpeg_dec *d, int slot, size_t size, size_t *size_out)
+{
+    if (d->scratch) {
+        *size_out = 0; /* not ours to free */
+        return dvpp_scratch_get(d->scratch, slot, size);
+    }
+    *size_out = size;
+    return dvpp_malloc(size);
+}
 
 /* --- libjpeg callbacks ---------------------------------------------------- */
 
@@ -489,8 +506,18 @@ static dvpp_status region_target(jpeg_dec *d, const jpeg_plan *pl,
         return DVPP_OK;
     }
     st = dvpp_image_init(&d->stored, out->format, pl->rw, pl->rh, 1, 1, err);
-    if (st == DVPP_OK)
-        st = dvpp_image_alloc(&d->stored, err);
+    if (st == DVPP_OK) {
+        dvpp_planes sp;
+        st = dvpp_image_planes(&d->stored, &sp, err);
+        if (st == DVPP_OK) {
+            size_t keep;
+            d->stored.data = dec_temp(d, SLOT_STORED, sp.total, &keep);
+            d->stored.size = keep;
+            if (!d->stored.data)
+                st = dvpp_err_set(err, DVPP_ENOMEM, "size",
+                                  "cannot allocate the orientation buffer");
+        }
+    }
     *target = &d->stored;
     return st;
 }
@@ -540,8 +567,7 @@ static dvpp_status decode_packed(jpeg_dec *d, const jpeg_plan *pl,
     row_bytes = (size_t)pl->rw * fi->bpp;
     /* Direct: libjpeg writes the region rows into the target itself. */
     direct = !pl->cmyk && col0 == 0 && cw == pl->rw;
-    d->strip_size[0] = in_row * STRIP_ROWS;
-    d->strip[0] = dvpp_malloc(d->strip_size[0]);
+    d->strip[0] = dec_temp(d, SLOT_STRIP, in_row * STRIP_ROWS, &d->strip_size[0]);
     if (!d->strip[0])
         return dvpp_err_set(err, DVPP_ENOMEM, "size",
                             "cannot allocate a decode strip");
@@ -697,8 +723,8 @@ static dvpp_status alloc_strips(jpeg_dec *d, JSAMPARRAY rows[3],
         jpeg_component_info *k = &c->comp_info[ci];
         size_t width = (size_t)k->width_in_blocks * (size_t)k->DCT_scaled_size;
         size_t nrows = (size_t)k->v_samp_factor * (size_t)k->DCT_scaled_size;
-        d->strip_size[ci] = width * nrows;
-        d->strip[ci] = dvpp_malloc(d->strip_size[ci]);
+        d->strip[ci] = dec_temp(d, SLOT_STRIP + ci, width * nrows,
+                                &d->strip_size[ci]);
         if (!d->strip[ci])
             return dvpp_err_set(err, DVPP_ENOMEM, "size",
                                 "cannot allocate raw decode strips");
@@ -714,8 +740,7 @@ static dvpp_status alloc_comp_planes(jpeg_dec *d, dvpp_err *err)
 {
     for (int ci = 0; ci < d->cinfo.num_components; ci++) {
         comp_plane *cp = &d->cp[ci];
-        cp->size = (size_t)cp->w * cp->h;
-        cp->data = dvpp_malloc(cp->size);
+        cp->data = dec_temp(d, SLOT_COMP + ci, (size_t)cp->w * cp->h, &cp->size);
         if (!cp->data)
             return dvpp_err_set(err, DVPP_ENOMEM, "size",
                                 "cannot allocate a %ux%u component plane",
@@ -921,11 +946,15 @@ static void release_dec(jpeg_dec *d)
 {
     if (d->created)
         jpeg_destroy_decompress(&d->cinfo);
+    /* A size of 0 marks a scratch block: kept for the next decode. */
     for (int i = 0; i < 3; i++) {
-        dvpp_free(d->strip[i], d->strip_size[i]);
-        dvpp_free(d->cp[i].data, d->cp[i].size);
+        if (d->strip_size[i])
+            dvpp_free(d->strip[i], d->strip_size[i]);
+        if (d->cp[i].size)
+            dvpp_free(d->cp[i].data, d->cp[i].size);
     }
-    dvpp_image_free(&d->stored);
+    if (d->stored.size)
+        dvpp_image_free(&d->stored);
 }
 
 dvpp_status dvpp_jpeg_decode(const uint8_t *data, size_t len,
@@ -958,6 +987,7 @@ dvpp_status dvpp_jpeg_decode(const uint8_t *data, size_t len,
     }
     memset(&d, 0, sizeof(d));
     d.img = &img;
+    d.scratch = o->scratch;
     st = run_decode(&d, data, len, &pl, o, lim, &img, &planes, err);
     release_dec(&d);
     if (st != DVPP_OK) {

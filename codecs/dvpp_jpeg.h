@@ -31,6 +31,7 @@
 #include "dvpp_limits.h"
 #include "dvpp_mem.h"
 #include "dvpp_profile.h"
+#include "dvpp_scratch.h"
 #include "dvpp_status.h"
 
 /* Numbered as AscendCL's acldvppJpegFormat. */
@@ -103,6 +104,10 @@ typedef struct dvpp_jpeg_decode_opts {
     bool fast_dct;        /* JDCT_IFAST instead of JDCT_ISLOW */
     bool fast_upsample;   /* no fancy upsampling (djpeg -nosmooth) */
     dvpp_profile profile;
+    dvpp_scratch *scratch; /* optional: strips and temporaries come from its
+                              slots 0..6 and are kept for the next decode
+                              (a worker's steady state allocates nothing);
+                              NULL: allocated and freed per call */
 } dvpp_jpeg_decode_opts;
 
 /* Defaults: RGB, profile alignment, scale 8/8, orient, strict, ISLOW,

@@ -476,6 +476,7 @@ void dvpp_worker_init(dvpp_worker *w, const dvpp_limits *lim)
 {
     memset(w, 0, sizeof(*w));
     dvpp_aipp_ctx_init(&w->aipp);
+    dvpp_scratch_init(&w->decode_scratch);
     w->limits = lim ? *lim : dvpp_limits_default();
 }
 
@@ -485,6 +486,7 @@ void dvpp_worker_fini(dvpp_worker *w)
         dvpp_free(w->buf[i], w->cap[i]);
         w->buf[i] = NULL, w->cap[i] = 0;
     }
+    dvpp_scratch_fini(&w->decode_scratch);
     dvpp_aipp_ctx_fini(&w->aipp);
 }
 
@@ -592,6 +594,7 @@ static dvpp_status decode_jpeg(dvpp_worker *w, const dvpp_pipeline *p,
     if (st != DVPP_OK)
         return st;
     img->data = w->buf[0], img->size = w->cap[0];
+    o.scratch = &w->decode_scratch;
     return dvpp_jpeg_decode(in, len, &o, &w->limits, img, err);
 }
 

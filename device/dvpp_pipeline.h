@@ -212,6 +212,7 @@ typedef struct dvpp_worker {
     dvpp_limits limits;
     uint8_t *buf[DVPP_PIPE_BUFS]; /* decode + ping-pong images */
     size_t cap[DVPP_PIPE_BUFS];
+    dvpp_scratch decode_scratch;  /* JPEG strips, kept across runs */
 } dvpp_worker;
 
 /* Make a worker with @lim (NULL: defaults). Allocates nothing. */
