@@ -117,7 +117,7 @@ FLAGS_NOW := $(CC) $(FINAL_CFLAGS) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 $(shell mkdir -p $(BUILD) && (echo '$(FLAGS_NOW)' | cmp -s - $(FLAGS_FILE) || echo '$(FLAGS_NOW)' > $(FLAGS_FILE)))
 
 .PHONY: all run test check unit e2e bench install uninstall deps clean \
-	test-data distclean fuzz fuzz-bins
+	test-data distclean fuzz fuzz-bins tsan-unit
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(DVPPD) $(DVPPCTL)
@@ -188,6 +188,13 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory test-data
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SANITIZER=address,undefined \
 		OPT=-O1 unit e2e
+	$(Q)$(MAKE) --no-print-directory BUILD=build/tsan SANITIZER=thread OPT=-O1 \
+		tsan-unit
+
+# The threaded parts (device model) under ThreadSanitizer.
+TSAN_BINS := $(filter $(BUILD)/tests/unit/device/%,$(UNIT_BINS))
+tsan-unit: $(TSAN_BINS)
+	$(Q)tests/tools/run-unit $(TSAN_BINS)
 
 # libFuzzer targets (clang), FUZZ_SECONDS each (default 60), seeded from the
 # corpora; a crash, leak, OOM or timeout fails.
