@@ -10,6 +10,7 @@
 #include "dvpp_limits.h"
 #include "dvpp_png.h"
 #include "dvpp_status.h"
+#include "dvpp_aipp_cfg.h"
 #include "dvpp_tensor.h"
 #include "dvpp_vpc.h"
 
@@ -54,6 +55,8 @@ typedef struct ctl_args {
     double mean[3], std[3];    /* --mean, --std */
     bool std_set, norm_scale_set;
     bool scale_is_norm;        /* the command reads --scale as a multiplier */
+    unsigned channels;         /* batch: --channels N (0 = CPUs) */
+    bool strict;               /* batch: --strict */
     double norm_scale;         /* preprocess --scale (multiplier) */
     bool bgr;                  /* --order bgr */
     bool layout_set, dtype_set;
@@ -103,6 +106,13 @@ int ctl_cmd_batch_crop(int argc, char **argv);
 int ctl_cmd_aipp(int argc, char **argv);
 int ctl_cmd_aipp_check(int argc, char **argv);
 int ctl_cmd_preprocess(int argc, char **argv);
+
+/* The device-model commands (ctl_batch.c). */
+int ctl_cmd_batch(int argc, char **argv);
+
+/* The normalise spec the preprocess flags describe (--mean/--std, or
+ * --mean/--scale, --order, --layout, --dtype). */
+void ctl_norm_spec(const ctl_args *a, dvpp_norm_spec *spec);
 
 /* Write tensor @t (data set) as .npy with its stored shape and dtype. */
 dvpp_status ctl_write_tensor(const char *path, const dvpp_tensor *t,

@@ -210,6 +210,24 @@ int ctl_cmd_aipp(int argc, char **argv)
     return rc;
 }
 
+void ctl_norm_spec(const ctl_args *a, dvpp_norm_spec *spec)
+{
+    dvpp_norm_spec_init(spec);
+    memcpy(spec->mean, a->mean, sizeof(spec->mean));
+    if (a->std_set) {               /* torchvision: (x / 255 - mean) / std */
+        memcpy(spec->std, a->std, sizeof(spec->std));
+    } else if (a->norm_scale_set) { /* blobFromImage: (x - mean) * scale */
+        spec->scale = 1.0;
+        for (int i = 0; i < 3; i++)
+            spec->std[i] = 1.0 / a->norm_scale;
+    }
+    spec->bgr = a->bgr;
+    if (a->layout_set)
+        spec->layout = a->layout;
+    if (a->dtype_set)
+        spec->dtype = a->dtype;
+}
+
 int ctl_cmd_preprocess(int argc, char **argv)
 {
     ctl_args *a = calloc(1, sizeof(*a));
@@ -237,20 +255,7 @@ int ctl_cmd_preprocess(int argc, char **argv)
     }
     if (a->shrink_on_load && !a->shrink_w)
         a->shrink_w = a->size_w, a->shrink_h = a->size_h;
-    dvpp_norm_spec_init(&spec);
-    memcpy(spec.mean, a->mean, sizeof(spec.mean));
-    if (a->std_set) {          /* torchvision: (x / 255 - mean) / std */
-        memcpy(spec.std, a->std, sizeof(spec.std));
-    } else if (a->norm_scale_set) { /* blobFromImage: (x - mean) * scale */
-        spec.scale = 1.0;
-        for (int i = 0; i < 3; i++)
-            spec.std[i] = 1.0 / a->norm_scale;
-    }
-    spec.bgr = a->bgr;
-    if (a->layout_set)
-        spec.layout = a->layout;
-    if (a->dtype_set)
-        spec.dtype = a->dtype;
+    ctl_norm_spec(a, &spec);
     dvpp_err_clear(&err);
     dvpp_aipp_ctx_init(c);
     st = ctl_load_image(a->inputs[0], a, DVPP_PIXEL_RGB, &img, &err);

@@ -16,7 +16,7 @@ enum {
     OPT_MAX_SCANS, OPT_SIZE, OPT_MODE, OPT_INTERP, OPT_PARITY, OPT_ASCEND_MODE,
     OPT_PAD, OPT_CSC, OPT_RANGE, OPT_MARGINS, OPT_BORDER_TYPE, OPT_VALUE,
     OPT_INPUT, OPT_DECODE_FORMAT, OPT_CONFIG, OPT_DYNAMIC, OPT_OP, OPT_MEAN,
-    OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE,
+    OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE, OPT_CHANNELS, OPT_STRICT,
 };
 
 static const struct option k_opts[] = {
@@ -59,6 +59,8 @@ static const struct option k_opts[] = {
     {"order", required_argument, NULL, OPT_ORDER},
     {"layout", required_argument, NULL, OPT_LAYOUT},
     {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"channels", required_argument, NULL, OPT_CHANNELS},
+    {"strict", no_argument, NULL, OPT_STRICT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -301,6 +303,14 @@ static bool apply_norm_option(ctl_args *a, int opt, const char *v)
     case OPT_DTYPE:
         a->dtype_set = dvpp_dtype_parse(v, &a->dtype);
         return a->dtype_set;
+    case OPT_CHANNELS:
+        if (!ctl_parse_u64(v, &n) || n > 256)
+            return false;
+        a->channels = (unsigned)n;
+        return true;
+    case OPT_STRICT:
+        a->strict = true;
+        return true;
     }
     return apply_vpc_option(a, opt, v);
 }
@@ -365,7 +375,8 @@ int ctl_parse_args(int argc, char **argv, ctl_args *a)
     int opt;
 
     defaults(a);
-    a->scale_is_norm = strcmp(argv[0], "preprocess") == 0;
+    a->scale_is_norm = strcmp(argv[0], "preprocess") == 0 ||
+                       strcmp(argv[0], "batch") == 0;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:h", k_opts, NULL)) != -1) {
         if (opt == 'h') {

@@ -42,6 +42,9 @@ void ctl_usage(FILE *f)
         "  aipp-check aipp.cfg       validate a config, print it with defaults\n"
         "  preprocess IN --size WxH --mean M --std S -o OUT.npy   the whole\n"
         "                            still-image pipeline into a tensor\n"
+        "  batch FILES... --size WxH -o OUT.npy   a batch job through the device\n"
+        "                            model: N x C x H x W tensor ([--channels N]\n"
+        "                            [--strict]; preprocess flags)\n"
         "  version                   print version, SIMD level and codecs\n"
         "\n"
         "inputs: JPEG, PNG, .npy (uint8 HxWx3 = rgb, HxWx4 = rgba, HxW = gray, or\n"
@@ -237,6 +240,8 @@ int main(int argc, char **argv)
         return ctl_cmd_aipp_check(argc - 1, argv + 1);
     if (strcmp(argv[1], "preprocess") == 0)
         return ctl_cmd_preprocess(argc - 1, argv + 1);
+    if (strcmp(argv[1], "batch") == 0)
+        return ctl_cmd_batch(argc - 1, argv + 1);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0)
         return cmd_version();
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||

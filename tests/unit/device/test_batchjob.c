@@ -1,0 +1,715 @@
+/* Unit tests for device/dvpp_batchjob: 64 mixed JPEG/PNG inputs -> stretch
+ * 32x32 -> ImageNet f32 NCHW give byte-identical tensors on 1 and 8
+ * channels, equal to 64 single dvpp_pipeline_run calls; a corrupt item is
+ * reported at its index with a zero slice (default mode); strict mode stops
+ * at it; cancellation (before and mid-way); progress counts; allocation
+ * failures on start leak nothing; shapes that depend on the input are
+ * refused by dvpp_batchjob_tensor.
+ *
+ * Inputs are synthesised here with dvpp_jpeg_encode / dvpp_png_encode. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "device/dvpp_batchjob.h"
+#include "dvpp_jpeg.h"
+#include "dvpp_mem.h"
+#include "dvpp_png.h"
+#include "test_alloc.h"
+
+#define NITEMS 64
+#define NSRC 4
+#define BAD_INDEX 13
+
+static const double k_mean[3] = {0.485, 0.456, 0.406};
+static const double k_std[3] = {0.229, 0.224, 0.225};
+static const uint32_t k_sizes[NSRC][2] = {{227, 149}, {64, 48}, {33, 71}, {160, 120}};
+
+/* --- fixtures -------------------------------------------------------------------- */
+
+static void fill_pattern(dvpp_image *img, unsigned seed)
+{
+    dvpp_planes pl;
+
+    assert_int_equal(dvpp_image_planes(img, &pl, NULL), DVPP_OK);
+    for (int k = 0; k < pl.count; k++)
+        for (uint32_t y = 0; y < pl.p[k].rows; y++) {
+            uint8_t *row = dvpp_image_row(img, &pl, k, y);
+            for (uint32_t x = 0; x < pl.p[k].row_bytes; x++)
+                row[x] = (uint8_t)((x * (7 + seed) + y * 3 + (x * y) / 11 +
+                                    k * 40 + seed * 17) & 0xff);
+        }
+}
+
+/* Sources: NSRC images, each as JPEG (even items) and PNG (odd items). */
+typedef struct corpus {
+    dvpp_buf jpeg[NSRC], png[NSRC];
+    dvpp_batchjob_input in[NITEMS];
+} corpus;
+
+static corpus *corpus_new(void)
+{
+    corpus *c = calloc(1, sizeof(*c));
+
+    assert_non_null(c);
+    for (int s = 0; s < NSRC; s++) {
+        dvpp_image img;
+        dvpp_jpeg_encode_opts jo;
+        dvpp_png_encode_opts po = {-1};
+
+        assert_int_equal(dvpp_image_init(&img, DVPP_PIXEL_RGB, k_sizes[s][0],
+                                         k_sizes[s][1], 1, 1, NULL), DVPP_OK);
+        assert_int_equal(dvpp_image_alloc(&img, NULL), DVPP_OK);
+        fill_pattern(&img, (unsigned)s);
+        dvpp_jpeg_encode_opts_init(&jo);
+        jo.quality = 90;
+        dvpp_buf_init(&c->jpeg[s]);
+        dvpp_buf_init(&c->png[s]);
+        assert_int_equal(dvpp_jpeg_encode(&img, &jo, &c->jpeg[s], NULL), DVPP_OK);
+        assert_int_equal(dvpp_png_encode(&img, &po, &c->png[s], NULL), DVPP_OK);
+        dvpp_image_free(&img);
+    }
+    for (int i = 0; i < NITEMS; i++) {
+        const dvpp_buf *b = (i & 1) ? &c->png[(i / 2) % NSRC] : &c->jpeg[(i / 2) % NSRC];
+        c->in[i].data = b->data;
+        c->in[i].len = b->len;
+    }
+    return c;
+}
+
+static void corpus_free(corpus *c)
+{
+    for (int s = 0; s < NSRC; s++) {
+        dvpp_buf_fini(&c->jpeg[s]);
+        dvpp_buf_fini(&c->png[s]);
+    }
+    free(c);
+}
+
+/* Item BAD_INDEX becomes a truncated JPEG (half of jpeg[0]). */
+static void corrupt(corpus *c)
+{
+    c->in[BAD_INDEX].data = c->jpeg[0].data;
+    c->in[BAD_INDEX].len = c->jpeg[0].len / 2;
+}
+
+static void add_resize(dvpp_pipeline *p, dvpp_resize_mode mode, uint32_t w, uint32_t h)
+{
+    dvpp_pipe_op op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = DVPP_PIPE_OP_RESIZE;
+    op.u.resize.mode = mode;
+    op.u.resize.w = w, op.u.resize.h = h;
+    dvpp_resize_opts_init(&op.u.resize.opts);
+    assert_int_equal(dvpp_pipeline_add_op(p, &op, NULL), DVPP_OK);
+}
+
+/* AUTO input -> resize @mode 32x32 -> ImageNet f32 NCHW. */
+static void imagenet_pipeline(dvpp_pipeline *p, dvpp_resize_mode mode)
+{
+    dvpp_pipeline_init(p);
+    p->input = DVPP_PIPE_IN_AUTO;
+    add_resize(p, mode, 32, 32);
+    p->post = DVPP_PIPE_POST_NORM;
+    memcpy(p->norm.mean, k_mean, sizeof(k_mean));
+    memcpy(p->norm.std, k_std, sizeof(k_std));
+    p->output = DVPP_PIPE_OUT_TENSOR;
+}
+
+static void batch_tensor(const dvpp_pipeline *p, uint32_t n, dvpp_tensor *t)
+{
+    assert_int_equal(dvpp_batchjob_tensor(p, n, t, NULL), DVPP_OK);
+    assert_null(t->data);
+    t->data = malloc(t->bytes);
+    assert_non_null(t->data);
+    memset(t->data, 0xA5, t->bytes); /* poison: every slice must be written */
+}
+
+/* n single dvpp_pipeline_run calls into the slices of @t (a slice whose run
+ * fails is zeroed, as the default mode does). */
+static void reference(const dvpp_pipeline *p, const dvpp_batchjob_input *in,
+                      uint32_t n, dvpp_tensor *t)
+{
+    dvpp_worker *w = malloc(sizeof(*w));
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    size_t slice = t->bytes / n;
+
+    assert_non_null(w);
+    assert_non_null(out);
+    dvpp_worker_init(w, NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        out->tensor = *t;
+        out->n = i;
+        if (dvpp_pipeline_run(w, p, in[i].data, in[i].len, out, NULL) != DVPP_OK)
+            memset((uint8_t *)t->data + (size_t)i * slice, 0, slice);
+    }
+    dvpp_worker_fini(w);
+    free(w);
+    free(out);
+}
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
+static dvpp_device *pipe_device(uint32_t channels)
+{
+    dvpp_device *d = NULL;
+
+    assert_int_equal(dvpp_pipe_device_new(NULL, channels, NULL, &d, NULL), DVPP_OK);
+    assert_non_null(d);
+    assert_true(dvpp_pipe_device_is(d));
+    return d;
+}
+
+/* A plain job holding a channel until released (to queue items behind it). */
+typedef struct gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool entered, open;
+} gate;
+
+static void gate_init(gate *g)
+{
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    g->entered = g->open = false;
+}
+
+static dvpp_status gate_fn(dvpp_task *task, void *ctx, void *state, dvpp_err *err)
+{
+    gate *g = ctx;
+
+    (void)task, (void)state, (void)err;
+    pthread_mutex_lock(&g->mu);
+    g->entered = true;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+    return DVPP_OK;
+}
+
+static void gate_wait_entered(gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    while (!g->entered)
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void gate_open(gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->open = true;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void gate_fini(gate *g)
+{
+    pthread_cond_destroy(&g->cv);
+    pthread_mutex_destroy(&g->mu);
+}
+
+/* Block the only channel of @d with @g on a new stream. */
+static dvpp_stream *gate_close(dvpp_device *d, gate *g)
+{
+    dvpp_stream *s = NULL;
+    dvpp_job j = {DVPP_BATCHJOB_ENGINE, gate_fn, NULL, g, 1, 1, 0};
+
+    gate_init(g);
+    assert_int_equal(dvpp_stream_new(d, 0, &s, NULL), DVPP_OK);
+    assert_int_equal(dvpp_device_submit(s, &j, NULL, NULL), DVPP_OK);
+    gate_wait_entered(g);
+    return s;
+}
+
+/* Run a whole job; returns its wait status. */
+static dvpp_status run_job(dvpp_device *d, const dvpp_pipeline *p,
+                           const dvpp_batchjob_input *in, size_t n, dvpp_tensor *t,
+                           bool strict, dvpp_batch_progress *prog, dvpp_err *e)
+{
+    dvpp_batchjob *j = NULL;
+    dvpp_status st;
+
+    assert_int_equal(dvpp_batchjob_start(d, p, in, n, t, strict, &j, e), DVPP_OK);
+    assert_non_null(j);
+    assert_true(dvpp_batchjob_id(j) != 0);
+    st = dvpp_batchjob_wait(j, e);
+    if (prog)
+        dvpp_batchjob_progress(j, prog);
+    dvpp_batchjob_free(j);
+    return st;
+}
+
+/* --- tests --------------------------------------------------------------------------- */
+
+static void test_tensor_shape(void **state)
+{
+    dvpp_pipeline p;
+    dvpp_tensor t;
+    dvpp_err e;
+
+    (void)state;
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    assert_int_equal(dvpp_batchjob_tensor(&p, NITEMS, &t, NULL), DVPP_OK);
+    assert_int_equal(t.n, NITEMS);
+    assert_int_equal(t.c, 3);
+    assert_int_equal(t.h, 32);
+    assert_int_equal(t.w, 32);
+    assert_int_equal(t.dtype, DVPP_DTYPE_F32);
+    assert_int_equal(t.layout, DVPP_LAYOUT_NCHW);
+    assert_int_equal(t.bytes, (size_t)NITEMS * 3 * 32 * 32 * 4);
+
+    imagenet_pipeline(&p, DVPP_RESIZE_LETTERBOX);
+    assert_int_equal(dvpp_batchjob_tensor(&p, 2, &t, NULL), DVPP_OK);
+    imagenet_pipeline(&p, DVPP_RESIZE_FILL);
+    assert_int_equal(dvpp_batchjob_tensor(&p, 2, &t, NULL), DVPP_OK);
+
+    imagenet_pipeline(&p, DVPP_RESIZE_FIT);
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_tensor(&p, NITEMS, &t, &e), DVPP_EINVAL);
+    assert_string_equal(e.field, "ops[0].resize.mode");
+    assert_non_null(strstr(e.msg, "fit"));
+
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_tensor(&p, 0, &t, &e), DVPP_EINVAL);
+    assert_string_equal(e.field, "n");
+
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    p.nops = 0; /* no op fixes the size */
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_tensor(&p, 4, &t, &e), DVPP_EINVAL);
+    assert_string_equal(e.field, "ops");
+}
+
+static void test_parallel_equals_serial(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_pipeline p;
+    dvpp_tensor ref, t1, t8;
+    dvpp_batch_progress prog;
+    dvpp_device *d1 = pipe_device(1), *d8 = pipe_device(8);
+
+    (void)state;
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    batch_tensor(&p, NITEMS, &ref);
+    batch_tensor(&p, NITEMS, &t1);
+    batch_tensor(&p, NITEMS, &t8);
+    reference(&p, c->in, NITEMS, &ref);
+
+    assert_int_equal(run_job(d1, &p, c->in, NITEMS, &t1, false, &prog, NULL), DVPP_OK);
+    assert_int_equal(prog.done, NITEMS);
+    assert_int_equal(prog.failed, 0);
+    assert_int_equal(prog.total, NITEMS);
+    assert_true(prog.finished);
+    assert_int_equal(run_job(d8, &p, c->in, NITEMS, &t8, true, &prog, NULL), DVPP_OK);
+    assert_int_equal(prog.done, NITEMS);
+
+    assert_memory_equal(t1.data, ref.data, ref.bytes);
+    assert_memory_equal(t8.data, ref.data, ref.bytes);
+    /* Again on the warm workers (kept buffers): same bytes. */
+    memset(t8.data, 0x5A, t8.bytes);
+    assert_int_equal(run_job(d8, &p, c->in, NITEMS, &t8, false, NULL, NULL), DVPP_OK);
+    assert_memory_equal(t8.data, ref.data, ref.bytes);
+
+    dvpp_pipe_device_free(d1);
+    dvpp_pipe_device_free(d8);
+    free(ref.data), free(t1.data), free(t8.data);
+    corpus_free(c);
+}
+
+static void test_corrupt_item_default(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_pipeline p;
+    dvpp_tensor ref, t;
+    dvpp_batchjob *j = NULL;
+    dvpp_batch_progress prog;
+    dvpp_device *d = pipe_device(8);
+    dvpp_err e;
+    size_t slice;
+
+    (void)state;
+    corrupt(c);
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    batch_tensor(&p, NITEMS, &ref);
+    batch_tensor(&p, NITEMS, &t);
+    reference(&p, c->in, NITEMS, &ref);
+    slice = t.bytes / NITEMS;
+
+    assert_int_equal(dvpp_batchjob_start(d, &p, c->in, NITEMS, &t, false, &j, NULL),
+                     DVPP_OK);
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_wait(j, &e), DVPP_OK);
+    dvpp_batchjob_progress(j, &prog);
+    assert_int_equal(prog.done, NITEMS - 1);
+    assert_int_equal(prog.failed, 1);
+    assert_int_equal(prog.total, NITEMS);
+    assert_int_equal(prog.first_failed, BAD_INDEX);
+    for (size_t i = 0; i < NITEMS; i++) {
+        dvpp_err_clear(&e);
+        if (i == BAD_INDEX) {
+            assert_int_equal(dvpp_batchjob_item_status(j, i, &e), DVPP_ECORRUPT);
+            assert_int_equal(e.status, DVPP_ECORRUPT);
+            assert_true(e.msg[0] != '\0');
+        } else {
+            assert_int_equal(dvpp_batchjob_item_status(j, i, &e), DVPP_OK);
+        }
+    }
+    assert_int_equal(dvpp_batchjob_item_status(j, NITEMS, NULL), DVPP_EINVAL);
+    assert_true(all_zero((uint8_t *)t.data + BAD_INDEX * slice, slice));
+    assert_memory_equal(t.data, ref.data, ref.bytes); /* others correct */
+    assert_int_equal(dvpp_batchjob_cancel(j), DVPP_ENOTFOUND);
+    dvpp_batchjob_free(j);
+
+    dvpp_pipe_device_free(d);
+    free(ref.data), free(t.data);
+    corpus_free(c);
+}
+
+static void test_strict(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_pipeline p;
+    dvpp_tensor ref, t;
+    dvpp_batchjob *j = NULL;
+    dvpp_batch_progress prog;
+    dvpp_err e;
+    size_t slice;
+
+    (void)state;
+    corrupt(c);
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    batch_tensor(&p, NITEMS, &ref);
+    batch_tensor(&p, NITEMS, &t);
+    reference(&p, c->in, NITEMS, &ref);
+    slice = t.bytes / NITEMS;
+
+    /* One channel: items run in order, nothing after the bad one runs. */
+    {
+        dvpp_device *d = pipe_device(1);
+        dvpp_device_counters before, after;
+
+        dvpp_device_get_counters(d, &before);
+        assert_int_equal(dvpp_batchjob_start(d, &p, c->in, NITEMS, &t, true, &j, NULL),
+                         DVPP_OK);
+        dvpp_err_clear(&e);
+        assert_int_equal(dvpp_batchjob_wait(j, &e), DVPP_ECORRUPT);
+        assert_int_equal(e.status, DVPP_ECORRUPT);
+        dvpp_batchjob_progress(j, &prog);
+        assert_int_equal(prog.done, BAD_INDEX);
+        assert_int_equal(prog.failed, NITEMS - BAD_INDEX);
+        assert_int_equal(prog.first_failed, BAD_INDEX);
+        for (size_t i = 0; i < NITEMS; i++) {
+            dvpp_status want = i < BAD_INDEX ? DVPP_OK
+                             : i == BAD_INDEX ? DVPP_ECORRUPT : DVPP_ECANCELED;
+            dvpp_err_clear(&e);
+            assert_int_equal(dvpp_batchjob_item_status(j, i, &e), want);
+            if (want != DVPP_OK)
+                assert_int_equal(e.status, want);
+        }
+        dvpp_device_get_counters(d, &after);
+        /* Only items 0..13 ran (run_ns counts only functions that ran; the
+         * canceled ones never reached one): done 13, one real failure. */
+        assert_int_equal(after.engine[DVPP_BATCHJOB_ENGINE].done -
+                             before.engine[DVPP_BATCHJOB_ENGINE].done, BAD_INDEX);
+        assert_int_equal(after.engine[DVPP_BATCHJOB_ENGINE].canceled -
+                             before.engine[DVPP_BATCHJOB_ENGINE].canceled,
+                         NITEMS - BAD_INDEX - 1);
+        assert_memory_equal(t.data, ref.data, BAD_INDEX * slice);
+        for (size_t i = BAD_INDEX; i < NITEMS; i++)
+            assert_true(all_zero((uint8_t *)t.data + i * slice, slice));
+        dvpp_batchjob_free(j);
+        dvpp_pipe_device_free(d);
+    }
+    /* Eight channels: the job fails with ECORRUPT; every other item is OK
+     * (correct) or canceled (zero). */
+    {
+        dvpp_device *d = pipe_device(8);
+
+        memset(t.data, 0xA5, t.bytes);
+        assert_int_equal(dvpp_batchjob_start(d, &p, c->in, NITEMS, &t, true, &j, NULL),
+                         DVPP_OK);
+        assert_int_equal(dvpp_batchjob_wait(j, NULL), DVPP_ECORRUPT);
+        for (size_t i = 0; i < NITEMS; i++) {
+            dvpp_status st = dvpp_batchjob_item_status(j, i, NULL);
+            uint8_t *s = (uint8_t *)t.data + i * slice;
+            if (i == BAD_INDEX) {
+                assert_int_equal(st, DVPP_ECORRUPT);
+            } else if (st == DVPP_OK) {
+                assert_memory_equal(s, (uint8_t *)ref.data + i * slice, slice);
+            } else {
+                assert_int_equal(st, DVPP_ECANCELED);
+                assert_true(all_zero(s, slice));
+            }
+        }
+        dvpp_batchjob_free(j);
+        dvpp_pipe_device_free(d);
+    }
+    free(ref.data), free(t.data);
+    corpus_free(c);
+}
+
+static void test_cancel_before_run(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_pipeline p;
+    dvpp_tensor t;
+    dvpp_batchjob *j = NULL;
+    dvpp_batch_progress prog;
+    dvpp_device *d = pipe_device(1);
+    gate g;
+    dvpp_stream *s;
+    dvpp_err e;
+
+    (void)state;
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    batch_tensor(&p, NITEMS, &t);
+    s = gate_close(d, &g);
+    assert_int_equal(dvpp_batchjob_start(d, &p, c->in, NITEMS, &t, false, &j, NULL),
+                     DVPP_OK);
+    dvpp_batchjob_progress(j, &prog);
+    assert_int_equal(prog.done + prog.failed, 0);
+    assert_false(prog.finished);
+    assert_int_equal(dvpp_batchjob_item_status(j, 0, NULL), DVPP_EBUSY);
+    assert_int_equal(dvpp_batchjob_cancel(j), DVPP_OK);
+    gate_open(&g);
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_wait(j, &e), DVPP_ECANCELED);
+    assert_int_equal(dvpp_batchjob_wait(j, NULL), DVPP_ECANCELED); /* again */
+    dvpp_batchjob_progress(j, &prog);
+    assert_int_equal(prog.done, 0);
+    assert_int_equal(prog.failed, NITEMS);
+    assert_true(prog.finished);
+    for (size_t i = 0; i < NITEMS; i++) {
+        dvpp_err_clear(&e);
+        assert_int_equal(dvpp_batchjob_item_status(j, i, &e), DVPP_ECANCELED);
+        assert_true(e.msg[0] != '\0');
+    }
+    assert_true(all_zero(t.data, t.bytes)); /* poison replaced by zeros */
+    dvpp_batchjob_free(j);
+    dvpp_stream_free(s);
+    gate_fini(&g);
+    dvpp_pipe_device_free(d);
+    free(t.data);
+    corpus_free(c);
+}
+
+static void test_cancel_midway(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_pipeline p;
+    dvpp_tensor ref, t;
+    dvpp_batchjob *j = NULL;
+    dvpp_batch_progress prog;
+    dvpp_device *d = pipe_device(2);
+    dvpp_status cst;
+    size_t slice, ok = 0, canceled = 0;
+    enum { N = 512 };
+    dvpp_batchjob_input *in = malloc(sizeof(*in) * N);
+
+    (void)state;
+    assert_non_null(in);
+    for (size_t i = 0; i < N; i++)
+        in[i] = c->in[i % NITEMS];
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    batch_tensor(&p, N, &ref);
+    batch_tensor(&p, N, &t);
+    reference(&p, in, N, &ref);
+    slice = t.bytes / N;
+
+    assert_int_equal(dvpp_batchjob_start(d, &p, in, N, &t, false, &j, NULL), DVPP_OK);
+    do { /* until some items are done */
+        dvpp_batchjob_progress(j, &prog);
+        assert_int_equal(prog.total, N);
+        assert_true(prog.done + prog.failed <= N);
+    } while (prog.done < 4 && !prog.finished);
+    cst = dvpp_batchjob_cancel(j);
+    if (cst == DVPP_OK)
+        assert_int_equal(dvpp_batchjob_wait(j, NULL), DVPP_ECANCELED);
+    else
+        assert_int_equal(cst, DVPP_ENOTFOUND); /* finished first: a fast box */
+    dvpp_batchjob_wait(j, NULL);
+    dvpp_batchjob_progress(j, &prog);
+    assert_true(prog.finished);
+    assert_int_equal(prog.done + prog.failed, N);
+    for (size_t i = 0; i < N; i++) {
+        dvpp_status st = dvpp_batchjob_item_status(j, i, NULL);
+        uint8_t *s = (uint8_t *)t.data + i * slice;
+        if (st == DVPP_OK) {
+            ok++;
+            assert_memory_equal(s, (uint8_t *)ref.data + i * slice, slice);
+        } else {
+            canceled++;
+            assert_int_equal(st, DVPP_ECANCELED);
+            assert_true(all_zero(s, slice));
+        }
+    }
+    assert_int_equal(ok, prog.done);
+    assert_int_equal(canceled, prog.failed);
+    assert_true(ok >= 4);
+    if (cst == DVPP_OK)
+        assert_true(canceled > 0);
+    dvpp_batchjob_free(j);
+    /* Freeing a running job cancels it. */
+    assert_int_equal(dvpp_batchjob_start(d, &p, in, N, &t, false, &j, NULL), DVPP_OK);
+    dvpp_batchjob_free(j);
+    dvpp_pipe_device_free(d);
+    free(in);
+    free(ref.data), free(t.data);
+    corpus_free(c);
+}
+
+static void test_start_errors(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_pipeline p;
+    dvpp_tensor t, bad;
+    dvpp_batchjob *j = (dvpp_batchjob *)&t;
+    dvpp_device *d = pipe_device(2), *plain = NULL;
+    dvpp_err e;
+    dvpp_device_config cfg;
+
+    (void)state;
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    batch_tensor(&p, 4, &t);
+    dvpp_device_config_default(&cfg);
+    assert_int_equal(dvpp_device_new(&cfg, &plain, NULL), DVPP_OK);
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_start(plain, &p, c->in, 4, &t, false, &j, &e),
+                     DVPP_EINVAL);
+    assert_string_equal(e.field, "device");
+    assert_null(j);
+    assert_false(dvpp_pipe_device_is(plain));
+    dvpp_pipe_device_free(plain); /* a plain device is just freed */
+
+    bad = t;
+    bad.data = NULL;
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_start(d, &p, c->in, 4, &bad, false, &j, &e),
+                     DVPP_EINVAL);
+    assert_string_equal(e.field, "tensor");
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_start(d, &p, c->in, 3, &t, false, &j, &e),
+                     DVPP_EINVAL); /* n does not match the tensor */
+    assert_string_equal(e.field, "tensor");
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_start(d, &p, c->in, 0, &t, false, &j, &e),
+                     DVPP_EINVAL);
+    assert_string_equal(e.field, "n");
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_start(d, &p, NULL, 4, &t, false, &j, &e),
+                     DVPP_EINVAL);
+    assert_string_equal(e.field, "inputs");
+    imagenet_pipeline(&p, DVPP_RESIZE_FIT);
+    dvpp_err_clear(&e);
+    assert_int_equal(dvpp_batchjob_start(d, &p, c->in, 4, &t, false, &j, &e),
+                     DVPP_EINVAL);
+    assert_string_equal(e.field, "ops[0].resize.mode");
+    assert_int_equal(dvpp_pipe_device_new(NULL, 0, NULL, &plain, NULL) == DVPP_OK,
+                     true); /* 0 = the config's channel count */
+    dvpp_pipe_device_free(plain);
+    dvpp_pipe_device_free(d);
+    dvpp_pipe_device_free(NULL);
+    dvpp_batchjob_free(NULL);
+    free(t.data);
+    corpus_free(c);
+}
+
+/* dvpp_pipe_device_new and dvpp_batchjob_start under allocation failure.
+ * The test allocator is single-threaded: the batch jobs run on a warm
+ * single-channel worker whose runs repeat a geometry it has seen, so no
+ * worker thread allocates while it is installed. */
+static void test_alloc_failure(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_pipeline p;
+    dvpp_tensor t;
+    dvpp_device *d;
+    dvpp_batchjob_input in[4];
+
+    (void)state;
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    for (int i = 0; i < 4; i++)
+        in[i] = c->in[0]; /* one JPEG */
+
+    /* Device creation. */
+    for (size_t fail = 1;; fail++) {
+        dvpp_status st;
+        d = NULL;
+        test_alloc_install();
+        test_alloc()->fail_at = fail;
+        st = dvpp_pipe_device_new(NULL, 2, NULL, &d, NULL);
+        assert_true(st == DVPP_OK || st == DVPP_ENOMEM);
+        if (st == DVPP_ENOMEM)
+            assert_null(d);
+        dvpp_pipe_device_free(d);
+        assert_int_equal(test_alloc()->live, 0);
+        test_alloc_uninstall();
+        if (st == DVPP_OK)
+            break;
+        assert_true(fail < 1000);
+    }
+
+    d = pipe_device(1);
+    batch_tensor(&p, 4, &t);
+    assert_int_equal(run_job(d, &p, in, 4, &t, false, NULL, NULL), DVPP_OK); /* warm */
+    free(t.data);
+    for (size_t n = 1; n <= 4; n++) {
+        batch_tensor(&p, (uint32_t)n, &t);
+        for (size_t fail = 1;; fail++) {
+            dvpp_batchjob *j = NULL;
+            dvpp_status st;
+
+            test_alloc_install();
+            test_alloc()->fail_at = fail;
+            st = dvpp_batchjob_start(d, &p, in, n, &t, false, &j, NULL);
+            assert_true(st == DVPP_OK || st == DVPP_ENOMEM);
+            if (st == DVPP_OK) {
+                assert_int_equal(dvpp_batchjob_wait(j, NULL), DVPP_OK);
+                dvpp_batchjob_free(j);
+            } else {
+                assert_null(j);
+            }
+            assert_int_equal(test_alloc()->live, 0);
+            test_alloc_uninstall();
+            if (st == DVPP_OK)
+                break;
+            assert_true(fail < 100);
+        }
+        free(t.data);
+    }
+    dvpp_pipe_device_free(d);
+    corpus_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tensor_shape),
+        cmocka_unit_test(test_parallel_equals_serial),
+        cmocka_unit_test(test_corrupt_item_default),
+        cmocka_unit_test(test_strict),
+        cmocka_unit_test(test_cancel_before_run),
+        cmocka_unit_test(test_cancel_midway),
+        cmocka_unit_test(test_start_errors),
+        cmocka_unit_test(test_alloc_failure),
+    };
+    return cmocka_run_group_tests_name("device batchjob", tests, NULL, NULL);
+}
