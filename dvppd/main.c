@@ -1,11 +1,10 @@
 /* dvppd: the daemon process.
  *
- * This build holds the process shell: built-in default configuration,
- * logging, capability report, and a clean stop on SIGINT/SIGTERM. The
- * device model (engines, streams) and the HTTP and Unix-socket front ends
- * are added on top of libdvpp by the following milestones (docs/
- * architecture.md lists them); until then the process serves nothing and
- * says so in its start-up log.
+ * Configuration (defaults, file, flags), logging, the device model started
+ * from the configuration, and a clean stop on SIGINT/SIGTERM (running jobs
+ * finish, queued ones complete as canceled). The HTTP and Unix-socket front
+ * ends that submit jobs are the next milestones (docs/architecture.md);
+ * until then the process serves nothing and says so in its start-up log.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -19,11 +18,39 @@
 #include "dvpp_jpeg.h"
 #include "dvpp_limits.h"
 #include "dvpp_log.h"
+#include "device/dvpp_batchjob.h"
 #include "dvppd_config.h"
 
 #ifndef DVPP_VERSION
 #define DVPP_VERSION "dev"
 #endif
+
+/* The device model from the configuration: every engine gets the
+ * configured channels (0 = the default, CPU count capped at 8) and queue
+ * depth, the pipeline backend on VPC, the admission budgets. */
+static dvpp_status start_device(const dvppd_config *c, dvpp_device **out,
+                                dvpp_err *err)
+{
+    dvpp_device_config dc;
+    dvpp_status st;
+
+    dvpp_device_config_default(&dc);
+    for (int e = 0; e < DVPP_ENGINE_COUNT; e++) {
+        if (c->channels)
+            dc.channels[e] = c->channels;
+        dc.queue_depth[e] = c->queue_depth;
+    }
+    dc.pixel_budget = c->max_pixels_in_flight;
+    dc.byte_budget = c->max_bytes_in_flight;
+    st = dvpp_pipe_device_new(&dc, 0, &c->limits, out, err);
+    if (st == DVPP_OK)
+        dvpp_log(DVPP_LOG_INFO, "device: %u channel(s) per engine, queue %u, "
+                 "budget %llu pixels / %llu bytes in flight",
+                 dc.channels[DVPP_ENGINE_VPC], c->queue_depth,
+                 (unsigned long long)dc.pixel_budget,
+                 (unsigned long long)dc.byte_budget);
+    return st;
+}
 
 /* Under systemd, stderr goes to the journal: "<N>" priority prefixes and
  * no timestamps (journald stamps lines itself). */
@@ -51,15 +78,21 @@ static void report_start(const dvppd_config *c)
              c->http_addr, c->http_port, c->socket_path);
 }
 
-static int wait_for_stop(void)
+/* Block SIGINT/SIGTERM before any thread starts, so every thread inherits
+ * the mask and only the main thread receives them, in sigwait. */
+static int block_stop_signals(sigset_t *set)
 {
-    sigset_t set;
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    return pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
+static int wait_for_stop(const sigset_t *set)
+{
     int sig = 0;
 
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0 || sigwait(&set, &sig) != 0) {
+    if (sigwait(set, &sig) != 0) {
         dvpp_log(DVPP_LOG_ERR, "cannot wait for signals");
         return 1;
     }
@@ -152,7 +185,9 @@ static dvpp_status build_config(const cli *o, dvppd_config *c, dvpp_err *err)
 
 int main(int argc, char **argv)
 {
+    dvpp_device *device = NULL;
     dvppd_config cfg;
+    sigset_t stop;
     dvpp_err err;
     cli o;
     int rc;
@@ -174,5 +209,17 @@ int main(int argc, char **argv)
     dvpp_log_configure(cfg.log_level, getenv("JOURNAL_STREAM") ? journal_sink : NULL,
                        NULL);
     report_start(&cfg);
-    return wait_for_stop();
+    if (block_stop_signals(&stop) != 0) {
+        dvpp_log(DVPP_LOG_ERR, "cannot block the stop signals");
+        return 1;
+    }
+    if (start_device(&cfg, &device, &err) != DVPP_OK) {
+        dvpp_log(DVPP_LOG_ERR, "cannot start the device: %s", err.msg);
+        return 1;
+    }
+    rc = wait_for_stop(&stop);
+    /* Running jobs finish; queued ones complete as canceled. */
+    dvpp_pipe_device_free(device);
+    dvpp_log(DVPP_LOG_INFO, "stopped");
+    return rc;
 }
