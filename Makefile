@@ -212,6 +212,7 @@ bench: deps
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_vpc.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_norm.py
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_batch.py
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
