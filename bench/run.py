@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import calibrated
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHRINK = 224
 WARMUP = 2
@@ -42,30 +44,6 @@ WARMUP = 2
 # ---------------------------------------------------------------------------
 # peer worker (runs in its own process, under Debian's /usr/bin/python3)
 # ---------------------------------------------------------------------------
-
-
-def calibrated(fn, target, runs):
-    """2 warm-up calls, a loop count for ~target s, then @runs timed runs.
-    Returns (seconds per call of each run, loop count)."""
-    for _ in range(WARMUP):
-        fn()
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= 0.2 or dt >= target:
-            break
-        n *= 2
-    iters = max(1, int(round(n * target / dt)))
-    per = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        per.append((time.perf_counter() - t0) / iters)
-    return per, iters
 
 
 def peer_worker():

@@ -33,6 +33,13 @@ import subprocess
 import sys
 import time
 
+from benchlib import calibrated
+
+
+def calibrated1(fn, target, runs, warm=2):
+    """Seconds per call of each run (bench_batch's scheme)."""
+    return calibrated(fn, target, runs, warm)[0]
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("DVPP_BUILD", "build")
 PHOTO = os.path.join(os.environ.get("DVPP_TESTDATA", os.path.join(ROOT, ".cache", "testdata")),
@@ -58,29 +65,6 @@ CEILINGS = [
     ("libjpeg-turbo full decode only (tjbench -rgb)", 146),
     ("libjpeg-turbo 1/4-scale decode only", 200),
 ]
-
-
-def calibrated(fn, target, runs, warm=2):
-    """Seconds per call of fn, one entry per run (bench_batch's scheme)."""
-    for _ in range(warm):
-        fn()
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= min(0.2, target):
-            break
-        n *= 2
-    iters = max(1, int(round(n * target / dt)))
-    per = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        per.append((time.perf_counter() - t0) / iters)
-    return per
 
 
 def peer_worker():
@@ -124,14 +108,14 @@ def peer_worker():
     # pick the faster normalise variant on the cheap (reduced) rows, 1 and 2 threads
     pick = {}
     for threads in (1, 2):
-        t = {v: statistics.median(calibrated(lambda: batch("reduced", threads, v),
+        t = {v: statistics.median(calibrated1(lambda: batch("reduced", threads, v),
                                              min(TARGET, 0.3), 3, warm=1))
              for v in ("per", "blobs")}
         pick[threads] = min(t, key=t.get)
         print(json.dumps({"pick": threads, "variant": pick[threads],
                           "img_s": {v: N / s for v, s in t.items()}}), flush=True)
     for mode, threads in PEER_CASES:
-        per = calibrated(lambda: batch(mode, threads, pick[threads]), TARGET, RUNS)
+        per = calibrated1(lambda: batch(mode, threads, pick[threads]), TARGET, RUNS)
         print(json.dumps({"case": f"{mode}_{threads}", "variant": pick[threads],
                           "img_s": [N / s for s in per]}), flush=True)
     pool.shutdown()

@@ -29,6 +29,8 @@ import subprocess
 import sys
 import time
 
+from benchlib import calibrated
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("DVPP_BUILD", "build")
 RUNS = int(os.environ.get("BENCH_RUNS", "7"))
@@ -50,28 +52,6 @@ ROWS = [
      [("numpy fused", "np_fused_nhwc"), ("numpy plain", "np_plain_nhwc")]),
 ]
 PEER_LABELS = ["numpy fused", "numpy plain", "blobFromImage"]
-
-
-def calibrated(fn, target, runs):
-    for _ in range(2):
-        fn()
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= min(0.05, target / 10):
-            break
-        n *= 2
-    iters = max(1, int(round(n * target / dt)))
-    per = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        per.append((time.perf_counter() - t0) / iters)
-    return per
 
 
 def image():
@@ -138,7 +118,7 @@ def peer_worker(cases):
     fns = {f.__name__: f for f in (np_fused_nchw, np_fused_nhwc, np_fused_c0, np_plain_nchw,
                                    np_plain_nhwc, np_plain_c0, cv2_blob_nchw)}
     for c in cases:
-        per = calibrated(fns[c], TARGET, RUNS)
+        per, _ = calibrated(fns[c], TARGET, RUNS, probe=min(0.05, TARGET / 10))
         print(json.dumps({"case": c, "sec": per}), flush=True)
 
 

@@ -32,6 +32,8 @@ import subprocess
 import sys
 import time
 
+from benchlib import calibrated
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("DVPP_BUILD", "build")
 PHOTOS = os.path.join(os.environ.get("DVPP_TESTDATA", os.path.join(ROOT, ".cache", "testdata")),
@@ -59,28 +61,6 @@ ROWS = [
     ("NV12 1080p -> RGB 224x224 bilinear (fused)", "bench_vpc", "nv12_rgb_224",
      1920 * 1080, [("OpenCV", "cv2_nv12_rgb_224")]),
 ]
-
-
-def calibrated(fn, target, runs):
-    for _ in range(2):
-        fn()
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= min(0.2, target):
-            break
-        n *= 2
-    iters = max(1, int(round(n * target / dt)))
-    per = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        per.append((time.perf_counter() - t0) / iters)
-    return per
 
 
 def peer_worker(cases):
@@ -118,7 +98,7 @@ def peer_worker(cases):
             dst=out224, interpolation=cv2.INTER_LINEAR),
     }
     for c in cases:
-        per = calibrated(fns[c], TARGET, RUNS)
+        per, _ = calibrated(fns[c], TARGET, RUNS)
         print(json.dumps({"case": c, "sec": per}), flush=True)
 
 
