@@ -218,6 +218,7 @@ struct dvpp_batchjob {
     size_t n;
     dvpp_tensor tensor;                 /* descriptor copy; data borrowed */
     size_t slice_bytes;
+    dvpp_image *images;                 /* image jobs: per item, borrowed */
     bool strict;
     dvpp_err *errs;                     /* per item, written by its worker */
     dvpp_batch *batch;
@@ -228,6 +229,15 @@ struct dvpp_batchjob {
 static uint8_t *slice_of(const dvpp_batchjob *j, size_t i)
 {
     return (uint8_t *)j->tensor.data + i * j->slice_bytes;
+}
+
+/* Zero item @i's destination: its tensor slice or its image buffer. */
+static void clear_item(const dvpp_batchjob *j, size_t i)
+{
+    if (j->images)
+        memset(j->images[i].data, 0, j->images[i].size);
+    else
+        memset(slice_of(j, i), 0, j->slice_bytes);
 }
 
 static dvpp_status item_fn(dvpp_task *task, void *ctx, void *worker_state,
@@ -245,8 +255,13 @@ static dvpp_status item_fn(dvpp_task *task, void *ctx, void *worker_state,
         st = dvpp_err_set(err, DVPP_EINVAL, "device", "not a pipeline device");
     } else {
         memset(&out, 0, sizeof(out));
-        out.tensor = j->tensor;
-        out.n = (uint32_t)i;
+        if (j->images) {
+            out.image.data = j->images[i].data;
+            out.image.size = j->images[i].size;
+        } else {
+            out.tensor = j->tensor;
+            out.n = (uint32_t)i;
+        }
         st = dvpp_pipeline_run(w, &j->pipe, j->inputs[i].data, j->inputs[i].len,
                                &out, err);
     }
@@ -254,7 +269,9 @@ static dvpp_status item_fn(dvpp_task *task, void *ctx, void *worker_state,
         if (err->status != st)
             err->status = st;
         j->errs[i] = *err;
-        memset(slice_of(j, i), 0, j->slice_bytes);
+        clear_item(j, i);
+    } else if (j->images) {
+        j->images[i] = out.image; /* the geometry the run filled */
     }
     return st;
 }
@@ -280,15 +297,18 @@ static void job_release(dvpp_batchjob *j)
     dvpp_free(j, sizeof(*j));
 }
 
+static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
+                             const dvpp_batchjob_input *inputs, size_t n,
+                             const dvpp_tensor *t, dvpp_image *images,
+                             uint64_t pixels_per_item, size_t bytes_per_item,
+                             bool strict, dvpp_batchjob **out, dvpp_err *err);
+
 dvpp_status dvpp_batchjob_start(dvpp_device *d, const dvpp_pipeline *p,
                                 const dvpp_batchjob_input *inputs, size_t n,
                                 const dvpp_tensor *t, bool strict,
                                 dvpp_batchjob **out, dvpp_err *err)
 {
     dvpp_tensor want;
-    dvpp_batch_desc desc;
-    dvpp_batchjob *j;
-    size_t errs_bytes;
     dvpp_status st;
 
     if (!out)
@@ -312,6 +332,22 @@ dvpp_status dvpp_batchjob_start(dvpp_device *d, const dvpp_pipeline *p,
                             "the tensor must be %ux%ux%ux%u %s %s with data",
                             want.n, want.c, want.h, want.w, dvpp_dtype_name(want.dtype),
                             dvpp_layout_name(want.layout));
+    return start_job(d, p, inputs, n, t, NULL, want.c * (uint64_t)want.h * want.w,
+                     want.bytes / n, strict, out, err);
+}
+
+/* The common part of both starts: the job record and its dvpp_batch. */
+static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
+                             const dvpp_batchjob_input *inputs, size_t n,
+                             const dvpp_tensor *t, dvpp_image *images,
+                             uint64_t pixels_per_item, size_t bytes_per_item,
+                             bool strict, dvpp_batchjob **out, dvpp_err *err)
+{
+    dvpp_batch_desc desc;
+    dvpp_batchjob *j;
+    size_t errs_bytes;
+    dvpp_status st;
+
     if (!dvpp_size_mul(sizeof(dvpp_err), n, &errs_bytes))
         return dvpp_err_set(err, DVPP_EOVERFLOW, "n", "too many items");
     j = dvpp_calloc(1, sizeof(*j));
@@ -330,8 +366,10 @@ dvpp_status dvpp_batchjob_start(dvpp_device *d, const dvpp_pipeline *p,
     j->pipe = *p;
     j->inputs = inputs;
     j->n = n;
-    j->tensor = *t;
-    j->slice_bytes = want.bytes / n;
+    if (t)
+        j->tensor = *t;
+    j->images = images;
+    j->slice_bytes = bytes_per_item;
     j->strict = strict;
 
     memset(&desc, 0, sizeof(desc));
@@ -340,8 +378,8 @@ dvpp_status dvpp_batchjob_start(dvpp_device *d, const dvpp_pipeline *p,
     desc.fn = item_fn;
     desc.ctx = j;
     desc.strict = strict;
-    desc.pixels_per_item = (uint64_t)want.c * want.h * want.w;
-    desc.bytes_per_item = j->slice_bytes;
+    desc.pixels_per_item = pixels_per_item;
+    desc.bytes_per_item = bytes_per_item;
     st = dvpp_batch_new(d, &desc, &j->batch, err);
     if (st != DVPP_OK) {
         job_release(j);
@@ -349,6 +387,40 @@ dvpp_status dvpp_batchjob_start(dvpp_device *d, const dvpp_pipeline *p,
     }
     *out = j;
     return DVPP_OK;
+}
+
+dvpp_status dvpp_batchjob_start_images(dvpp_device *d, const dvpp_pipeline *p,
+                                       const dvpp_batchjob_input *inputs, size_t n,
+                                       dvpp_image *images, bool strict,
+                                       dvpp_batchjob **out, dvpp_err *err)
+{
+    size_t largest = 0;
+    dvpp_status st;
+
+    if (!out)
+        return dvpp_err_set(err, DVPP_EINVAL, "out", "no output handle");
+    *out = NULL;
+    if (!d || !dvpp_pipe_device_is(d))
+        return dvpp_err_set(err, DVPP_EINVAL, "device",
+                            "batch jobs need a device from dvpp_pipe_device_new");
+    if (n == 0 || n > UINT32_MAX || !inputs || !images)
+        return dvpp_err_set(err, DVPP_EINVAL, "n", "need n > 0 inputs and images");
+    st = dvpp_pipeline_validate(p, NULL, err);
+    if (st != DVPP_OK)
+        return st;
+    if (p->output != DVPP_PIPE_OUT_IMAGE || p->encoding != DVPP_PIPE_ENC_NONE)
+        return dvpp_err_set(err, DVPP_EINVAL, "output",
+                            "an image batch needs unencoded image output");
+    for (size_t i = 0; i < n; i++) {
+        if ((!inputs[i].data && inputs[i].len) || !images[i].data || !images[i].size)
+            return dvpp_err_set(err, DVPP_EINVAL, "images",
+                                "input or image %zu has no data", i);
+        if (images[i].size > largest)
+            largest = images[i].size;
+    }
+    /* Admission counts each item as its largest buffer. */
+    return start_job(d, p, inputs, n, NULL, images, largest, largest, strict, out,
+                     err);
 }
 
 uint64_t dvpp_batchjob_id(const dvpp_batchjob *j)
@@ -398,7 +470,7 @@ static void zero_failed(dvpp_batchjob *j)
         for (size_t i = 0; i < j->n; i++)
             if (dvpp_batch_item_status(j->batch, i) != DVPP_OK &&
                 j->errs[i].status == DVPP_OK)
-                memset(slice_of(j, i), 0, j->slice_bytes);
+                clear_item(j, i);
         j->zeroed = true;
     }
     pthread_mutex_unlock(&j->mu);

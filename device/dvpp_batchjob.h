@@ -109,6 +109,17 @@ dvpp_status dvpp_batchjob_start(dvpp_device *d, const dvpp_pipeline *p,
                                 const dvpp_tensor *t, bool strict,
                                 dvpp_batchjob **out, dvpp_err *err);
 
+/* The "N images" form: @p has unencoded image output; item i writes
+ * @images[i] (caller's data/size, at least the plan's out_bytes for that
+ * input; the run fills its geometry). Failed items' buffers are zeroed in
+ * default mode, as tensor slices are. Admission counts every item as the
+ * largest buffer. Errors as dvpp_batchjob_start ("output" when @p does not
+ * produce unencoded images, "images" for a buffer without data). */
+dvpp_status dvpp_batchjob_start_images(dvpp_device *d, const dvpp_pipeline *p,
+                                       const dvpp_batchjob_input *inputs, size_t n,
+                                       dvpp_image *images, bool strict,
+                                       dvpp_batchjob **out, dvpp_err *err);
+
 /* Device-unique id (never 0), that of the underlying dvpp_batch. */
 uint64_t dvpp_batchjob_id(const dvpp_batchjob *j);
 

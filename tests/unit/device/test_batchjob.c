@@ -699,6 +699,67 @@ static void test_alloc_failure(void **state)
     corpus_free(c);
 }
 
+/* The "N images" form: 64 mixed inputs -> stretch 40x30 RGB images, each
+ * equal to a single run; the corrupt item's buffer is zeroed. */
+static void test_image_batch(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_device *d = pipe_device(4);
+    dvpp_pipeline p;
+    dvpp_image *imgs = calloc(NITEMS, sizeof(*imgs));
+    dvpp_worker *w = malloc(sizeof(*w));
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    uint8_t *ref = malloc(40 * 30 * 3);
+    dvpp_batchjob *job = NULL;
+    dvpp_err e;
+
+    (void)state;
+    assert_non_null(imgs), assert_non_null(w), assert_non_null(out), assert_non_null(ref);
+    corrupt(c);
+    dvpp_pipeline_init(&p);
+    add_resize(&p, DVPP_RESIZE_STRETCH, 40, 30);
+    p.output = DVPP_PIPE_OUT_IMAGE;
+    p.out_format = DVPP_PIXEL_RGB;
+    for (int i = 0; i < NITEMS; i++) {
+        imgs[i].data = malloc(40 * 30 * 3);
+        imgs[i].size = 40 * 30 * 3;
+        assert_non_null(imgs[i].data);
+        memset(imgs[i].data, 0xA5, imgs[i].size);
+    }
+    assert_int_equal(dvpp_batchjob_start_images(d, &p, c->in, NITEMS, imgs, false,
+                                                &job, &e), DVPP_OK);
+    assert_int_equal(dvpp_batchjob_wait(job, &e), DVPP_OK);
+    dvpp_worker_init(w, NULL);
+    for (int i = 0; i < NITEMS; i++) {
+        if (i == BAD_INDEX) {
+            assert_int_equal(dvpp_batchjob_item_status(job, (size_t)i, NULL), DVPP_ECORRUPT);
+            assert_true(all_zero(imgs[i].data, imgs[i].size));
+            continue;
+        }
+        memset(out, 0, sizeof(*out));
+        out->image.data = ref;
+        out->image.size = 40 * 30 * 3;
+        assert_int_equal(dvpp_pipeline_run(w, &p, c->in[i].data, c->in[i].len, out,
+                                           NULL), DVPP_OK);
+        assert_int_equal(imgs[i].width, 40);
+        assert_int_equal(imgs[i].format, DVPP_PIXEL_RGB);
+        assert_memory_equal(imgs[i].data, ref, 40 * 30 * 3);
+    }
+    /* Tensor pipelines are not image batches. */
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    dvpp_batchjob_free(job);
+    job = NULL;
+    assert_int_equal(dvpp_batchjob_start_images(d, &p, c->in, NITEMS, imgs, false,
+                                                &job, &e), DVPP_EINVAL);
+    assert_string_equal(e.field, "output");
+    dvpp_worker_fini(w);
+    for (int i = 0; i < NITEMS; i++)
+        free(imgs[i].data);
+    free(imgs), free(w), free(out), free(ref);
+    dvpp_pipe_device_free(d);
+    corpus_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -710,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_cancel_midway),
         cmocka_unit_test(test_start_errors),
         cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_image_batch),
     };
     return cmocka_run_group_tests_name("device batchjob", tests, NULL, NULL);
 }
