@@ -1,8 +1,8 @@
 /* dvppd: the daemon process.
  *
  * Configuration (defaults, file, flags), logging, the device model started
- * from the configuration, and a clean stop on SIGINT/SIGTERM (running jobs
- * finish, queued ones complete as canceled). The HTTP and Unix-socket front
+ * from the configuration, and a clean stop on SIGINT/SIGTERM (in-flight
+ * jobs finish, up to DVPPD_DRAIN_SECONDS). The HTTP and Unix-socket front
  * ends that submit jobs are the next milestones (docs/architecture.md);
  * until then the process serves nothing and says so in its start-up log.
  */
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dvpp_cpu.h"
@@ -24,6 +25,10 @@
 #ifndef DVPP_VERSION
 #define DVPP_VERSION "dev"
 #endif
+
+/* How long a stop waits for in-flight jobs (below systemd's default 90 s
+ * stop timeout and reliability.md's 20 s target). */
+#define DVPPD_DRAIN_SECONDS 20
 
 /* The device model from the configuration: every engine gets the
  * configured channels (0 = the default, CPU count capped at 8) and queue
@@ -50,6 +55,32 @@ static dvpp_status start_device(const dvppd_config *c, dvpp_device **out,
                  (unsigned long long)dc.pixel_budget,
                  (unsigned long long)dc.byte_budget);
     return st;
+}
+
+/* Stop: wait until every admitted job has finished (queued and running
+ * gauges at zero, no batch open), up to @timeout_s, before the device is
+ * freed. Front ends stop submitting before this is called. */
+static void drain_device(dvpp_device *d, unsigned timeout_s)
+{
+    struct timespec tick = {0, 20 * 1000 * 1000};
+    uint64_t deadline = dvpp_now_ns() + (uint64_t)timeout_s * 1000000000u;
+
+    for (;;) {
+        dvpp_device_counters c;
+        uint64_t busy = 0;
+        dvpp_device_get_counters(d, &c);
+        for (int e = 0; e < DVPP_ENGINE_COUNT; e++)
+            busy += c.engine[e].queued + c.engine[e].running;
+        busy += c.batches_open;
+        if (busy == 0)
+            return;
+        if (dvpp_now_ns() > deadline) {
+            dvpp_log(DVPP_LOG_WARN, "stop: %llu job(s) still in flight after "
+                     "%u s; canceling them", (unsigned long long)busy, timeout_s);
+            return;
+        }
+        nanosleep(&tick, NULL);
+    }
 }
 
 /* Under systemd, stderr goes to the journal: "<N>" priority prefixes and
@@ -218,7 +249,9 @@ int main(int argc, char **argv)
         return 1;
     }
     rc = wait_for_stop(&stop);
-    /* Running jobs finish; queued ones complete as canceled. */
+    /* In-flight jobs finish (within systemd's stop timeout); whatever is
+     * left after it completes as canceled when the device is freed. */
+    drain_device(device, DVPPD_DRAIN_SECONDS);
     dvpp_pipe_device_free(device);
     dvpp_log(DVPP_LOG_INFO, "stopped");
     return rc;
