@@ -358,27 +358,133 @@ dvpp_status dvpp_aipp_run(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,
 
 /* --- the simple spec ------------------------------------------------------------ */
 
+/* One pass for the common chain: every resized row is normalised into the
+ * tensor as soon as the resize produces it (no resized image is written),
+ * and a 4:2:0 YUV source is converted only on the rows the resize reads.
+ * Same bytes as resizing into an image and normalising it. */
+typedef struct fused_pre {
+    const dvpp_norm_plan *norm;
+    const dvpp_tensor *t;
+    uint32_t n, w;
+    dvpp_status st;
+    dvpp_err err;
+    dvpp_csc_rows rows;   /* YUV sources */
+    uint32_t x0, y0, cw;
+} fused_pre;
+
+static void fused_sink(void *ctx, uint32_t y, const uint8_t *row)
+{
+    fused_pre *f = ctx;
+
+    if (f->st == DVPP_OK)
+        f->st = dvpp_norm_run(f->norm, row, (size_t)f->w * 3, f->w, 1, f->t, f->n,
+                              y, 0, &f->err);
+}
+
+static const uint8_t *fused_source(void *ctx, uint32_t y, uint8_t *buf)
+{
+    const fused_pre *f = ctx;
+
+    dvpp_csc_rows_get(&f->rows, f->x0, f->y0 + y, f->cw, buf);
+    return buf;
+}
+
+static bool yuv420(dvpp_pixfmt f)
+{
+    return f == DVPP_PIXEL_NV12 || f == DVPP_PIXEL_NV21 || f == DVPP_PIXEL_I420 ||
+           f == DVPP_PIXEL_YVU_PLANAR_420;
+}
+
+/* *done false: the chain does not fit (letterbox padding, another source
+ * format, an ascend profile, a plan that cannot stream) and the caller
+ * takes the two-step path. */
+static dvpp_status try_fused(dvpp_aipp_ctx *c, const dvpp_image *src,
+                             const dvpp_resize_geom *g, const dvpp_resize_opts *o,
+                             dvpp_pixfmt want, const dvpp_tensor *t, uint32_t n,
+                             bool *done, dvpp_err *err)
+{
+    const dvpp_roi *cr = &g->crop;
+    uint32_t cw = dvpp_roi_width(cr), ch = dvpp_roi_height(cr);
+    const dvpp_resize_plan *plan;
+    fused_pre f;
+    dvpp_status st;
+
+    *done = false;
+    if (dvpp_profile_is_ascend(c->vpc.profile) || g->paste.left || g->paste.top ||
+        g->paste.right + 1 != g->out_w || g->paste.bottom + 1 != g->out_h ||
+        (src->format != want && !yuv420(src->format)) ||
+        (yuv420(src->format) && (cr->left % 2 || cr->top % 2)))
+        return DVPP_OK;
+    st = dvpp_vpc_plan(&c->vpc, o, cw, ch, g->out_w, g->out_h, 3, &plan, err);
+    if (st != DVPP_OK)
+        return st;
+    memset(&f, 0, sizeof(f));
+    f.norm = &c->norm, f.t = t, f.n = n, f.w = g->out_w;
+    if (src->format == want) {
+        *done = true;
+        st = dvpp_resize_run_sink(plan, src->data + (size_t)cr->top * src->width_stride +
+                                            (size_t)cr->left * 3,
+                                  src->width_stride, NULL, NULL, fused_sink, &f,
+                                  &c->vpc.scratch, err);
+    } else {
+        if (!dvpp_resize_plan_streams(plan))
+            return DVPP_OK;
+        st = dvpp_csc_rows_init(&f.rows, src, want, &c->vpc.csc, err);
+        if (st != DVPP_OK)
+            return st;
+        f.x0 = cr->left, f.y0 = cr->top, f.cw = cw;
+        *done = true;
+        st = dvpp_resize_run_sink(plan, NULL, 0, fused_source, &f, fused_sink, &f,
+                                  &c->vpc.scratch, err);
+    }
+    if (st == DVPP_OK && f.st != DVPP_OK) {
+        st = f.st;
+        if (err)
+            *err = f.err;
+    }
+    return st;
+}
+
+static dvpp_status norm_plan(dvpp_aipp_ctx *c, const dvpp_norm_spec *spec,
+                             const dvpp_tensor *t, dvpp_err *err);
+
 dvpp_status dvpp_preprocess_run(dvpp_aipp_ctx *c, const dvpp_image *src,
                                 const dvpp_resize_geom *g,
                                 const dvpp_resize_opts *o, const uint8_t pad[3],
                                 const dvpp_norm_spec *spec, const dvpp_tensor *t,
                                 uint32_t n, dvpp_err *err)
 {
-    dvpp_norm_params np;
+    dvpp_pixfmt want = spec->bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB;
     dvpp_image *rgb;
+    bool done = false;
     dvpp_status st;
 
     if (t->c != 3 || t->w != g->out_w || t->h != g->out_h || n >= t->n)
         return dvpp_err_set(err, DVPP_EINVAL, "tensor",
                             "tensor %ux%ux%u does not hold a 3x%ux%u image %u",
                             t->c, t->h, t->w, g->out_h, g->out_w, n);
+    st = norm_plan(c, spec, t, err);
+    if (st == DVPP_OK && !c->no_fuse)
+        st = try_fused(c, src, g, o, want, t, n, &done, err);
+    if (st != DVPP_OK || done)
+        return st;
     st = tmp_pixels(c, 1, 3, g->out_w, g->out_h, &rgb, err);
     if (st != DVPP_OK)
         return st;
-    rgb->format = spec->bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB;
+    rgb->format = want;
     st = dvpp_vpc_resize_mode(&c->vpc, src, g, rgb, pad, o, err);
     if (st != DVPP_OK)
         return st;
+    return dvpp_norm_run(&c->norm, rgb->data, rgb->width_stride, rgb->width,
+                         rgb->height, t, n, 0, 0, err);
+}
+
+/* The AFFINE plan of @spec into c->norm. */
+static dvpp_status norm_plan(dvpp_aipp_ctx *c, const dvpp_norm_spec *spec,
+                             const dvpp_tensor *t, dvpp_err *err)
+{
+    dvpp_norm_params np;
+
     memset(&np, 0, sizeof(np));
     np.kind = DVPP_NORM_AFFINE;
     np.channels = np.src_channels = 3;
@@ -390,9 +496,5 @@ dvpp_status dvpp_preprocess_run(dvpp_aipp_ctx *c, const dvpp_image *src,
         np.mean[i] = spec->mean[i];
         np.std[i] = spec->std[i];
     }
-    st = dvpp_norm_plan_init(&c->norm, &np, t->dtype, t->layout, err);
-    if (st == DVPP_OK)
-        st = dvpp_norm_run(&c->norm, rgb->data, rgb->width_stride, rgb->width,
-                           rgb->height, t, n, 0, 0, err);
-    return st;
+    return dvpp_norm_plan_init(&c->norm, &np, t->dtype, t->layout, err);
 }

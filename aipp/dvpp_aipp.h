@@ -11,6 +11,10 @@
  *
  * dvpp_preprocess_run is the simple spec: resize (a named mode, parity)
  * then (x / scale - mean) / std into the tensor, through the same kernels.
+ * Without letterbox padding it runs in one pass: each resized row goes
+ * straight through the norm kernel into the tensor (and a 4:2:0 YUV source
+ * is converted only on the rows the resize reads); the bytes equal the
+ * two-step path's (tested).
  *
  * A dvpp_aipp_ctx is per worker (scratch, intermediates, VPC context).
  */
@@ -28,6 +32,7 @@ typedef struct dvpp_aipp_ctx {
     dvpp_vpc_ctx vpc;       /* resize, conversions, scratch */
     dvpp_image tmp[2];      /* u8 4:4:4 intermediates, reused */
     dvpp_norm_plan norm;    /* last plan built */
+    bool no_fuse;           /* tests: force the two-step preprocess path */
 } dvpp_aipp_ctx;
 
 void dvpp_aipp_ctx_init(dvpp_aipp_ctx *c);

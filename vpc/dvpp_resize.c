@@ -1014,36 +1014,64 @@ static dvpp_status src_rows_init(src_rows *s, const dvpp_resize_plan *p,
     return DVPP_OK;
 }
 
-static void run_copy(const dvpp_resize_plan *p, const uint8_t *src,
-                     size_t src_stride, uint8_t *dst, size_t dst_stride)
+/* Where output rows go: the destination plane, or one row buffer handed
+ * to a sink as soon as it is complete (so a consumer, e.g. normalisation,
+ * takes each row while it is still in L1). */
+typedef struct dst_rows {
+    uint8_t *base;
+    size_t stride;
+    dvpp_resize_row_sink sink; /* NULL: rows stay in the plane */
+    void *ctx;
+    uint8_t *row;              /* the sink's row buffer */
+} dst_rows;
+
+static inline uint8_t *drow(const dst_rows *d, uint32_t y)
 {
-    for (uint32_t y = 0; y < p->dst_h; y++)
-        memcpy(dst + (size_t)y * dst_stride, src + (size_t)y * src_stride,
-               (size_t)p->dst_w * p->cn);
+    return d->sink ? d->row : d->base + (size_t)y * d->stride;
+}
+
+static inline void ddone(const dst_rows *d, uint32_t y)
+{
+    if (d->sink)
+        d->sink(d->ctx, y, d->row);
+}
+
+static void run_copy(const dvpp_resize_plan *p, const uint8_t *src,
+                     size_t src_stride, const dst_rows *d)
+{
+    for (uint32_t y = 0; y < p->dst_h; y++) {
+        memcpy(drow(d, y), src + (size_t)y * src_stride, (size_t)p->dst_w * p->cn);
+        ddone(d, y);
+    }
 }
 
 static void run_nearest(const dvpp_resize_plan *p, const src_rows *s,
-                        uint8_t *dst, size_t dst_stride)
+                        const dst_rows *d)
 {
     size_t row = (size_t)p->dst_w * p->cn;
 
     for (uint32_t y = 0; y < p->dst_h; y++) {
-        uint8_t *d = dst + (size_t)y * dst_stride;
-        if (y > 0 && p->nn_y[y] == p->nn_y[y - 1])
-            memcpy(d, d - dst_stride, row); /* upscaling repeats rows */
-        else
-            p->kern.nearest(src_row(s, (uint32_t)p->nn_y[y]), d, p->nn_x,
-                            p->dst_w, p->cn);
+        /* Upscaling repeats rows: the sink's buffer still holds it. */
+        if (y > 0 && p->nn_y[y] == p->nn_y[y - 1]) {
+            if (!d->sink)
+                memcpy(drow(d, y), drow(d, y - 1), row);
+        } else {
+            p->kern.nearest(src_row(s, (uint32_t)p->nn_y[y]), drow(d, y),
+                            p->nn_x, p->dst_w, p->cn);
+        }
+        ddone(d, y);
     }
 }
 
 static void run_area_fast(const dvpp_resize_plan *p, const uint8_t *src,
-                          size_t src_stride, uint8_t *dst, size_t dst_stride)
+                          size_t src_stride, const dst_rows *d)
 {
-    for (uint32_t y = 0; y < p->dst_h; y++)
+    for (uint32_t y = 0; y < p->dst_h; y++) {
         p->kern.area_fast(src + (size_t)y * p->ky * src_stride, src_stride,
-                          dst + (size_t)y * dst_stride, p->dst_w, p->cn, p->kx,
-                          p->ky, p->area_scale, p->round_up);
+                          drow(d, y), p->dst_w, p->cn, p->kx, p->ky,
+                          p->area_scale, p->round_up);
+        ddone(d, y);
+    }
 }
 
 /* One source row through the horizontal pass into @out. */
@@ -1101,16 +1129,18 @@ static void vpass_row(const dvpp_resize_plan *p, const void *const *rows,
  * into a ring deep enough for the widest vertical window (windows only
  * move down, so a row is never needed again once it leaves the ring). */
 static dvpp_status run_sep(const dvpp_resize_plan *p, const src_rows *s,
-                           uint8_t *dst, size_t dst_stride,
-                           dvpp_scratch *scratch, dvpp_err *err)
+                           const dst_rows *d, dvpp_scratch *scratch,
+                           dvpp_err *err)
 {
     const void **ptrs;
     uint8_t *ring = NULL;
     int32_t next = 0;
 
     if (p->vpass == VPASS_NONE) {
-        for (uint32_t y = 0; y < p->dst_h; y++)
-            hpass_row(p, src_row(s, y), dst + (size_t)y * dst_stride);
+        for (uint32_t y = 0; y < p->dst_h; y++) {
+            hpass_row(p, src_row(s, y), drow(d, y));
+            ddone(d, y);
+        }
         return DVPP_OK;
     }
     ptrs = dvpp_scratch_get(scratch, 1, p->v.taps * sizeof(*ptrs));
@@ -1137,31 +1167,26 @@ static dvpp_status run_sep(const dvpp_resize_plan *p, const src_rows *s,
                 ptrs[k] = ring + (size_t)((uint32_t)rows[k] % p->ring_rows) *
                                      p->ring_stride;
         }
-        vpass_row(p, ptrs, y, dst + (size_t)y * dst_stride);
+        vpass_row(p, ptrs, y, drow(d, y));
+        ddone(d, y);
     }
     return DVPP_OK;
 }
 
-dvpp_status dvpp_resize_run(const dvpp_resize_plan *p, const uint8_t *src,
-                            size_t src_stride, uint8_t *dst, size_t dst_stride,
-                            dvpp_scratch *scratch, dvpp_err *err)
+/* Every mode from a source plane into @d. */
+static dvpp_status run_plane(const dvpp_resize_plan *p, const uint8_t *src,
+                             size_t src_stride, const dst_rows *d,
+                             dvpp_scratch *scratch, dvpp_err *err)
 {
     dvpp_status st;
     src_rows s;
 
-    if (!p || !src || !dst || !scratch)
-        return dvpp_err_set(err, DVPP_EINVAL, NULL,
-                            "resize: plan, planes and scratch are required");
-    if ((p->src_h > 1 && src_stride < (size_t)p->src_w * p->cn) ||
-        (p->dst_h > 1 && dst_stride < (size_t)p->dst_w * p->cn))
-        return dvpp_err_set(err, DVPP_EINVAL, "stride",
-                            "resize: stride shorter than a row");
     switch (p->mode) {
     case RESIZE_COPY:
-        run_copy(p, src, src_stride, dst, dst_stride);
+        run_copy(p, src, src_stride, d);
         return DVPP_OK;
     case RESIZE_AREA_FAST:
-        run_area_fast(p, src, src_stride, dst, dst_stride);
+        run_area_fast(p, src, src_stride, d);
         return DVPP_OK;
     default:
         break;
@@ -1170,10 +1195,26 @@ dvpp_status dvpp_resize_run(const dvpp_resize_plan *p, const uint8_t *src,
     if (st != DVPP_OK)
         return st;
     if (p->mode == RESIZE_NEAREST) {
-        run_nearest(p, &s, dst, dst_stride);
+        run_nearest(p, &s, d);
         return DVPP_OK;
     }
-    return run_sep(p, &s, dst, dst_stride, scratch, err);
+    return run_sep(p, &s, d, scratch, err);
+}
+
+dvpp_status dvpp_resize_run(const dvpp_resize_plan *p, const uint8_t *src,
+                            size_t src_stride, uint8_t *dst, size_t dst_stride,
+                            dvpp_scratch *scratch, dvpp_err *err)
+{
+    if (!p || !src || !dst || !scratch)
+        return dvpp_err_set(err, DVPP_EINVAL, NULL,
+                            "resize: plan, planes and scratch are required");
+    if ((p->src_h > 1 && src_stride < (size_t)p->src_w * p->cn) ||
+        (p->dst_h > 1 && dst_stride < (size_t)p->dst_w * p->cn))
+        return dvpp_err_set(err, DVPP_EINVAL, "stride",
+                            "resize: stride shorter than a row");
+    return run_plane(p, src, src_stride, &(dst_rows){dst, dst_stride, NULL, NULL,
+                                                    NULL},
+                     scratch, err);
 }
 
 bool dvpp_resize_plan_streams(const dvpp_resize_plan *p)
@@ -1205,8 +1246,41 @@ dvpp_status dvpp_resize_run_rows(const dvpp_resize_plan *p,
     s.ctx = ctx;
     s.base = NULL;
     if (p->mode == RESIZE_NEAREST) {
-        run_nearest(p, &s, dst, dst_stride);
+        run_nearest(p, &s, &(dst_rows){dst, dst_stride, NULL, NULL, NULL});
         return DVPP_OK;
     }
-    return run_sep(p, &s, dst, dst_stride, scratch, err);
+    return run_sep(p, &s, &(dst_rows){dst, dst_stride, NULL, NULL, NULL}, scratch,
+                   err);
+}
+
+dvpp_status dvpp_resize_run_sink(const dvpp_resize_plan *p, const uint8_t *src,
+                                 size_t src_stride, dvpp_resize_row_fn fn,
+                                 void *fn_ctx, dvpp_resize_row_sink sink,
+                                 void *sink_ctx, dvpp_scratch *scratch,
+                                 dvpp_err *err)
+{
+    dst_rows d = {NULL, 0, sink, sink_ctx, NULL};
+    dvpp_status st;
+    src_rows s;
+
+    if (!p || !sink || !scratch || (!src && !fn) ||
+        (fn && !dvpp_resize_plan_streams(p)))
+        return dvpp_err_set(err, DVPP_EINVAL, NULL,
+                            "resize: a sink run needs a plan, a sink, scratch "
+                            "and a source (a row producer needs a streaming plan)");
+    d.row = dvpp_scratch_get(scratch, 3, (size_t)p->dst_w * p->cn + RESIZE_OVERREAD);
+    if (!d.row)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "resize: sink row");
+    if (!fn)
+        return run_plane(p, src, src_stride, &d, scratch, err);
+    st = src_rows_init(&s, p, NULL, 0, scratch, err);
+    if (st != DVPP_OK)
+        return st;
+    s.fn = fn;
+    s.ctx = fn_ctx;
+    if (p->mode == RESIZE_NEAREST) {
+        run_nearest(p, &s, &d);
+        return DVPP_OK;
+    }
+    return run_sep(p, &s, &d, scratch, err);
 }

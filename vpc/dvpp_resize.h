@@ -115,4 +115,19 @@ dvpp_status dvpp_resize_run_rows(const dvpp_resize_plan *p,
                                  size_t dst_stride, dvpp_scratch *scratch,
                                  dvpp_err *err);
 
+/* Receives output row @y (dst_w * channels bytes) as soon as it is
+ * complete; the buffer is reused for the next row. */
+typedef void (*dvpp_resize_row_sink)(void *ctx, uint32_t y, const uint8_t *row);
+
+/* Resize without an output plane: each output row goes to @sink, so a
+ * consumer (normalisation into a tensor) takes it while it is hot; with
+ * @fn the source rows come from a producer too (the plan must stream),
+ * else from @src/@src_stride. The row buffer is scratch slot 3. Same bytes
+ * as dvpp_resize_run. DVPP_EINVAL for missing arguments. */
+dvpp_status dvpp_resize_run_sink(const dvpp_resize_plan *p, const uint8_t *src,
+                                 size_t src_stride, dvpp_resize_row_fn fn,
+                                 void *fn_ctx, dvpp_resize_row_sink sink,
+                                 void *sink_ctx, dvpp_scratch *scratch,
+                                 dvpp_err *err);
+
 #endif

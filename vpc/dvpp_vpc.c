@@ -109,6 +109,20 @@ static dvpp_status engine_params(const dvpp_vpc_ctx *c, const dvpp_resize_opts *
     return DVPP_OK;
 }
 
+dvpp_status dvpp_vpc_plan(dvpp_vpc_ctx *c, const dvpp_resize_opts *o,
+                          uint32_t sw, uint32_t sh, uint32_t dw, uint32_t dh,
+                          unsigned channels, const dvpp_resize_plan **out,
+                          dvpp_err *err)
+{
+    dvpp_parity parity;
+    dvpp_interp interp;
+    dvpp_status st = engine_params(c, o, &parity, &interp, err);
+
+    if (st != DVPP_OK)
+        return st;
+    return get_plan(c, parity, interp, sw, sh, dw, dh, channels, out, err);
+}
+
 /* --- plane views --------------------------------------------------------------- */
 
 /* One plane of a rectangular region of an image. */

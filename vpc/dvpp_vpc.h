@@ -104,6 +104,15 @@ dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
                                        const dvpp_roi *paste,
                                        const dvpp_resize_opts *o, dvpp_err *err);
 
+/* The resize plan @o runs for a @sw x @sh -> @dw x @dh plane of @channels
+ * bytes per pixel, from the context's cache (valid until the context is
+ * finalised or the cache evicts it, i.e. until the next call that makes a
+ * plan). For callers that drive dvpp_resize_* themselves (fused chains). */
+dvpp_status dvpp_vpc_plan(dvpp_vpc_ctx *c, const dvpp_resize_opts *o,
+                          uint32_t sw, uint32_t sh, uint32_t dw, uint32_t dh,
+                          unsigned channels, const dvpp_resize_plan **out,
+                          dvpp_err *err);
+
 /* Convert @src to @dst's format (same size) with the context's matrix. */
 dvpp_status dvpp_vpc_convert(dvpp_vpc_ctx *c, const dvpp_image *src,
                              dvpp_image *dst, dvpp_err *err);
