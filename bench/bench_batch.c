@@ -17,21 +17,10 @@
 #include "device/dvpp_batchjob.h"
 #include "device/dvpp_pipeline.h"
 
+#include "bench_util.h"
+
 #define MAX_RUNS 64
 #define BATCH 64
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static uint8_t *read_file(const char *path, size_t *len)
 {
@@ -144,10 +133,10 @@ static int bench_case(const char *name, uint32_t channels, bool shrink,
     if (rc)
         goto out;
     for (;;) {
-        t0 = now();
+        t0 = bench_now_s();
         for (long i = 0; i < n; i++)
             rc |= run_once(&j);
-        dt = now() - t0;
+        dt = bench_now_s() - t0;
         if (rc || dt >= 0.2 || dt >= target)
             break;
         n *= 2;
@@ -158,13 +147,13 @@ static int bench_case(const char *name, uint32_t channels, bool shrink,
     if (iters < 1)
         iters = 1;
     for (int r = 0; r < runs; r++) {
-        t0 = now();
+        t0 = bench_now_s();
         for (long i = 0; i < iters; i++)
             rc |= run_once(&j);
-        per[r] = BATCH / ((now() - t0) / iters);
+        per[r] = BATCH / ((bench_now_s() - t0) / iters);
     }
     memcpy(sorted, per, sizeof(double) * (size_t)runs);
-    qsort(sorted, (size_t)runs, sizeof(double), cmp_double);
+    qsort(sorted, (size_t)runs, sizeof(double), bench_cmp_double);
     printf("{\"case\": \"%s\", \"img_s_median\": %.1f, \"batches_per_run\": %ld, \"runs\": [",
            name, sorted[runs / 2], iters);
     for (int r = 0; r < runs; r++)

@@ -28,6 +28,8 @@
 #include "dvpp_scratch.h"
 #include "vpc/dvpp_csc.h"
 
+#include "bench_util.h"
+
 #define MAX_RUNS 64
 #define WARMUP 2
 
@@ -54,19 +56,6 @@ typedef struct bench_job {
     dvpp_scratch scratch;
     dvpp_err err;
 } bench_job;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Source content: a gradient with some noise, converted from RGB so YUV
  * sources hold plausible chroma (timing does not depend on it). */
@@ -126,10 +115,10 @@ static int call(bench_job *j)
 /* Seconds per call for @n calls. */
 static double timed(bench_job *j, long n)
 {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (long i = 0; i < n; i++)
         call(j);
-    return (now_s() - t0) / (double)n;
+    return (bench_now_s() - t0) / (double)n;
 }
 
 static int measure(const bench_case *c, uint32_t w, uint32_t h, double target,
@@ -159,7 +148,7 @@ static int measure(const bench_case *c, uint32_t w, uint32_t h, double target,
         per[r] = mpx / timed(&j, n);
         sorted[r] = per[r];
     }
-    qsort(sorted, (size_t)runs, sizeof(double), cmp_double);
+    qsort(sorted, (size_t)runs, sizeof(double), bench_cmp_double);
     printf("{\"case\":\"%s\",\"width\":%u,\"height\":%u,\"level\":\"%s\","
            "\"calls_per_run\":%ld,\"mpx_s_median\":%.1f,\"runs\":[",
            c->name, w, h, dvpp_simd_name(dvpp_simd_active()), n,

@@ -34,6 +34,8 @@
 #include "dvpp_mem.h"
 #include "dvpp_status.h"
 
+#include "bench_util.h"
+
 #ifndef DVPP_VERSION
 #define DVPP_VERSION "unknown"
 #endif
@@ -62,13 +64,6 @@ typedef struct bench_job {
     size_t cap;
     dvpp_err err;
 } bench_job;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Print @s as a JSON string (quotes included). */
 static void json_str(FILE *f, const char *s)
@@ -179,13 +174,13 @@ static inline dvpp_status job_run(bench_job *j)
 
 static dvpp_status job_loop(bench_job *j, long iters, double *secs)
 {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (long i = 0; i < iters; i++) {
         dvpp_status st = job_run(j);
         if (st != DVPP_OK)
             return st;
     }
-    *secs = now_s() - t0;
+    *secs = bench_now_s() - t0;
     return DVPP_OK;
 }
 

@@ -28,6 +28,8 @@
 #include "dvpp_norm.h"
 #include "dvpp_tensor.h"
 
+#include "bench_util.h"
+
 #define MAX_RUNS 64
 #define WARMUP 2
 #define W 224
@@ -65,19 +67,6 @@ typedef struct bench_job {
 
 static volatile uint8_t g_sink;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int call(bench_job *j)
 {
     if (j->c->is_memcpy) {
@@ -91,10 +80,10 @@ static int call(bench_job *j)
 
 static double timed(bench_job *j, long n)
 {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (long i = 0; i < n; i++)
         call(j);
-    return (now_s() - t0) / (double)n;
+    return (bench_now_s() - t0) / (double)n;
 }
 
 static int job_open(bench_job *j, const bench_case *c)
@@ -163,7 +152,7 @@ static int measure(const bench_case *c, double target, int runs)
         per[r] = (double)j.t.bytes / timed(&j, n) / 1e9;
         sorted[r] = per[r];
     }
-    qsort(sorted, (size_t)runs, sizeof(double), cmp_double);
+    qsort(sorted, (size_t)runs, sizeof(double), bench_cmp_double);
     printf("{\"case\":\"%s\",\"width\":%d,\"height\":%d,\"level\":\"%s\","
            "\"bytes\":%zu,\"calls_per_run\":%ld,\"gb_s_median\":%.3f,"
            "\"runs\":[",

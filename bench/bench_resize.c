@@ -37,6 +37,8 @@
 #include "dvpp_status.h"
 #include "vpc/dvpp_resize.h"
 
+#include "bench_util.h"
+
 #define MAX_RUNS 64
 #define WARMUP 2
 #define N_CASES 9
@@ -83,13 +85,6 @@ typedef struct bench_job {
     const char *source;  /* "photo" or "synthetic" */
     dvpp_err err;
 } bench_job;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void fill_synthetic(uint8_t *p, uint32_t w, uint32_t h)
 {
@@ -168,7 +163,7 @@ static dvpp_status job_init(bench_job *j, const bench_case *c, const char *dir)
 
 static dvpp_status job_loop(bench_job *j, long iters, double *secs)
 {
-    double t0 = now_s();
+    double t0 = bench_now_s();
 
     for (long i = 0; i < iters; i++) {
         dvpp_status st = dvpp_resize_run(j->plan, j->src, (size_t)j->c->sw * 3,
@@ -177,7 +172,7 @@ static dvpp_status job_loop(bench_job *j, long iters, double *secs)
         if (st != DVPP_OK)
             return st;
     }
-    *secs = now_s() - t0;
+    *secs = bench_now_s() - t0;
     return DVPP_OK;
 }
 
@@ -212,12 +207,6 @@ static dvpp_status measure(bench_job *j, double target, int runs,
     return DVPP_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int run_case(const bench_case *c, const char *dir, double target,
                     int runs)
 {
@@ -238,7 +227,7 @@ static int run_case(const bench_case *c, const char *dir, double target,
     }
     for (int r = 0; r < runs; r++)
         sorted[r] = mpx[r] = px / per[r];
-    qsort(sorted, (size_t)runs, sizeof(double), cmp_double);
+    qsort(sorted, (size_t)runs, sizeof(double), bench_cmp_double);
     printf("{\"case\": \"%s\", \"mpx_s_median\": %.1f, \"runs\": [", c->name,
            runs % 2 ? sorted[runs / 2]
                     : (sorted[runs / 2 - 1] + sorted[runs / 2]) / 2);

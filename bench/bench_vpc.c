@@ -15,20 +15,9 @@
 
 #include "dvpp_vpc.h"
 
+#include "bench_util.h"
+
 #define MAX_RUNS 64
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 typedef struct job {
     dvpp_vpc_ctx ctx;
@@ -60,25 +49,25 @@ static int bench_nv12_rgb_224(double target, int runs)
         j.src.data[i] = (uint8_t)((i % 1920) / 8 + (i / 1920) / 8);
     rc |= run_once(&j) | run_once(&j);
     for (;;) {
-        t0 = now();
+        t0 = bench_now_s();
         for (long i = 0; i < n; i++)
             rc |= run_once(&j);
-        dt = now() - t0;
+        dt = bench_now_s() - t0;
         if (dt >= 0.2 || dt >= target)
             break;
         n *= 2;
     }
     iters = (long)(n * target / dt) + 1;
     for (int r = 0; r < runs; r++) {
-        t0 = now();
+        t0 = bench_now_s();
         for (long i = 0; i < iters; i++)
             rc |= run_once(&j);
-        per[r] = 1920.0 * 1080 / 1e6 / ((now() - t0) / iters);
+        per[r] = 1920.0 * 1080 / 1e6 / ((bench_now_s() - t0) / iters);
     }
     {
         double sorted[MAX_RUNS];
         memcpy(sorted, per, sizeof(double) * (size_t)runs);
-        qsort(sorted, (size_t)runs, sizeof(double), cmp_double);
+        qsort(sorted, (size_t)runs, sizeof(double), bench_cmp_double);
         printf("{\"case\": \"nv12_rgb_224\", \"mpx_s_median\": %.1f, \"runs\": [",
                sorted[runs / 2]);
         for (int r = 0; r < runs; r++)
