@@ -49,9 +49,10 @@ endif
 # --- packages ---------------------------------------------------------------
 # Libraries found with pkg-config, and the Debian packages behind them.
 PKGS := libjpeg libpng16 jansson
+DVPPD_PKGS := libmicrohttpd
 TEST_PKGS := cmocka
 DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
-	libjansson-dev
+	libjansson-dev libmicrohttpd-dev
 DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
 	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates
 DEB_FUZZ := clang libclang-rt-14-dev
@@ -59,6 +60,8 @@ DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+DVPPD_CFLAGS := $(shell pkg-config --cflags $(DVPPD_PKGS) 2>/dev/null)
+DVPPD_LIBS := $(shell pkg-config --libs $(DVPPD_PKGS) 2>/dev/null)
 TEST_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
 TEST_LIBS := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 
@@ -135,9 +138,11 @@ $(LIB): $(LIB_OBJS)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
+$(OBJ)/dvppd/%.o: FINAL_CFLAGS += $(DVPPD_CFLAGS)
+
 $(DVPPD): $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(LIB)
 	$(call quiet,LD,$@)
-	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(DVPPD_LIBS) $(FINAL_LIBS)
 
 $(DVPPCTL): $(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(LIB)
 	$(call quiet,LD,$@)

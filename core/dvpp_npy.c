@@ -135,3 +135,17 @@ dvpp_status dvpp_npy_parse(const uint8_t *data, size_t len, char *descr,
     *data_offset = start + hlen;
     return DVPP_OK;
 }
+
+int dvpp_npy_image_shape(const dvpp_image *img, const dvpp_planes *pl,
+                         int64_t shape[3])
+{
+    if (dvpp_pixfmt_get(img->format)->planes > 1) {
+        shape[0] = (int64_t)(pl->total / img->width_stride);
+        shape[1] = img->width_stride;
+        return 2;
+    }
+    shape[0] = img->height;
+    shape[1] = img->width;
+    shape[2] = pl->p[0].row_bytes / img->width;
+    return shape[2] == 1 ? 2 : 3;
+}

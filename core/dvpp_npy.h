@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dvpp_image.h"
 #include "dvpp_status.h"
 
 /* Longest header written (magic + lengths + dict + padding). */
@@ -21,6 +22,13 @@
  * Returns the header length, or 0 when the arguments do not fit. */
 size_t dvpp_npy_header(char *out, const char *descr, const int64_t *shape,
                        int ndim);
+
+/* The .npy shape of one image with plane layout @pl: packed and grey
+ * formats are a plain H x W [x C] array (stride padding not part of it),
+ * multi-plane YUV keeps its memory as rows of width_stride bytes (the cv2
+ * convention for NV12). Returns ndim (2 or 3). */
+int dvpp_npy_image_shape(const dvpp_image *img, const dvpp_planes *pl,
+                         int64_t shape[3]);
 
 /* Parse the header of a .npy file (format 1.0, 2.0 or 3.0): its numpy
  * type string (e.g. "|u1"), C-order flag, shape, and where the data

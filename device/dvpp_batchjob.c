@@ -224,6 +224,8 @@ struct dvpp_batchjob {
     dvpp_batch *batch;
     pthread_mutex_t mu;                 /* guards zeroed */
     bool zeroed;
+    void (*done)(void *ctx);            /* optional completion notice */
+    void *done_ctx;
 };
 
 static uint8_t *slice_of(const dvpp_batchjob *j, size_t i)
@@ -301,12 +303,23 @@ static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
                              const dvpp_batchjob_input *inputs, size_t n,
                              const dvpp_tensor *t, dvpp_image *images,
                              uint64_t pixels_per_item, size_t bytes_per_item,
-                             bool strict, dvpp_batchjob **out, dvpp_err *err);
+                             const dvpp_batchjob_opts *o, dvpp_batchjob **out,
+                             dvpp_err *err);
 
 dvpp_status dvpp_batchjob_start(dvpp_device *d, const dvpp_pipeline *p,
                                 const dvpp_batchjob_input *inputs, size_t n,
                                 const dvpp_tensor *t, bool strict,
                                 dvpp_batchjob **out, dvpp_err *err)
+{
+    dvpp_batchjob_opts o = {.strict = strict};
+
+    return dvpp_batchjob_start_opts(d, p, inputs, n, t, &o, out, err);
+}
+
+dvpp_status dvpp_batchjob_start_opts(dvpp_device *d, const dvpp_pipeline *p,
+                                     const dvpp_batchjob_input *inputs, size_t n,
+                                     const dvpp_tensor *t, const dvpp_batchjob_opts *o,
+                                     dvpp_batchjob **out, dvpp_err *err)
 {
     dvpp_tensor want;
     dvpp_status st;
@@ -333,7 +346,16 @@ dvpp_status dvpp_batchjob_start(dvpp_device *d, const dvpp_pipeline *p,
                             want.n, want.c, want.h, want.w, dvpp_dtype_name(want.dtype),
                             dvpp_layout_name(want.layout));
     return start_job(d, p, inputs, n, t, NULL, want.c * (uint64_t)want.h * want.w,
-                     want.bytes / n, strict, out, err);
+                     want.bytes / n, o, out, err);
+}
+
+static void batch_done(void *ctx, dvpp_batch *b, dvpp_status status)
+{
+    dvpp_batchjob *j = ctx;
+
+    (void)b, (void)status;
+    if (j->done)
+        j->done(j->done_ctx);
 }
 
 /* The common part of both starts: the job record and its dvpp_batch. */
@@ -341,7 +363,8 @@ static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
                              const dvpp_batchjob_input *inputs, size_t n,
                              const dvpp_tensor *t, dvpp_image *images,
                              uint64_t pixels_per_item, size_t bytes_per_item,
-                             bool strict, dvpp_batchjob **out, dvpp_err *err)
+                             const dvpp_batchjob_opts *o, dvpp_batchjob **out,
+                             dvpp_err *err)
 {
     dvpp_batch_desc desc;
     dvpp_batchjob *j;
@@ -370,16 +393,20 @@ static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
         j->tensor = *t;
     j->images = images;
     j->slice_bytes = bytes_per_item;
-    j->strict = strict;
+    j->strict = o->strict;
+    j->done = o->done;
+    j->done_ctx = o->ctx;
 
     memset(&desc, 0, sizeof(desc));
     desc.engine = DVPP_BATCHJOB_ENGINE;
     desc.n = n;
     desc.fn = item_fn;
     desc.ctx = j;
-    desc.strict = strict;
+    desc.strict = o->strict;
     desc.pixels_per_item = pixels_per_item;
     desc.bytes_per_item = bytes_per_item;
+    desc.deadline_ns = o->deadline_ns;
+    desc.done = batch_done;
     st = dvpp_batch_new(d, &desc, &j->batch, err);
     if (st != DVPP_OK) {
         job_release(j);
@@ -394,6 +421,7 @@ dvpp_status dvpp_batchjob_start_images(dvpp_device *d, const dvpp_pipeline *p,
                                        dvpp_image *images, bool strict,
                                        dvpp_batchjob **out, dvpp_err *err)
 {
+    dvpp_batchjob_opts o = {.strict = strict};
     size_t largest = 0;
     dvpp_status st;
 
@@ -419,8 +447,7 @@ dvpp_status dvpp_batchjob_start_images(dvpp_device *d, const dvpp_pipeline *p,
             largest = images[i].size;
     }
     /* Admission counts each item as its largest buffer. */
-    return start_job(d, p, inputs, n, NULL, images, largest, largest, strict, out,
-                     err);
+    return start_job(d, p, inputs, n, NULL, images, largest, largest, &o, out, err);
 }
 
 uint64_t dvpp_batchjob_id(const dvpp_batchjob *j)
@@ -490,4 +517,48 @@ void dvpp_batchjob_free(dvpp_batchjob *j)
         return;
     dvpp_batch_free(j->batch); /* cancels, waits */
     job_release(j);
+}
+
+/* --- single jobs ------------------------------------------------------------------ */
+
+static dvpp_status pipejob_fn(dvpp_task *task, void *ctx, void *worker_state,
+                              dvpp_err *err)
+{
+    dvpp_pipejob *pj = ctx;
+
+    pj->started_ns = dvpp_now_ns();
+    if (!worker_state)
+        return dvpp_err_set(err, DVPP_EINVAL, "device", "not a pipeline device");
+    if (dvpp_task_canceled(task))
+        return dvpp_err_set(err, DVPP_ECANCELED, NULL, "job canceled");
+    return dvpp_pipeline_run(worker_state, pj->pipe, pj->input, pj->len, pj->out, err);
+}
+
+static void pipejob_done(void *ctx, uint64_t ticket, dvpp_status status,
+                         const dvpp_err *err)
+{
+    dvpp_pipejob *pj = ctx;
+
+    (void)ticket;
+    if (pj->done)
+        pj->done(pj->ctx, status, err);
+}
+
+dvpp_status dvpp_pipejob_submit(dvpp_stream *s, dvpp_pipejob *pj, uint64_t *ticket,
+                                dvpp_err *err)
+{
+    dvpp_job job;
+
+    if (!s || !pj || !pj->pipe || !pj->input || !pj->out)
+        return dvpp_err_set(err, DVPP_EINVAL, "job", "incomplete pipeline job");
+    memset(&job, 0, sizeof(job));
+    job.engine = DVPP_BATCHJOB_ENGINE;
+    job.fn = pipejob_fn;
+    job.done = pipejob_done;
+    job.ctx = pj;
+    job.pixels = pj->pixels;
+    job.bytes = pj->bytes;
+    job.deadline_ns = pj->deadline_ns;
+    pj->started_ns = 0;
+    return dvpp_device_submit(s, &job, ticket, err);
 }

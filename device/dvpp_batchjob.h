@@ -109,6 +109,28 @@ dvpp_status dvpp_batchjob_start(dvpp_device *d, const dvpp_pipeline *p,
                                 const dvpp_tensor *t, bool strict,
                                 dvpp_batchjob **out, dvpp_err *err);
 
+/* Options of dvpp_batchjob_start_opts. */
+typedef struct dvpp_batchjob_opts {
+    bool strict;
+    uint64_t deadline_ns;     /* per item, checked before it runs (items
+                                 not started by then complete
+                                 DVPP_ETIMEDOUT); 0 = none */
+    void (*done)(void *ctx);  /* optional: once, when every item has
+                                 completed, on a worker thread or the
+                                 thread canceling the job; it may only
+                                 signal (e.g. resume a connection): no
+                                 dvpp_batchjob_* call on this job */
+    void *ctx;                /* borrowed until @done returned */
+} dvpp_batchjob_opts;
+
+/* dvpp_batchjob_start with options: a deadline and a completion notice
+ * (front ends that must not block a thread on dvpp_batchjob_wait). Same
+ * errors; @o must not be NULL. */
+dvpp_status dvpp_batchjob_start_opts(dvpp_device *d, const dvpp_pipeline *p,
+                                     const dvpp_batchjob_input *inputs, size_t n,
+                                     const dvpp_tensor *t, const dvpp_batchjob_opts *o,
+                                     dvpp_batchjob **out, dvpp_err *err);
+
 /* The "N images" form: @p has unencoded image output; item i writes
  * @images[i] (caller's data/size, at least the plan's out_bytes for that
  * input; the run fills its geometry). Failed items' buffers are zeroed in
@@ -144,5 +166,36 @@ dvpp_status dvpp_batchjob_wait(dvpp_batchjob *j, dvpp_err *err);
 /* Cancel if still running, wait, free (the tensor's data stays the
  * caller's). NULL is a no-op. */
 void dvpp_batchjob_free(dvpp_batchjob *j);
+
+/* --- single jobs ------------------------------------------------------------------ */
+
+/* One pipeline on one input as one device job on DVPP_BATCHJOB_ENGINE, run
+ * by that channel's dvpp_worker (dvpp_pipeline_run into @out). The record
+ * is the caller's and must stay valid, with everything it points to, until
+ * @done has returned; @out (destination set as dvpp_pipeline_run wants,
+ * e.g. a tensor sized from dvpp_pipeline_probe + dvpp_pipeline_plan_make)
+ * is filled by the run. */
+typedef struct dvpp_pipejob {
+    const dvpp_pipeline *pipe;
+    const uint8_t *input;
+    size_t len;
+    dvpp_pipeline_out *out;
+    uint64_t pixels, bytes;   /* admission cost while in flight */
+    uint64_t deadline_ns;     /* not started by then: DVPP_ETIMEDOUT; 0 none */
+    /* On a worker thread, exactly once per admitted job; @err valid only
+     * during the call. */
+    void (*done)(void *ctx, dvpp_status status, const dvpp_err *err);
+    void *ctx;
+    uint64_t started_ns;      /* set by the run: when a worker took it (0
+                                 when it never ran) */
+} dvpp_pipejob;
+
+/* Admit @pj on stream @s (of a device from dvpp_pipe_device_new) or refuse
+ * at once with the errors of dvpp_device_submit (DVPP_EAGAIN with the
+ * reason's name in err->field: "queue", "pixels", "bytes"; DVPP_ELIMIT;
+ * DVPP_EUNSUPPORTED), DVPP_EINVAL for an incomplete record. Never blocks. A
+ * stream not of a pipe device fails the job (DVPP_EINVAL "device"). */
+dvpp_status dvpp_pipejob_submit(dvpp_stream *s, dvpp_pipejob *pj, uint64_t *ticket,
+                                dvpp_err *err);
 
 #endif

@@ -774,7 +774,8 @@ static dvpp_status reject(dvpp_device *d, dvpp_reject_reason why, dvpp_status st
 {
     d->rejected[why]++;
     pthread_mutex_unlock(&d->mu);
-    return dvpp_err_set(err, st, NULL, "%s", what);
+    /* The reason's name as the field, so front ends can tell them apart. */
+    return dvpp_err_set(err, st, dvpp_reject_name(why), "%s", what);
 }
 
 /* Admission of (px, by) against the budgets; d->mu held. On refusal returns

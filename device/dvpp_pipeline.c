@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dvpp_device.h"
 #include "dvpp_png.h"
 
 /* --- init ------------------------------------------------------------------ */
@@ -249,6 +250,9 @@ static dvpp_status check_output(const dvpp_pipeline *p, dvpp_err *err)
         return dvpp_err_set(err, DVPP_EINVAL, "out_format", "unknown output format");
     if ((unsigned)p->encoding > DVPP_PIPE_ENC_PNG)
         return dvpp_err_set(err, DVPP_EINVAL, "encoding", "unknown encoding");
+    if (p->out_align_w > DVPP_PIPE_MAX_ALIGN || p->out_align_h > DVPP_PIPE_MAX_ALIGN)
+        return dvpp_err_set(err, DVPP_EINVAL, "out_align",
+                            "stride alignment above %u", DVPP_PIPE_MAX_ALIGN);
     if (p->encoding == DVPP_PIPE_ENC_PNG && p->out_format != DVPP_PIXEL_UNKNOWN &&
         !png_format_ok(p->out_format))
         return dvpp_err_set(err, DVPP_EINVAL, "out_format",
@@ -441,7 +445,8 @@ static dvpp_status plan_output(const dvpp_pipeline *p, dvpp_pipeline_plan *pl,
     }
     pl->out_format = p->out_format == DVPP_PIXEL_UNKNOWN ? pl->img_format
                                                           : p->out_format;
-    st = dvpp_image_init(&img, pl->out_format, pl->img_w, pl->img_h, 1, 1, err);
+    st = dvpp_image_init(&img, pl->out_format, pl->img_w, pl->img_h,
+                         p->out_align_w, p->out_align_h, err);
     if (st == DVPP_OK)
         st = dvpp_image_planes(&img, &planes, err);
     if (st == DVPP_OK)
@@ -781,8 +786,9 @@ static dvpp_status run_aipp(dvpp_worker *w, const dvpp_pipeline *p,
 }
 
 /* Copy @src row by row into the caller's tight image. */
-static dvpp_status copy_image(const dvpp_image *src, const dvpp_pipeline_plan *pl,
-                              dvpp_image *dst, dvpp_err *err)
+static dvpp_status copy_image(const dvpp_pipeline *p, const dvpp_image *src,
+                              const dvpp_pipeline_plan *pl, dvpp_image *dst,
+                              dvpp_err *err)
 {
     dvpp_planes sp, dp;
     uint8_t *data = dst->data;
@@ -793,8 +799,12 @@ static dvpp_status copy_image(const dvpp_image *src, const dvpp_pipeline_plan *p
         return dvpp_err_set(err, DVPP_ENOSPC, "image",
                             "the output image needs %zu bytes, the buffer has %zu",
                             pl->out_bytes, data ? size : 0);
-    st = dvpp_image_init(dst, src->format, src->width, src->height, 1, 1, err);
+    st = dvpp_image_init(dst, src->format, src->width, src->height,
+                         p->out_align_w, p->out_align_h, err);
     dst->data = data, dst->size = size;
+    /* Stride padding is defined (zero), never stale buffer content. */
+    if (st == DVPP_OK && (p->out_align_w > 1 || p->out_align_h > 1))
+        memset(data, 0, pl->out_bytes);
     if (st == DVPP_OK)
         st = dvpp_image_planes(src, &sp, err);
     if (st == DVPP_OK)
@@ -824,7 +834,7 @@ static dvpp_status run_image(dvpp_worker *w, const dvpp_pipeline *p,
         img = &conv;
     }
     if (p->encoding == DVPP_PIPE_ENC_NONE)
-        return copy_image(img, pl, &out->image, err);
+        return copy_image(p, img, pl, &out->image, err);
     out->encoded.len = 0;
     if (p->encoding == DVPP_PIPE_ENC_PNG) {
         dvpp_png_encode_opts po = {.level = -1};
@@ -844,6 +854,7 @@ static dvpp_status run_post(dvpp_worker *w, const dvpp_pipeline *p,
                             dvpp_pipeline_out *out, dvpp_err *err)
 {
     uint32_t nops = pl->fuse_resize_norm ? p->nops - 1 : p->nops;
+    uint64_t t0 = dvpp_now_ns(), t1;
     dvpp_status st;
 
     if (p->output == DVPP_PIPE_OUT_TENSOR) {
@@ -852,13 +863,42 @@ static dvpp_status run_post(dvpp_worker *w, const dvpp_pipeline *p,
             return st;
     }
     st = run_ops(w, p, pl, nops, img, err);
+    t1 = dvpp_now_ns();
+    out->stage_ns[DVPP_PIPE_STAGE_VPC] = t1 - t0;
     if (st != DVPP_OK)
         return st;
     if (p->post == DVPP_PIPE_POST_NORM)
-        return run_norm(w, p, pl, img, out, err);
-    if (p->post == DVPP_PIPE_POST_AIPP)
-        return run_aipp(w, p, img, out, err);
-    return run_image(w, p, pl, img, out, err);
+        st = run_norm(w, p, pl, img, out, err);
+    else if (p->post == DVPP_PIPE_POST_AIPP)
+        st = run_aipp(w, p, img, out, err);
+    else
+        st = run_image(w, p, pl, img, out, err);
+    out->stage_ns[DVPP_PIPE_STAGE_POST] = dvpp_now_ns() - t1;
+    return st;
+}
+
+dvpp_status dvpp_pipeline_probe(const dvpp_pipeline *p, const uint8_t *input,
+                                size_t len, const dvpp_limits *lim,
+                                dvpp_pipe_source *src, dvpp_err *err)
+{
+    dvpp_limits def = dvpp_limits_default();
+    dvpp_pipe_input kind;
+    dvpp_status st;
+
+    if (!input)
+        return dvpp_err_set(err, DVPP_EINVAL, "input", "no input bytes");
+    kind = sniff(p, input, len);
+    if (kind == DVPP_PIPE_IN_AUTO) {
+        memset(src, 0, sizeof(*src));
+        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "input",
+                            "input is neither JPEG nor PNG");
+    }
+    if (kind != DVPP_PIPE_IN_RAW) {
+        st = dvpp_limits_check_encoded(lim ? lim : &def, len, err);
+        if (st != DVPP_OK)
+            return st;
+    }
+    return probe_source(p, kind, input, len, src, err);
 }
 
 dvpp_status dvpp_pipeline_run(dvpp_worker *w, const dvpp_pipeline *p,
@@ -866,29 +906,22 @@ dvpp_status dvpp_pipeline_run(dvpp_worker *w, const dvpp_pipeline *p,
                               dvpp_pipeline_out *out, dvpp_err *err)
 {
     dvpp_pipe_source src;
-    dvpp_pipe_input kind;
     dvpp_image img;
     dvpp_status st;
+    uint64_t t0 = dvpp_now_ns();
 
+    memset(out->stage_ns, 0, sizeof(out->stage_ns));
     st = dvpp_pipeline_validate(p, &w->limits, err);
-    if (st != DVPP_OK)
-        return st;
-    if (!input)
-        return dvpp_err_set(err, DVPP_EINVAL, "input", "no input bytes");
-    kind = sniff(p, input, len);
-    if (kind != DVPP_PIPE_IN_RAW) {
-        st = dvpp_limits_check_encoded(&w->limits, len, err);
-        if (st != DVPP_OK)
-            return st;
-    }
-    st = probe_source(p, kind, input, len, &src, err);
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_probe(p, input, len, &w->limits, &src, err);
     if (st == DVPP_OK)
         st = dvpp_pipeline_plan_make(p, &src, &out->plan, err);
     if (st != DVPP_OK)
         return st;
     out->geom = out->plan.geom;
     worker_profile(w, p->decode.profile);
-    st = load_input(w, p, kind, &out->plan, input, len, &img, err);
+    st = load_input(w, p, sniff(p, input, len), &out->plan, input, len, &img, err);
+    out->stage_ns[DVPP_PIPE_STAGE_DECODE] = dvpp_now_ns() - t0;
     if (st != DVPP_OK)
         return st;
     return run_post(w, p, &out->plan, &img, out, err);

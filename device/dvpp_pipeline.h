@@ -136,7 +136,13 @@ typedef struct dvpp_pipeline {
     dvpp_pixfmt out_format;       /* image: UNKNOWN keeps the last format */
     dvpp_pipe_encoding encoding;
     int quality;                  /* JPEG 1..100 (ascend310 also 0) */
+    /* Unencoded image output: rows hold ALIGN(width, out_align_w) pixels,
+     * planes ALIGN(height, out_align_h) rows (0 or 1 = tight; at most
+     * DVPP_PIPE_MAX_ALIGN), as dvpp_image_init aligns. */
+    uint32_t out_align_w, out_align_h;
 } dvpp_pipeline;
+
+#define DVPP_PIPE_MAX_ALIGN 4096u
 
 /* Defaults: AUTO input, auto decode format, native, no ops, no post step,
  * image output in the last format, unencoded; norm spec and AIPP tensor
@@ -172,6 +178,16 @@ typedef struct dvpp_pipe_source {
     uint32_t width, height;      /* otherwise: PNG/raw size */
 } dvpp_pipe_source;
 
+/* Read the header of @input (no pixel decoded; cheap enough for a front
+ * end's own thread) into @src, after the encoded-size limit of @lim (NULL:
+ * defaults). DVPP_EUNSUPPORTED ("input") when @p's input is AUTO and the
+ * bytes are neither JPEG nor PNG; the probe errors of the codecs
+ * (DVPP_ECORRUPT, DVPP_ELIMIT, ...). With dvpp_pipeline_plan_make it tells
+ * a front end the output's size before the job runs. */
+dvpp_status dvpp_pipeline_probe(const dvpp_pipeline *p, const uint8_t *input,
+                                size_t len, const dvpp_limits *lim,
+                                dvpp_pipe_source *src, dvpp_err *err);
+
 /* Maps an output point back to the source image (displayed orientation,
  * before DCT scaling): source = (output - pad) / scale, per axis. */
 typedef struct dvpp_pipe_geom {
@@ -192,7 +208,7 @@ typedef struct dvpp_pipeline_plan {
     dvpp_dtype dtype;
     dvpp_layout layout;
     dvpp_pixfmt out_format;      /* image output */
-    size_t out_bytes;            /* image output, tight layout */
+    size_t out_bytes;            /* image output, with the out_align strides */
     dvpp_pipe_geom geom;
 } dvpp_pipeline_plan;
 
@@ -220,6 +236,15 @@ void dvpp_worker_init(dvpp_worker *w, const dvpp_limits *lim);
 /* Release every buffer of @w. */
 void dvpp_worker_fini(dvpp_worker *w);
 
+/* Stages a run is timed in: decode (or raw wrap), the VPC ops, the rest
+ * (normalise/AIPP, or output conversion + copy/encode). */
+typedef enum dvpp_pipe_stage {
+    DVPP_PIPE_STAGE_DECODE,
+    DVPP_PIPE_STAGE_VPC,
+    DVPP_PIPE_STAGE_POST,
+    DVPP_PIPE_STAGES
+} dvpp_pipe_stage;
+
 typedef struct dvpp_pipeline_out {
     /* Tensor output: a descriptor with data (the caller's: a batch tensor
      * or a ring slot) whose C, H, W, dtype and layout match the plan;
@@ -227,7 +252,8 @@ typedef struct dvpp_pipeline_out {
     dvpp_tensor tensor;
     uint32_t n;
     /* Image output, no encoding: @image.data/@image.size are the caller's
-     * buffer (at least plan.out_bytes); the geometry is filled (tight). */
+     * buffer (at least plan.out_bytes); the geometry is filled (strides as
+     * out_align_w/h ask). */
     dvpp_image image;
     /* Image output, JPEG/PNG: the encoded bytes replace @encoded's content
      * (len reset to 0, capacity kept); caller owns it (dvpp_buf_fini). */
@@ -235,12 +261,14 @@ typedef struct dvpp_pipeline_out {
     /* Filled by the run. */
     dvpp_pipeline_plan plan;
     dvpp_pipe_geom geom;
+    uint64_t stage_ns[DVPP_PIPE_STAGES]; /* time per stage, for metrics */
 } dvpp_pipeline_out;
 
 /* Run @p (validated here too) on @input/@len with worker @w. Errors:
  * those of dvpp_pipeline_validate; DVPP_ECORRUPT/ELIMIT/EUNSUPPORTED from
- * the decoders (DVPP_ECORRUPT also for an input that is neither JPEG nor
- * PNG with DVPP_PIPE_IN_AUTO, or raw bytes shorter than the layout); plan
+ * the decoders (DVPP_ECORRUPT also for raw bytes shorter than the layout;
+ * DVPP_EUNSUPPORTED for an input that is neither JPEG nor PNG with
+ * DVPP_PIPE_IN_AUTO); plan
  * errors; DVPP_EINVAL "tensor" for a tensor that does not match the plan
  * or n >= N; DVPP_ENOSPC "image" for an image buffer below out_bytes;
  * DVPP_ENOMEM; VPC/AIPP/encoder errors. On error the worker stays usable

@@ -20,6 +20,17 @@ void dvppd_config_defaults(dvppd_config *c)
     c->max_pixels_in_flight = (uint64_t)256 << 20;
     c->max_bytes_in_flight = (uint64_t)1 << 30;
     c->limits = dvpp_limits_default();
+    c->http.threads = 2;
+    c->http.max_connections = 1024;
+    c->http.max_per_ip = 128;
+    c->http.idle_timeout_s = 30;
+    c->http.request_timeout_s = 60;
+    c->http.connection_memory = 64u << 10;
+    c->http.max_body_bytes = 0; /* = limits.max_encoded_bytes */
+    c->http.max_batch_bytes = (uint64_t)256 << 20;
+    c->http.max_batch_items = 256;
+    c->http.max_jobs = 16;
+    c->http.job_ttl_s = 600;
     c->log_level = DVPP_LOG_INFO;
     snprintf(c->source, sizeof(c->source), "built-in defaults");
 }
@@ -46,7 +57,9 @@ dvpp_status dvppd_config_set_listen(dvppd_config *c, const char *addr,
 }
 
 /* One accepted key: where it is, and how to store it. */
-typedef enum key_kind { KEY_U64, KEY_U32, KEY_STR, KEY_LISTEN, KEY_LEVEL, KEY_MODE } key_kind;
+typedef enum key_kind {
+    KEY_U64, KEY_U32, KEY_STR, KEY_LISTEN, KEY_LEVEL, KEY_MODE, KEY_AIPP
+} key_kind;
 
 typedef struct key_def {
     const char *section;
@@ -61,6 +74,18 @@ typedef struct key_def {
 
 static const key_def k_keys[] = {
     {"http", "listen", KEY_LISTEN, 0, 0, 0, 0},
+    {"http", "threads", KEY_U32, OFF(http.threads), 0, 1, 256},
+    {"http", "max_connections", KEY_U32, OFF(http.max_connections), 0, 1, 1u << 20},
+    {"http", "max_connections_per_ip", KEY_U32, OFF(http.max_per_ip), 0, 0, 1u << 20},
+    {"http", "idle_timeout_s", KEY_U32, OFF(http.idle_timeout_s), 0, 1, 86400},
+    {"http", "request_timeout_s", KEY_U32, OFF(http.request_timeout_s), 0, 1, 86400},
+    {"http", "connection_memory", KEY_U32, OFF(http.connection_memory), 0, 8192, 1u << 26},
+    {"http", "max_body_bytes", KEY_U64, OFF(http.max_body_bytes), 0, 0, (uint64_t)1 << 34},
+    {"http", "max_batch_bytes", KEY_U64, OFF(http.max_batch_bytes), 0, 1, (uint64_t)1 << 36},
+    {"http", "max_batch_items", KEY_U32, OFF(http.max_batch_items), 0, 1, 65536},
+    {"http", "max_jobs", KEY_U32, OFF(http.max_jobs), 0, 1, 4096},
+    {"http", "job_ttl_s", KEY_U32, OFF(http.job_ttl_s), 0, 1, 7 * 86400},
+    {"aipp", "configs", KEY_AIPP, 0, 0, 0, 0},
     {"socket", "path", KEY_STR, OFF(socket_path), sizeof(((dvppd_config *)0)->socket_path), 0, 0},
     {"socket", "mode", KEY_MODE, OFF(socket_mode), 0, 0, 0777},
     {"device", "channels", KEY_U32, OFF(channels), 0, 0, 256},
@@ -104,6 +129,35 @@ static dvpp_status set_number(dvppd_config *c, const key_def *k, json_t *v,
     return DVPP_OK;
 }
 
+/* aipp.configs: {"name": "path", ...}; the files are read at start. */
+static dvpp_status set_aipp(dvppd_config *c, json_t *v, dvpp_err *err)
+{
+    const char *name;
+    json_t *path;
+
+    if (!json_is_object(v))
+        return dvpp_err_set(err, DVPP_EINVAL, "configs",
+                            "aipp.configs: want {\"name\": \"path\"}");
+    c->naipp = 0;
+    json_object_foreach(v, name, path) {
+        dvppd_aipp_entry *e = &c->aipp[c->naipp];
+        const char *s = json_string_value(path);
+        if (c->naipp == DVPPD_MAX_AIPP_CONFIGS)
+            return dvpp_err_set(err, DVPP_EINVAL, "configs",
+                                "aipp.configs: at most %d", DVPPD_MAX_AIPP_CONFIGS);
+        if (!*name || strlen(name) >= sizeof(e->name) || !s || !*s ||
+            strlen(s) >= sizeof(e->path))
+            return dvpp_err_set(err, DVPP_EINVAL, "configs",
+                                "aipp.configs.%s: want a name below %zu bytes and "
+                                "a path string below %zu bytes", name,
+                                sizeof(e->name), sizeof(e->path));
+        memcpy(e->name, name, strlen(name) + 1);
+        memcpy(e->path, s, strlen(s) + 1);
+        c->naipp++;
+    }
+    return DVPP_OK;
+}
+
 static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
                            const char *path, dvpp_err *err)
 {
@@ -139,6 +193,8 @@ static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
             break;
         c->log_level = lvl;
         return DVPP_OK;
+    case KEY_AIPP:
+        return set_aipp(c, v, err);
     }
     return dvpp_err_set(err, DVPP_EINVAL, k->name, "%s.%s: bad value", path,
                         k->name);
@@ -196,6 +252,30 @@ dvpp_status dvppd_config_load(dvppd_config *c, const char *path, dvpp_err *err)
     return DVPP_OK;
 }
 
+static void add_http_dump(json_t *h, const dvppd_http_config *c)
+{
+    json_object_set_new(h, "threads", json_integer(c->threads));
+    json_object_set_new(h, "max_connections", json_integer(c->max_connections));
+    json_object_set_new(h, "max_connections_per_ip", json_integer(c->max_per_ip));
+    json_object_set_new(h, "idle_timeout_s", json_integer(c->idle_timeout_s));
+    json_object_set_new(h, "request_timeout_s", json_integer(c->request_timeout_s));
+    json_object_set_new(h, "connection_memory", json_integer(c->connection_memory));
+    json_object_set_new(h, "max_body_bytes", json_integer((json_int_t)c->max_body_bytes));
+    json_object_set_new(h, "max_batch_bytes", json_integer((json_int_t)c->max_batch_bytes));
+    json_object_set_new(h, "max_batch_items", json_integer(c->max_batch_items));
+    json_object_set_new(h, "max_jobs", json_integer(c->max_jobs));
+    json_object_set_new(h, "job_ttl_s", json_integer(c->job_ttl_s));
+}
+
+static void add_aipp_dump(json_t *root, const dvppd_config *c)
+{
+    json_t *cfgs = json_object();
+
+    for (uint32_t i = 0; i < c->naipp; i++)
+        json_object_set_new(cfgs, c->aipp[i].name, json_string(c->aipp[i].path));
+    json_object_set_new(root, "aipp", json_pack("{s:o}", "configs", cfgs));
+}
+
 char *dvppd_config_dump(const dvppd_config *c)
 {
     static const char *const levels[8] = {"", "", "", "err", "warn", "", "info",
@@ -225,6 +305,8 @@ char *dvppd_config_dump(const dvppd_config *c)
                   "log", "level", levels[c->log_level & 7]);
     if (!j)
         return NULL;
+    add_http_dump(json_object_get(j, "http"), &c->http);
+    add_aipp_dump(j, c);
     s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(j);
     return s;

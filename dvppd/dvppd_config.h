@@ -19,9 +19,35 @@
 
 #define DVPPD_DEFAULT_CONFIG "/etc/dvppd/dvppd.conf"
 
+#define DVPPD_MAX_AIPP_CONFIGS 32
+
+/* A named server-side ATC aipp_op config (aipp.configs: {"name": "path"}). */
+typedef struct dvppd_aipp_entry {
+    char name[64];
+    char path[256];
+} dvppd_aipp_entry;
+
+/* The HTTP front end's serving limits (http.*). */
+typedef struct dvppd_http_config {
+    uint32_t threads;            /* epoll worker threads */
+    uint32_t max_connections;
+    uint32_t max_per_ip;         /* max_connections_per_ip, 0 = unlimited */
+    uint32_t idle_timeout_s;     /* inactivity before a connection is closed */
+    uint32_t request_timeout_s;  /* absolute deadline from headers to answer */
+    uint32_t connection_memory;  /* bytes per connection (headers) */
+    uint64_t max_body_bytes;     /* single-image bodies; 0 = limits.max_encoded_bytes */
+    uint64_t max_batch_bytes;    /* batch and job bodies */
+    uint32_t max_batch_items;
+    uint32_t max_jobs;           /* jobs kept at once (running or finished) */
+    uint32_t job_ttl_s;          /* how long a finished job is kept */
+} dvppd_http_config;
+
 typedef struct dvppd_config {
     char http_addr[64];          /* http.listen host */
     uint16_t http_port;          /* http.listen port; 0 disables HTTP */
+    dvppd_http_config http;      /* http.* serving limits */
+    dvppd_aipp_entry aipp[DVPPD_MAX_AIPP_CONFIGS]; /* aipp.configs */
+    uint32_t naipp;
     char socket_path[108];       /* socket.path; "" disables the socket */
     uint32_t socket_mode;        /* socket.mode, octal permissions */
     uint32_t channels;           /* device.channels per engine; 0 = CPUs */

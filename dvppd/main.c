@@ -1,10 +1,10 @@
 /* dvppd: the daemon process.
  *
- * Configuration (defaults, file, flags), logging, the device model started
- * from the configuration, and a clean stop on SIGINT/SIGTERM (in-flight
- * jobs finish, up to DVPPD_DRAIN_SECONDS). The HTTP and Unix-socket front
- * ends that submit jobs are the next milestones (docs/architecture.md);
- * until then the process serves nothing and says so in its start-up log.
+ * Configuration (defaults, file, flags), logging, the named AIPP configs,
+ * the device model started from the configuration, the HTTP front end, and
+ * a clean stop on SIGINT/SIGTERM: stop accepting, finish every request in
+ * flight (up to DVPPD_DRAIN_SECONDS), then free the device. The Unix-socket
+ * front end is the next milestone (docs/architecture.md).
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -20,7 +20,10 @@
 #include "dvpp_limits.h"
 #include "dvpp_log.h"
 #include "device/dvpp_batchjob.h"
+#include "dvppd_aipp.h"
 #include "dvppd_config.h"
+#include "dvppd_http.h"
+#include "dvppd_metrics.h"
 
 #ifndef DVPP_VERSION
 #define DVPP_VERSION "dev"
@@ -104,9 +107,30 @@ static void report_start(const dvppd_config *c)
              (unsigned long long)c->limits.max_encoded_bytes,
              (unsigned long long)c->limits.max_pixels, c->limits.max_side,
              c->limits.max_jpeg_scans);
-    dvpp_log(DVPP_LOG_INFO, "front ends not built yet: HTTP %s:%u and socket "
-             "%s arrive with the daemon milestones; use dvppctl offline",
-             c->http_addr, c->http_port, c->socket_path);
+    if (c->socket_path[0])
+        dvpp_log(DVPP_LOG_INFO, "socket front end (%s) not built yet: it arrives "
+                 "with the socket milestone", c->socket_path);
+}
+
+/* The HTTP front end, unless http.listen has port 0. */
+static dvpp_status start_http(const dvppd_config *c, dvpp_device *dev, dvppd_metrics *m,
+                              const dvppd_aipp_set *aipp, dvppd_http **out,
+                              dvpp_err *err)
+{
+    dvppd_http_env env = {c, dev, m, aipp};
+    dvpp_status st;
+
+    *out = NULL;
+    if (c->http_port == 0) {
+        dvpp_log(DVPP_LOG_INFO, "http: disabled (port 0)");
+        return DVPP_OK;
+    }
+    st = dvppd_http_start(&env, out, err);
+    if (st == DVPP_OK)
+        dvpp_log(DVPP_LOG_INFO, "http: listening on %s:%u (%u threads, %u connections "
+                 "max, request deadline %u s)", c->http_addr, dvppd_http_port(*out),
+                 c->http.threads, c->http.max_connections, c->http.request_timeout_s);
+    return st;
 }
 
 /* Block SIGINT/SIGTERM before any thread starts, so every thread inherits
@@ -217,6 +241,9 @@ static dvpp_status build_config(const cli *o, dvppd_config *c, dvpp_err *err)
 int main(int argc, char **argv)
 {
     dvpp_device *device = NULL;
+    dvppd_http *http = NULL;
+    dvppd_aipp_set aipp;
+    dvppd_metrics metrics;
     dvppd_config cfg;
     sigset_t stop;
     dvpp_err err;
@@ -231,28 +258,48 @@ int main(int argc, char **argv)
         fprintf(stderr, "dvppd: configuration: %s\n", err.msg);
         return 1;
     }
+    if (dvppd_aipp_set_load(&aipp, &cfg, &err) != DVPP_OK) {
+        fprintf(stderr, "dvppd: configuration: %s\n", err.msg);
+        return 1;
+    }
     if (o.check) {
         char *dump = dvppd_config_dump(&cfg);
         printf("%s\n", dump ? dump : "{}");
         free(dump);
+        dvppd_aipp_set_fini(&aipp);
         return 0;
     }
     dvpp_log_configure(cfg.log_level, getenv("JOURNAL_STREAM") ? journal_sink : NULL,
                        NULL);
     report_start(&cfg);
+    dvppd_metrics_init(&metrics);
+    rc = 1;
     if (block_stop_signals(&stop) != 0) {
         dvpp_log(DVPP_LOG_ERR, "cannot block the stop signals");
-        return 1;
+        goto out;
     }
     if (start_device(&cfg, &device, &err) != DVPP_OK) {
         dvpp_log(DVPP_LOG_ERR, "cannot start the device: %s", err.msg);
-        return 1;
+        goto out;
     }
+    if (start_http(&cfg, device, &metrics, &aipp, &http, &err) != DVPP_OK) {
+        dvpp_log(DVPP_LOG_ERR, "%s", err.msg);
+        goto out;
+    }
+    if (http)
+        dvppd_http_set_ready(http, true);
+    dvpp_log(DVPP_LOG_INFO, "ready");
     rc = wait_for_stop(&stop);
-    /* In-flight jobs finish (within systemd's stop timeout); whatever is
-     * left after it completes as canceled when the device is freed. */
+    /* Stop taking requests, answer every one in flight, then let the device
+     * finish what is left (batch jobs nobody waits for) before freeing it. */
+    dvppd_http_drain(http);
+    dvppd_http_stop(http, DVPPD_DRAIN_SECONDS);
+    http = NULL;
     drain_device(device, DVPPD_DRAIN_SECONDS);
+out:
+    dvppd_http_stop(http, 0);
     dvpp_pipe_device_free(device);
+    dvppd_aipp_set_fini(&aipp);
     dvpp_log(DVPP_LOG_INFO, "stopped");
     return rc;
 }

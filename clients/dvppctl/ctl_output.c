@@ -14,23 +14,6 @@ static const char *extension(const char *path)
     return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
-/* The .npy shape of one image: packed and grey formats drop the stride
- * padding (a plain H x W [x C] array), multi-plane YUV keeps its memory as
- * rows of width_stride bytes (the cv2 convention for NV12). */
-static int npy_shape(const dvpp_image *img, const dvpp_planes *pl,
-                     int64_t shape[3])
-{
-    if (dvpp_pixfmt_get(img->format)->planes > 1) {
-        shape[0] = (int64_t)(pl->total / img->width_stride);
-        shape[1] = img->width_stride;
-        return 2;
-    }
-    shape[0] = img->height;
-    shape[1] = img->width;
-    shape[2] = pl->p[0].row_bytes / img->width;
-    return shape[2] == 1 ? 2 : 3;
-}
-
 static dvpp_status npy_append_pixels(const dvpp_image *img, const dvpp_planes *pl,
                                      dvpp_buf *out)
 {
@@ -57,7 +40,7 @@ static dvpp_status npy_images(const dvpp_image *imgs, unsigned n, dvpp_buf *out,
     st = dvpp_image_planes(&imgs[0], &pl, err);
     if (st != DVPP_OK)
         return st;
-    ndim = npy_shape(&imgs[0], &pl, shape + (n ? 1 : 0));
+    ndim = dvpp_npy_image_shape(&imgs[0], &pl, shape + (n ? 1 : 0));
     if (n) {
         shape[0] = n;
         ndim++;

@@ -565,9 +565,11 @@ static void test_corrupt_input(void **state)
     out->tensor = t;
     assert_int_equal(dvpp_pipeline_run(w, &p, jpg.data, jpg.len / 2, out, &e),
                      DVPP_ECORRUPT);
+    /* Neither JPEG nor PNG: an unsupported medium (HTTP 415), not a
+     * corrupt image. */
     p.input = DVPP_PIPE_IN_AUTO;
     assert_int_equal(dvpp_pipeline_run(w, &p, junk, sizeof(junk), out, &e),
-                     DVPP_ECORRUPT);
+                     DVPP_EUNSUPPORTED);
     assert_string_equal(e.field, "input");
     /* raw bytes shorter than the layout */
     p.input = DVPP_PIPE_IN_RAW;

@@ -1,0 +1,1525 @@
+/* dvppd_http: the HTTP front end on libmicrohttpd. */
+#include "dvppd_http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device/dvpp_batchjob.h"
+#include "dvpp_cpu.h"
+#include "dvpp_jpeg.h"
+#include "dvpp_log.h"
+#include "dvpp_npy.h"
+#include "dvppd_jobs.h"
+#include "dvppd_spec.h"
+
+#ifndef DVPP_VERSION
+#define DVPP_VERSION "dev"
+#endif
+
+#define MAX_QUERY_ARGS 64
+#define POST_BUFFER (64u << 10)
+#define ERRORS_LISTED 32
+
+/* --- reusable result buffers --------------------------------------------------- */
+
+/* A buffer handed to libmicrohttpd: this header, then the bytes. Kept in a
+ * small pool so a steady stream of same-sized answers touches no new pages. */
+typedef struct blob {
+    struct blob *next;
+    size_t cap;
+    struct dvppd_http *h;
+    uint8_t pad[40];
+} blob;
+
+_Static_assert(sizeof(blob) == 64, "blob header keeps the data 64-byte aligned");
+
+#define POOL_MAX 32
+#define POOL_MAX_BYTES ((size_t)512 << 20)
+
+typedef struct pool {
+    pthread_mutex_t mu;
+    blob *free;
+    unsigned count;
+    size_t bytes;
+} pool;
+
+struct dvppd_http {
+    struct MHD_Daemon *mhd;
+    dvppd_http_config cfg;
+    dvpp_limits limits;
+    uint64_t max_body;
+    dvpp_device *device;
+    dvppd_metrics *metrics;
+    const dvppd_aipp_set *aipp;
+    dvppd_jobs *jobs;
+    pool pool;
+    atomic_bool ready, draining;
+    atomic_long inflight;
+    uint16_t port;
+    unsigned channels, queue_depth;
+};
+
+static uint8_t *blob_data(blob *b)
+{
+    return (uint8_t *)(b + 1);
+}
+
+static blob *blob_of(void *data)
+{
+    return (blob *)data - 1;
+}
+
+/* A buffer of at least @size bytes: a pooled one that is not much larger,
+ * else a new one. */
+static void *buf_get(dvppd_http *h, size_t size)
+{
+    blob **pp, *b = NULL;
+
+    pthread_mutex_lock(&h->pool.mu);
+    for (pp = &h->pool.free; *pp; pp = &(*pp)->next)
+        if ((*pp)->cap >= size && (*pp)->cap / 4 <= size + 4096) {
+            b = *pp;
+            *pp = b->next;
+            h->pool.count--;
+            h->pool.bytes -= b->cap;
+            break;
+        }
+    pthread_mutex_unlock(&h->pool.mu);
+    if (!b) {
+        if (size > SIZE_MAX - sizeof(blob))
+            return NULL;
+        b = dvpp_malloc(sizeof(blob) + size);
+        if (!b)
+            return NULL;
+        b->cap = size;
+        b->h = h;
+    }
+    return blob_data(b);
+}
+
+static void buf_put(dvppd_http *h, void *data)
+{
+    blob *b;
+
+    if (!data)
+        return;
+    b = blob_of(data);
+    pthread_mutex_lock(&h->pool.mu);
+    if (h->pool.count < POOL_MAX && h->pool.bytes + b->cap <= POOL_MAX_BYTES) {
+        b->next = h->pool.free;
+        h->pool.free = b;
+        h->pool.count++;
+        h->pool.bytes += b->cap;
+        b = NULL;
+    }
+    pthread_mutex_unlock(&h->pool.mu);
+    if (b)
+        dvpp_free(b, sizeof(blob) + b->cap);
+}
+
+/* libmicrohttpd's release of a response body from buf_get. */
+static void buf_release_mhd(void *data)
+{
+    buf_put(blob_of(data)->h, data);
+}
+
+static void buf_release_job(void *ctx, void *data)
+{
+    buf_put(ctx, data);
+}
+
+static void pool_fini(pool *p)
+{
+    while (p->free) {
+        blob *b = p->free;
+        p->free = b->next;
+        dvpp_free(b, sizeof(blob) + b->cap);
+    }
+    pthread_mutex_destroy(&p->mu);
+}
+
+/* --- requests ------------------------------------------------------------------ */
+
+typedef enum req_state {
+    REQ_READING,   /* headers seen, body arriving */
+    REQ_RUNNING,   /* submitted to the device */
+    REQ_ANSWERED,
+} req_state;
+
+typedef struct part {
+    char name[64];
+    dvpp_buf data;
+} part;
+
+typedef struct req {
+    dvppd_http *h;
+    struct MHD_Connection *conn;
+    dvppd_route route;
+    uint64_t job_id;                   /* job routes */
+    uint64_t t_start, t_read, deadline;
+    req_state state;
+    /* body */
+    uint64_t limit, received;
+    uint8_t *body;                     /* buf_get, raw bodies */
+    size_t body_cap, body_len;
+    struct MHD_PostProcessor *pp;      /* multipart bodies */
+    part *parts;
+    unsigned nparts, max_parts;
+    bool part_open;                    /* the last part is still arriving */
+    dvpp_status body_st;               /* a refusal decided while reading */
+    dvpp_err body_err;
+    /* the job */
+    dvppd_spec spec;
+    dvpp_stream *stream;
+    dvpp_pipejob pj;
+    dvpp_pipeline_out out;
+    uint8_t *result;                   /* buf_get: .npy header + data */
+    size_t result_len, header_len;
+    dvpp_batchjob *bj;
+    dvpp_batchjob_input *inputs;
+    size_t ninputs;
+    uint64_t t_submit;
+    pthread_mutex_t mu;                /* guards the three below */
+    bool suspended, done;
+    dvpp_status status;
+    dvpp_err err;
+} req;
+
+static req *req_new(dvppd_http *h, struct MHD_Connection *conn)
+{
+    req *r = calloc(1, sizeof(*r));
+
+    if (!r)
+        return NULL;
+    if (pthread_mutex_init(&r->mu, NULL) != 0) {
+        free(r);
+        return NULL;
+    }
+    r->h = h;
+    r->conn = conn;
+    r->t_start = dvpp_now_ns();
+    r->deadline = r->t_start + (uint64_t)h->cfg.request_timeout_s * 1000000000u;
+    dvpp_buf_init(&r->out.encoded);
+    return r;
+}
+
+static void req_free(req *r)
+{
+    if (!r)
+        return;
+    /* Both wait for a job still running (only possible if the connection
+     * died between submit and suspend, which libmicrohttpd cannot do). */
+    dvpp_stream_free(r->stream);
+    dvpp_batchjob_free(r->bj);
+    if (r->pp)
+        MHD_destroy_post_processor(r->pp);
+    for (unsigned i = 0; i < r->nparts; i++)
+        dvpp_buf_fini(&r->parts[i].data);
+    free(r->parts);
+    free(r->inputs);
+    buf_put(r->h, r->body);
+    buf_put(r->h, r->result);
+    dvpp_buf_fini(&r->out.encoded);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+}
+
+/* --- answers -------------------------------------------------------------------- */
+
+static unsigned http_status(dvpp_status st, const char *field)
+{
+    switch (st) {
+    case DVPP_OK: return 200;
+    case DVPP_EINVAL: return 400;
+    case DVPP_ENOTFOUND: return 404;
+    case DVPP_EBUSY: return 409;
+    case DVPP_EUNSUPPORTED: return 415;
+    case DVPP_ELIMIT:
+        return field && !strcmp(field, "body") ? 413 : 422;
+    case DVPP_ECORRUPT:
+    case DVPP_EFORMAT:
+    case DVPP_EOVERFLOW:
+    case DVPP_ECODEC:
+    case DVPP_ESTRIDE:
+    case DVPP_EPROFILE:
+        return 422;
+    case DVPP_EAGAIN:
+        return field && !strcmp(field, "batches") ? 429 : 503;
+    case DVPP_ENOMEM:
+    case DVPP_ECANCELED:
+    case DVPP_ETIMEDOUT:
+        return 503;
+    default:
+        return 500;
+    }
+}
+
+static void add_header(struct MHD_Response *resp, const char *k, const char *v)
+{
+    MHD_add_response_header(resp, k, v);
+}
+
+/* Queue @resp with @code and count it; takes @resp. */
+static enum MHD_Result answer(req *r, unsigned code, struct MHD_Response *resp)
+{
+    enum MHD_Result ret;
+
+    if (!resp)
+        return MHD_NO; /* out of memory: drop the connection */
+    if (atomic_load(&r->h->draining))
+        add_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    ret = MHD_queue_response(r->conn, code, resp);
+    MHD_destroy_response(resp);
+    r->state = REQ_ANSWERED;
+    dvppd_metrics_request(r->h->metrics, r->route, code, dvpp_now_ns() - r->t_start);
+    return ret;
+}
+
+static enum MHD_Result answer_json(req *r, unsigned code, json_t *body)
+{
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    struct MHD_Response *resp;
+
+    json_decref(body);
+    if (!text)
+        return MHD_NO;
+    resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(text);
+        return MHD_NO;
+    }
+    add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    return answer(r, code, resp);
+}
+
+static enum MHD_Result answer_error_code(req *r, unsigned code, dvpp_status st,
+                                         const char *field, const char *msg)
+{
+    json_t *body = json_pack("{s:{s:s, s:s, s:s}}", "error", "code", dvpp_status_name(st),
+                             "message", msg && *msg ? msg : dvpp_strerror(st), "field",
+                             field ? field : "");
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    struct MHD_Response *resp;
+
+    json_decref(body);
+    if (!text)
+        return MHD_NO;
+    resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(text);
+        return MHD_NO;
+    }
+    add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    if (code == 503 || code == 429)
+        add_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    if (code == 405)
+        add_header(resp, MHD_HTTP_HEADER_ALLOW, field && *field ? field : "GET");
+    return answer(r, code, resp);
+}
+
+static enum MHD_Result answer_error(req *r, const dvpp_err *e)
+{
+    return answer_error_code(r, http_status(e->status, e->field), e->status, e->field,
+                             e->msg);
+}
+
+static enum MHD_Result answer_status(req *r, dvpp_status st, const char *field,
+                                     const char *msg)
+{
+    return answer_error_code(r, http_status(st, field), st, field, msg);
+}
+
+/* --- routes ------------------------------------------------------------------------ */
+
+typedef struct route_def {
+    const char *path;
+    const char *method;   /* GET also serves HEAD */
+    dvppd_route route;
+} route_def;
+
+static const route_def k_routes[] = {
+    {"/v1/preprocess", "POST", DVPPD_ROUTE_PREPROCESS},
+    {"/v1/image", "POST", DVPPD_ROUTE_IMAGE},
+    {"/v1/decode", "POST", DVPPD_ROUTE_DECODE},
+    {"/v1/batch", "POST", DVPPD_ROUTE_BATCH},
+    {"/v1/jobs", "POST", DVPPD_ROUTE_JOBS},
+    {"/healthz", "GET", DVPPD_ROUTE_HEALTHZ},
+    {"/readyz", "GET", DVPPD_ROUTE_READYZ},
+    {"/metrics", "GET", DVPPD_ROUTE_METRICS},
+    {"/v1/info", "GET", DVPPD_ROUTE_INFO},
+};
+
+static bool method_is(const char *m, const char *want)
+{
+    return !strcmp(m, want) || (!strcmp(want, "GET") && !strcmp(m, "HEAD"));
+}
+
+/* "/v1/jobs/{id}" or "/v1/jobs/{id}/result" */
+static bool parse_job_path(const char *url, uint64_t *id, bool *result)
+{
+    const char *p = url + strlen("/v1/jobs/");
+    char *end;
+
+    if (strncmp(url, "/v1/jobs/", 9) || *p < '1' || *p > '9')
+        return false;
+    errno = 0;
+    *id = strtoull(p, &end, 10);
+    if (errno)
+        return false;
+    *result = !strcmp(end, "/result");
+    return *end == '\0' || *result;
+}
+
+/* Route @r by url and method; on a mismatch answer 404/405 and return
+ * false. */
+static bool route_request(req *r, const char *url, const char *method,
+                          enum MHD_Result *ret)
+{
+    bool result;
+
+    for (size_t i = 0; i < sizeof(k_routes) / sizeof(k_routes[0]); i++) {
+        if (strcmp(url, k_routes[i].path))
+            continue;
+        r->route = k_routes[i].route;
+        if (method_is(method, k_routes[i].method))
+            return true;
+        *ret = answer_error_code(r, 405, DVPP_EINVAL, k_routes[i].method,
+                                 "method not allowed");
+        return false;
+    }
+    if (parse_job_path(url, &r->job_id, &result)) {
+        r->route = result ? DVPPD_ROUTE_JOB_RESULT : DVPPD_ROUTE_JOB;
+        if (method_is(method, "GET") || (!result && !strcmp(method, "DELETE")))
+            return true;
+        *ret = answer_error_code(r, 405, DVPP_EINVAL, result ? "GET" : "GET, DELETE",
+                                 "method not allowed");
+        return false;
+    }
+    r->route = DVPPD_ROUTE_OTHER;
+    *ret = answer_status(r, DVPP_ENOTFOUND, "path", "no such endpoint");
+    return false;
+}
+
+static bool route_has_body(dvppd_route r)
+{
+    return r <= DVPPD_ROUTE_JOBS;
+}
+
+static bool route_is_batch(dvppd_route r)
+{
+    return r == DVPPD_ROUTE_BATCH || r == DVPPD_ROUTE_JOBS;
+}
+
+/* --- body intake -------------------------------------------------------------------- */
+
+static bool is_multipart(struct MHD_Connection *c)
+{
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_TYPE);
+    return ct && !strncasecmp(ct, "multipart/form-data", 19);
+}
+
+static void body_refuse(req *r, dvpp_status st, const char *field, const char *msg)
+{
+    if (r->body_st == DVPP_OK)
+        r->body_st = dvpp_err_set(&r->body_err, st, field, "%s", msg);
+}
+
+static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key,
+                               const char *filename, const char *content_type,
+                               const char *transfer_encoding, const char *data,
+                               uint64_t off, size_t size)
+{
+    req *r = cls;
+    part *p;
+
+    (void)kind, (void)filename, (void)content_type, (void)transfer_encoding;
+    if (r->body_st != DVPP_OK)
+        return MHD_YES; /* refused already: drain the rest */
+    if (off == 0 || !r->part_open) {
+        if (r->nparts == r->max_parts) {
+            char msg[128];
+            snprintf(msg, sizeof(msg), "more than %u parts (http.max_batch_items)",
+                     r->max_parts - 2);
+            body_refuse(r, DVPP_ELIMIT, "parts", msg);
+            return MHD_YES;
+        }
+        p = &r->parts[r->nparts++];
+        snprintf(p->name, sizeof(p->name), "%s", key ? key : "");
+        dvpp_buf_init(&p->data);
+        r->part_open = true;
+    }
+    p = &r->parts[r->nparts - 1];
+    if (size && dvpp_buf_append(&p->data, data, size) != DVPP_OK)
+        body_refuse(r, DVPP_ENOMEM, "body", "out of memory reading the body");
+    return MHD_YES;
+}
+
+/* Headers are in: decide the body's fate before reading any of it. */
+static enum MHD_Result start_body(req *r, bool *answered)
+{
+    struct MHD_Connection *c = r->conn;
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    unsigned long long len = 0;
+    char msg[160];
+
+    *answered = true;
+    r->limit = route_is_batch(r->route) ? r->h->cfg.max_batch_bytes : r->h->max_body;
+    if (cl) {
+        char *end;
+        errno = 0;
+        len = strtoull(cl, &end, 10);
+        if (errno || *end || *cl < '0' || *cl > '9')
+            return answer_status(r, DVPP_EINVAL, "Content-Length", "bad Content-Length");
+    } else if (!te || strcasecmp(te, "chunked")) {
+        return answer_error_code(r, 411, DVPP_EINVAL, "Content-Length",
+                                 "a body needs Content-Length or chunked encoding");
+    }
+    if (len > r->limit) {
+        snprintf(msg, sizeof(msg), "body of %llu bytes is above the limit of %llu",
+                 len, (unsigned long long)r->limit);
+        dvppd_metrics_reject(r->h->metrics, DVPPD_REJECT_BODY);
+        return answer_status(r, DVPP_ELIMIT, "body", msg);
+    }
+    if (is_multipart(c)) {
+        r->max_parts = (route_is_batch(r->route) ? r->h->cfg.max_batch_items : 1) + 2;
+        r->parts = calloc(r->max_parts, sizeof(*r->parts));
+        r->pp = r->parts ? MHD_create_post_processor(c, POST_BUFFER, on_part, r) : NULL;
+        if (!r->pp)
+            return answer_status(r, DVPP_EINVAL, "Content-Type",
+                                 "bad multipart/form-data (boundary?)");
+    } else if (cl && len) {
+        r->body = buf_get(r->h, (size_t)len);
+        if (!r->body)
+            return answer_status(r, DVPP_ENOMEM, "body", "out of memory for the body");
+        r->body_cap = (size_t)len;
+    }
+    *answered = false;
+    return MHD_YES;
+}
+
+/* One chunk of body. MHD_NO (close the connection) when it passes the
+ * deadline or the limit: a response cannot be queued mid-body. */
+static enum MHD_Result take_body(req *r, const char *data, size_t size)
+{
+    if (dvpp_now_ns() > r->deadline) {
+        dvppd_metrics_reject(r->h->metrics, DVPPD_REJECT_DEADLINE);
+        dvppd_metrics_request(r->h->metrics, r->route, 408, dvpp_now_ns() - r->t_start);
+        return MHD_NO;
+    }
+    if (r->received + size > r->limit) {
+        dvppd_metrics_reject(r->h->metrics, DVPPD_REJECT_BODY);
+        dvppd_metrics_request(r->h->metrics, r->route, 413, dvpp_now_ns() - r->t_start);
+        return MHD_NO;
+    }
+    r->received += size;
+    if (r->pp)
+        return MHD_post_process(r->pp, data, size) == MHD_YES || r->body_st != DVPP_OK
+                   ? MHD_YES : (body_refuse(r, DVPP_EINVAL, "body",
+                                            "malformed multipart/form-data"), MHD_YES);
+    if (r->body_len + size > r->body_cap) { /* chunked: grow */
+        size_t cap = r->body_cap ? r->body_cap : 64u << 10;
+        uint8_t *nb;
+        while (cap < r->body_len + size)
+            cap *= 2;
+        if (cap > r->limit)
+            cap = (size_t)r->limit;
+        nb = buf_get(r->h, cap);
+        if (!nb)
+            return MHD_NO;
+        if (r->body_len)
+            memcpy(nb, r->body, r->body_len);
+        buf_put(r->h, r->body);
+        r->body = nb;
+        r->body_cap = cap;
+    }
+    memcpy(r->body + r->body_len, data, size);
+    r->body_len += size;
+    return MHD_YES;
+}
+
+/* --- the request's spec --------------------------------------------------------------- */
+
+typedef struct query {
+    dvppd_kv kv[MAX_QUERY_ARGS];
+    size_t n;
+    bool overflow;
+    const char *spec;
+} query;
+
+static enum MHD_Result on_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                              const char *value)
+{
+    query *q = cls;
+
+    (void)kind;
+    if (!strcmp(key, "spec")) {
+        q->spec = value ? value : "";
+        return MHD_YES;
+    }
+    if (q->n == MAX_QUERY_ARGS) {
+        q->overflow = true;
+        return MHD_NO;
+    }
+    q->kv[q->n++] = (dvppd_kv){key, value};
+    return MHD_YES;
+}
+
+static const part *find_part(const req *r, const char *name)
+{
+    for (unsigned i = 0; i < r->nparts; i++)
+        if (!strcmp(r->parts[i].name, name))
+            return &r->parts[i];
+    return NULL;
+}
+
+static bool is_control_part(const part *p)
+{
+    return !strcmp(p->name, "spec") || !strcmp(p->name, "aipp");
+}
+
+static dvpp_status build_spec(req *r, dvppd_spec_kind kind, dvpp_err *err)
+{
+    const char *hdr = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Dvpp-Spec");
+    const part *sp = find_part(r, "spec"), *ap = find_part(r, "aipp");
+    dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)r->h->aipp, NULL, 0};
+    const char *json = NULL;
+    size_t json_len = 0;
+    int sources = 0;
+    query q;
+
+    memset(&q, 0, sizeof(q));
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, on_arg, &q);
+    if (q.overflow)
+        return dvpp_err_set(err, DVPP_EINVAL, "query", "more than %d query parameters",
+                            MAX_QUERY_ARGS);
+    if (ap) {
+        env.aipp_text = ap->data.data ? (const char *)ap->data.data : "";
+        env.aipp_len = ap->data.len;
+    }
+    if (q.spec)
+        json = q.spec, json_len = strlen(q.spec), sources++;
+    if (hdr)
+        json = hdr, json_len = strlen(hdr), sources++;
+    if (sp)
+        json = sp->data.data ? (const char *)sp->data.data : "", json_len = sp->data.len,
+        sources++;
+    if (sources > 1)
+        return dvpp_err_set(err, DVPP_EINVAL, "spec",
+                            "one JSON spec: the query, the X-Dvpp-Spec header or the "
+                            "spec part");
+    if (!json)
+        return dvppd_spec_from_query(&env, q.kv, q.n, &r->spec, err);
+    for (size_t i = 0; i < q.n; i++)
+        return dvpp_err_set(err, DVPP_EINVAL, q.kv[i].key,
+                            dvppd_spec_is_param(q.kv[i].key)
+                                ? "%s: give it in the JSON spec, not beside it"
+                                : "unknown parameter '%.64s'",
+                            q.kv[i].key);
+    return dvppd_spec_from_json(&env, json, json_len, &r->spec, err);
+}
+
+/* The one image of a single-image request: the body, or its image part. */
+static dvpp_status single_input(const req *r, const uint8_t **in, size_t *len,
+                                dvpp_err *err)
+{
+    const part *img = NULL;
+
+    if (!r->pp) {
+        *in = r->body, *len = r->body_len;
+    } else {
+        for (unsigned i = 0; i < r->nparts; i++) {
+            if (is_control_part(&r->parts[i]))
+                continue;
+            if (img)
+                return dvpp_err_set(err, DVPP_EINVAL, "body",
+                                    "one image part (named image) expected");
+            img = &r->parts[i];
+        }
+        *in = img ? img->data.data : NULL;
+        *len = img ? img->data.len : 0;
+    }
+    if (!*in || !*len)
+        return dvpp_err_set(err, DVPP_EINVAL, "body", "no image in the body");
+    return DVPP_OK;
+}
+
+/* --- completion --------------------------------------------------------------------- */
+
+static void finish(req *r, dvpp_status st, const dvpp_err *err)
+{
+    pthread_mutex_lock(&r->mu);
+    r->status = st;
+    if (err && st != DVPP_OK)
+        r->err = *err;
+    r->done = true;
+    if (r->suspended) {
+        r->suspended = false;
+        MHD_resume_connection(r->conn);
+    }
+    pthread_mutex_unlock(&r->mu);
+    /* r may be freed from here on. */
+}
+
+static void single_done(void *ctx, dvpp_status st, const dvpp_err *err)
+{
+    finish(ctx, st, err);
+}
+
+static void batch_done(void *ctx)
+{
+    finish(ctx, DVPP_OK, NULL);
+}
+
+/* Suspend until finish() unless it already ran. True when suspended. */
+static bool wait_for_job(req *r)
+{
+    bool suspended;
+
+    pthread_mutex_lock(&r->mu);
+    suspended = !r->done;
+    if (suspended) {
+        r->suspended = true;
+        MHD_suspend_connection(r->conn);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return suspended;
+}
+
+/* --- single-image endpoints ------------------------------------------------------- */
+
+static dvppd_spec_kind route_kind(dvppd_route r)
+{
+    return r == DVPPD_ROUTE_IMAGE ? DVPPD_SPEC_IMAGE
+                                  : r == DVPPD_ROUTE_DECODE ? DVPPD_SPEC_DECODE
+                                                            : DVPPD_SPEC_TENSOR;
+}
+
+/* .npy header (unless raw) + tensor in one result buffer. */
+static dvpp_status alloc_tensor(req *r, const dvpp_pipeline_plan *pl, dvpp_err *err)
+{
+    char hdr[DVPP_NPY_HEADER_MAX];
+    dvpp_tensor *t = &r->out.tensor;
+    dvpp_status st = dvpp_tensor_init(t, pl->dtype, pl->layout, 1, pl->c, pl->h, pl->w,
+                                      err);
+
+    if (st != DVPP_OK)
+        return st;
+    r->header_len = r->spec.raw_out ? 0
+                                    : dvpp_npy_header(hdr, dvpp_dtype_npy(t->dtype),
+                                                      t->shape, t->ndim);
+    r->result_len = r->header_len + t->bytes;
+    r->result = buf_get(r->h, r->result_len);
+    if (!r->result)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the tensor");
+    memcpy(r->result, hdr, r->header_len);
+    t->data = r->result + r->header_len;
+    r->out.n = 0;
+    return DVPP_OK;
+}
+
+/* The image geometry a decode run will fill (for the .npy header). */
+static dvpp_status alloc_pixels(req *r, const dvpp_pipeline_plan *pl, dvpp_err *err)
+{
+    char hdr[DVPP_NPY_HEADER_MAX];
+    dvpp_image img;
+    dvpp_planes planes;
+    int64_t shape[3];
+    dvpp_status st;
+
+    st = dvpp_image_init(&img, pl->out_format, pl->img_w, pl->img_h,
+                         r->spec.pipe.out_align_w, r->spec.pipe.out_align_h, err);
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(&img, &planes, err);
+    if (st != DVPP_OK)
+        return st;
+    r->header_len = r->spec.raw_out
+                        ? 0
+                        : dvpp_npy_header(hdr, "|u1", shape,
+                                          dvpp_npy_image_shape(&img, &planes, shape));
+    r->result_len = r->header_len + pl->out_bytes;
+    r->result = buf_get(r->h, r->result_len);
+    if (!r->result)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the image");
+    memcpy(r->result, hdr, r->header_len);
+    r->out.image.data = r->result + r->header_len;
+    r->out.image.size = pl->out_bytes;
+    return DVPP_OK;
+}
+
+/* Validate, probe, size the answer, submit. */
+static dvpp_status submit_single(req *r, dvpp_err *err)
+{
+    dvpp_pipeline *p = &r->spec.pipe;
+    dvpp_pipe_source src;
+    dvpp_pipeline_plan plan;
+    const uint8_t *in = NULL;
+    size_t len = 0;
+    dvpp_status st;
+
+    st = build_spec(r, route_kind(r->route), err);
+    if (st == DVPP_OK && r->route == DVPPD_ROUTE_DECODE && !r->spec.raw_out &&
+        dvpp_pixfmt_get(p->out_format) && dvpp_pixfmt_get(p->out_format)->planes == 1)
+        p->out_align_w = p->out_align_h = 0; /* .npy of packed pixels has no padding */
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_validate(p, &r->h->limits, err);
+    if (st == DVPP_OK)
+        st = single_input(r, &in, &len, err);
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_probe(p, in, len, &r->h->limits, &src, err);
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_plan_make(p, &src, &plan, err);
+    if (st == DVPP_OK && p->output == DVPP_PIPE_OUT_TENSOR)
+        st = alloc_tensor(r, &plan, err);
+    else if (st == DVPP_OK && p->encoding == DVPP_PIPE_ENC_NONE)
+        st = alloc_pixels(r, &plan, err);
+    if (st == DVPP_OK)
+        st = dvpp_stream_new(r->h->device, 0, &r->stream, err);
+    if (st != DVPP_OK)
+        return st;
+    r->pj = (dvpp_pipejob){
+        .pipe = p,
+        .input = in,
+        .len = len,
+        .out = &r->out,
+        .pixels = src.is_jpeg ? (uint64_t)src.jpeg.width * src.jpeg.height
+                              : (uint64_t)src.width * src.height,
+        .bytes = len + r->result_len,
+        .deadline_ns = r->deadline,
+        .done = single_done,
+        .ctx = r,
+    };
+    r->t_submit = dvpp_now_ns();
+    return dvpp_pipejob_submit(r->stream, &r->pj, NULL, err);
+}
+
+static void header_printf(struct MHD_Response *resp, const char *k, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void header_printf(struct MHD_Response *resp, const char *k, const char *fmt, ...)
+{
+    char v[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(v, sizeof(v), fmt, ap);
+    va_end(ap);
+    add_header(resp, k, v);
+}
+
+static uint64_t us(uint64_t ns)
+{
+    return ns / 1000;
+}
+
+/* Stage times into the metrics and the X-Dvpp-Timing header. */
+static void add_timing(req *r, struct MHD_Response *resp)
+{
+    dvppd_metrics *m = r->h->metrics;
+    const uint64_t *s = r->out.stage_ns;
+    uint64_t now = dvpp_now_ns();
+    uint64_t read = r->t_read - r->t_start;
+    uint64_t queue = r->pj.started_ns > r->t_submit ? r->pj.started_ns - r->t_submit : 0;
+
+    dvppd_metrics_stage(m, DVPPD_STAGE_READ, read);
+    dvppd_metrics_stage(m, DVPPD_STAGE_QUEUE, queue);
+    dvppd_metrics_stage(m, DVPPD_STAGE_DECODE, s[DVPP_PIPE_STAGE_DECODE]);
+    dvppd_metrics_stage(m, DVPPD_STAGE_VPC, s[DVPP_PIPE_STAGE_VPC]);
+    dvppd_metrics_stage(m, DVPPD_STAGE_POST, s[DVPP_PIPE_STAGE_POST]);
+    dvppd_metrics_stage(m, DVPPD_STAGE_TOTAL, now - r->t_start);
+    header_printf(resp, "X-Dvpp-Timing",
+                  "read=%" PRIu64 ";queue=%" PRIu64 ";decode=%" PRIu64 ";vpc=%" PRIu64
+                  ";post=%" PRIu64 ";total=%" PRIu64,
+                  us(read), us(queue), us(s[DVPP_PIPE_STAGE_DECODE]),
+                  us(s[DVPP_PIPE_STAGE_VPC]), us(s[DVPP_PIPE_STAGE_POST]),
+                  us(now - r->t_start));
+}
+
+static void add_geometry(struct MHD_Response *resp, const dvpp_pipe_geom *g)
+{
+    header_printf(resp, "X-Dvpp-Scale", "%.17g,%.17g", g->scale_x, g->scale_y);
+    header_printf(resp, "X-Dvpp-Pad", "%.17g,%.17g", g->pad_x, g->pad_y);
+}
+
+static void add_tensor_headers(struct MHD_Response *resp, const dvpp_tensor *t)
+{
+    char shape[128] = "";
+    size_t n = 0;
+
+    for (unsigned i = 0; i < t->ndim && n < sizeof(shape); i++)
+        n += (size_t)snprintf(shape + n, sizeof(shape) - n, "%s%" PRId64, i ? "," : "",
+                              t->shape[i]);
+    add_header(resp, "X-Dvpp-Shape", shape);
+    add_header(resp, "X-Dvpp-Dtype",
+               t->dtype == DVPP_DTYPE_F32 ? "float32"
+               : t->dtype == DVPP_DTYPE_F16 ? "float16"
+               : t->dtype == DVPP_DTYPE_I8 ? "int8" : "uint8");
+    add_header(resp, "X-Dvpp-Layout", t->layout == DVPP_LAYOUT_NCHW   ? "NCHW"
+                                      : t->layout == DVPP_LAYOUT_NHWC ? "NHWC"
+                                                                      : "NC1HWC0");
+}
+
+/* Hand the result buffer to libmicrohttpd (released by buf_release_mhd). */
+static struct MHD_Response *result_response(req *r)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback(
+        r->result_len, r->result, buf_release_mhd);
+
+    if (resp)
+        r->result = NULL;
+    return resp;
+}
+
+static enum MHD_Result answer_single(req *r)
+{
+    const dvpp_pipeline *p = &r->spec.pipe;
+    struct MHD_Response *resp;
+    const dvpp_image *img = &r->out.image;
+
+    if (r->status != DVPP_OK)
+        return answer_error(r, &r->err);
+    if (p->output == DVPP_PIPE_OUT_TENSOR || p->encoding == DVPP_PIPE_ENC_NONE)
+        resp = result_response(r);
+    else
+        resp = MHD_create_response_from_buffer(r->out.encoded.len, r->out.encoded.data,
+                                               MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return MHD_NO;
+    add_timing(r, resp);
+    add_geometry(resp, &r->out.geom);
+    if (p->output == DVPP_PIPE_OUT_TENSOR) {
+        add_tensor_headers(resp, &r->out.tensor);
+        add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                   r->spec.raw_out ? "application/octet-stream" : "application/x-npy");
+        dvppd_metrics_pixels(r->h->metrics, (uint64_t)r->out.plan.h * r->out.plan.w);
+        return answer(r, 200, resp);
+    }
+    header_printf(resp, "X-Dvpp-Width", "%u", r->out.plan.img_w);
+    header_printf(resp, "X-Dvpp-Height", "%u", r->out.plan.img_h);
+    dvppd_metrics_pixels(r->h->metrics, (uint64_t)r->out.plan.img_w * r->out.plan.img_h);
+    if (p->encoding != DVPP_PIPE_ENC_NONE) {
+        add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                   p->encoding == DVPP_PIPE_ENC_PNG ? "image/png" : "image/jpeg");
+        return answer(r, 200, resp);
+    }
+    add_header(resp, "X-Dvpp-Format", dvpp_pixfmt_name(img->format));
+    header_printf(resp, "X-Dvpp-Width-Stride", "%u", img->width_stride);
+    header_printf(resp, "X-Dvpp-Height-Stride", "%u", img->height_stride);
+    add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+               r->spec.raw_out ? "application/octet-stream" : "application/x-npy");
+    return answer(r, 200, resp);
+}
+
+/* --- batches ------------------------------------------------------------------------- */
+
+/* Image parts as batch inputs (borrowed from the parts). */
+static dvpp_status batch_inputs(req *r, dvpp_err *err)
+{
+    size_t n = 0;
+
+    if (!r->pp)
+        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "Content-Type",
+                            "a batch body is multipart/form-data");
+    r->inputs = calloc(r->nparts ? r->nparts : 1, sizeof(*r->inputs));
+    if (!r->inputs)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "batch inputs");
+    for (unsigned i = 0; i < r->nparts; i++)
+        if (!is_control_part(&r->parts[i]))
+            r->inputs[n++] = (dvpp_batchjob_input){r->parts[i].data.data,
+                                                   r->parts[i].data.len};
+    r->ninputs = n;
+    if (n == 0)
+        return dvpp_err_set(err, DVPP_EINVAL, "body", "no image parts in the batch");
+    if (n > r->h->cfg.max_batch_items)
+        return dvpp_err_set(err, DVPP_ELIMIT, "parts", "%zu images, above %u "
+                            "(http.max_batch_items)", n, r->h->cfg.max_batch_items);
+    return DVPP_OK;
+}
+
+/* The spec, the inputs and a result buffer for an N-image tensor. */
+static dvpp_status prepare_batch(req *r, dvpp_tensor *t, dvpp_err *err)
+{
+    char hdr[DVPP_NPY_HEADER_MAX];
+    dvpp_status st = build_spec(r, DVPPD_SPEC_TENSOR, err);
+
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_validate(&r->spec.pipe, &r->h->limits, err);
+    if (st == DVPP_OK)
+        st = batch_inputs(r, err);
+    if (st == DVPP_OK)
+        st = dvpp_batchjob_tensor(&r->spec.pipe, (uint32_t)r->ninputs, t, err);
+    if (st != DVPP_OK)
+        return st;
+    r->header_len = r->spec.raw_out ? 0
+                                    : dvpp_npy_header(hdr, dvpp_dtype_npy(t->dtype),
+                                                      t->shape, t->ndim);
+    r->result_len = r->header_len + t->bytes;
+    r->result = buf_get(r->h, r->result_len);
+    if (!r->result)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the tensor");
+    memcpy(r->result, hdr, r->header_len);
+    t->data = r->result + r->header_len;
+    return DVPP_OK;
+}
+
+static dvpp_status submit_batch(req *r, dvpp_err *err)
+{
+    dvpp_batchjob_opts o = {.deadline_ns = r->deadline, .done = batch_done, .ctx = r};
+    dvpp_tensor t;
+    dvpp_status st = prepare_batch(r, &t, err);
+
+    if (st != DVPP_OK)
+        return st;
+    r->out.tensor = t;
+    o.strict = r->spec.strict;
+    r->t_submit = dvpp_now_ns();
+    return dvpp_batchjob_start_opts(r->h->device, &r->spec.pipe, r->inputs, r->ninputs,
+                                    &t, &o, &r->bj, err);
+}
+
+/* X-Dvpp-Item-Status and X-Dvpp-Item-Errors of a finished batch. */
+static void add_item_headers(struct MHD_Response *resp, dvpp_batchjob *bj, size_t n)
+{
+    size_t cap = n * 16 + 1, len = 0;
+    char *status = malloc(cap);
+    json_t *errors = json_array();
+
+    for (size_t i = 0; i < n && status; i++) {
+        dvpp_err e;
+        dvpp_status st;
+        dvpp_err_clear(&e);
+        st = dvpp_batchjob_item_status(bj, i, &e);
+        len += (size_t)snprintf(status + len, cap - len, "%s%s", i ? "," : "",
+                                st == DVPP_OK ? "OK" : dvpp_status_name(st));
+        if (st != DVPP_OK && errors && json_array_size(errors) < ERRORS_LISTED)
+            json_array_append_new(errors, json_pack("{s:I, s:s, s:s}", "index",
+                                                    (json_int_t)i, "code",
+                                                    dvpp_status_name(st), "message",
+                                                    e.msg[0] ? e.msg : dvpp_strerror(st)));
+    }
+    if (status)
+        add_header(resp, "X-Dvpp-Item-Status", status);
+    if (errors) {
+        char *text = json_dumps(errors, JSON_COMPACT | JSON_ENSURE_ASCII);
+        if (text)
+            add_header(resp, "X-Dvpp-Item-Errors", text);
+        free(text);
+    }
+    json_decref(errors);
+    free(status);
+}
+
+static enum MHD_Result answer_batch(req *r)
+{
+    struct MHD_Response *resp;
+    dvpp_err e;
+    dvpp_status st;
+
+    dvpp_err_clear(&e);
+    st = dvpp_batchjob_wait(r->bj, &e); /* finished: returns at once */
+    if (st != DVPP_OK)
+        return answer_error(r, &e);
+    resp = result_response(r);
+    if (!resp)
+        return MHD_NO;
+    add_item_headers(resp, r->bj, r->ninputs);
+    add_tensor_headers(resp, &r->out.tensor);
+    header_printf(resp, "X-Dvpp-Timing", "read=%" PRIu64 ";total=%" PRIu64,
+                  us(r->t_read - r->t_start), us(dvpp_now_ns() - r->t_start));
+    add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+               r->spec.raw_out ? "application/octet-stream" : "application/x-npy");
+    dvppd_metrics_pixels(r->h->metrics, (uint64_t)r->ninputs * r->out.tensor.h *
+                                            r->out.tensor.w);
+    dvppd_metrics_stage(r->h->metrics, DVPPD_STAGE_READ, r->t_read - r->t_start);
+    dvppd_metrics_stage(r->h->metrics, DVPPD_STAGE_TOTAL, dvpp_now_ns() - r->t_start);
+    return answer(r, 200, resp);
+}
+
+/* --- jobs ---------------------------------------------------------------------------- */
+
+static enum MHD_Result create_job(req *r)
+{
+    dvppd_job_desc d;
+    dvpp_buf *bufs = NULL;
+    dvpp_tensor t;
+    dvpp_err e;
+    dvpp_status st;
+    uint64_t id = 0;
+    char loc[64];
+    size_t k = 0;
+    struct MHD_Response *resp;
+    json_t *body;
+    char *text;
+
+    dvpp_err_clear(&e);
+    dvppd_jobs_gc(r->h->jobs);
+    st = prepare_batch(r, &t, &e);
+    if (st == DVPP_OK && !(bufs = calloc(r->ninputs, sizeof(*bufs))))
+        st = dvpp_err_set(&e, DVPP_ENOMEM, NULL, "job inputs");
+    if (st != DVPP_OK)
+        return answer_error(r, &e);
+    for (unsigned i = 0; i < r->nparts; i++)
+        if (!is_control_part(&r->parts[i])) {
+            bufs[k++] = r->parts[i].data; /* moved */
+            dvpp_buf_init(&r->parts[i].data);
+        }
+    d = (dvppd_job_desc){
+        .device = r->h->device, .pipe = &r->spec.pipe, .inputs = bufs, .n = k,
+        .strict = r->spec.strict, .deadline_ns = 0, .result = r->result,
+        .result_len = r->result_len, .header_len = r->header_len, .tensor = t,
+        .release = buf_release_job, .release_ctx = r->h,
+    };
+    r->result = NULL; /* the job owns it now */
+    st = dvppd_jobs_start(r->h->jobs, &d, &id, &e);
+    free(bufs);
+    if (st != DVPP_OK)
+        return answer_error(r, &e);
+    snprintf(loc, sizeof(loc), "/v1/jobs/%" PRIu64, id);
+    body = json_pack("{s:s, s:s, s:I, s:s}", "id", loc + 9, "state", "running", "total",
+                     (json_int_t)k, "href", loc);
+    text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    json_decref(body);
+    resp = text ? MHD_create_response_from_buffer(strlen(text), text,
+                                                  MHD_RESPMEM_MUST_FREE)
+                : NULL;
+    if (!resp) {
+        free(text);
+        return MHD_NO;
+    }
+    add_header(resp, MHD_HTTP_HEADER_LOCATION, loc);
+    add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    return answer(r, 202, resp);
+}
+
+static json_t *job_json(dvppd_job *j)
+{
+    dvpp_batch_progress p;
+    dvpp_status st;
+    dvpp_err e;
+    dvppd_job_state s;
+    json_t *items = json_array(), *o;
+    char id[32];
+
+    dvpp_err_clear(&e);
+    s = dvppd_job_state_get(j, &p, &st, &e);
+    for (size_t i = 0; items && i < p.total && json_array_size(items) < ERRORS_LISTED; i++) {
+        dvpp_err ie;
+        dvpp_status is;
+        dvpp_err_clear(&ie);
+        is = dvpp_batchjob_item_status(dvppd_job_batch(j), i, &ie);
+        if (is != DVPP_OK && is != DVPP_EBUSY)
+            json_array_append_new(items, json_pack("{s:I, s:s, s:s}", "index",
+                                                   (json_int_t)i, "code",
+                                                   dvpp_status_name(is), "message",
+                                                   ie.msg[0] ? ie.msg : dvpp_strerror(is)));
+    }
+    snprintf(id, sizeof(id), "%" PRIu64, dvppd_job_id(j));
+    o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "id", id, "state",
+                  dvppd_job_state_name(s), "total", (json_int_t)p.total, "done",
+                  (json_int_t)p.done, "failed", (json_int_t)p.failed, "items",
+                  items ? items : json_array());
+    if (o && st != DVPP_OK)
+        json_object_set_new(o, "error", json_pack("{s:s, s:s}", "code",
+                                                  dvpp_status_name(st), "message",
+                                                  e.msg[0] ? e.msg : dvpp_strerror(st)));
+    return o;
+}
+
+static enum MHD_Result answer_job_result(req *r, dvppd_job *j)
+{
+    dvpp_batch_progress p;
+    dvpp_status st;
+    dvpp_err e;
+    dvpp_tensor t;
+    size_t len, hlen;
+    const void *data;
+    struct MHD_Response *resp;
+
+    dvpp_err_clear(&e);
+    switch (dvppd_job_state_get(j, &p, &st, &e)) {
+    case DVPPD_JOB_RUNNING:
+        return answer_status(r, DVPP_EBUSY, "state", "the job is still running");
+    case DVPPD_JOB_FAILED:
+    case DVPPD_JOB_CANCELED:
+        return answer_error(r, &e);
+    case DVPPD_JOB_DONE:
+        break;
+    }
+    data = dvppd_job_result(j, &len, &hlen, &t);
+    /* The job stays alive while libmicrohttpd sends it: copy is simplest
+     * and results are fetched once. */
+    resp = MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return MHD_NO;
+    add_item_headers(resp, dvppd_job_batch(j), p.total);
+    add_tensor_headers(resp, &t);
+    add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+               hlen ? "application/x-npy" : "application/octet-stream");
+    return answer(r, 200, resp);
+}
+
+static enum MHD_Result serve_job(req *r, const char *method)
+{
+    dvppd_job *j;
+    enum MHD_Result ret;
+
+    dvppd_jobs_gc(r->h->jobs);
+    j = dvppd_jobs_get(r->h->jobs, r->job_id);
+    if (!j)
+        return answer_status(r, DVPP_ENOTFOUND, "id", "no such job");
+    if (r->route == DVPPD_ROUTE_JOB_RESULT) {
+        ret = answer_job_result(r, j);
+    } else if (!strcmp(method, "DELETE")) {
+        json_t *o = job_json(j);
+        dvppd_jobs_delete(r->h->jobs, r->job_id);
+        if (o && !strcmp(json_string_value(json_object_get(o, "state")), "running"))
+            json_object_set_new(o, "state", json_string("canceled"));
+        ret = answer_json(r, 200, o);
+    } else {
+        ret = answer_json(r, 200, job_json(j));
+    }
+    dvppd_job_unref(j);
+    return ret;
+}
+
+/* --- operations endpoints ------------------------------------------------------------ */
+
+static enum MHD_Result serve_metrics(req *r)
+{
+    dvppd_build_info bi = {DVPP_VERSION, dvpp_simd_name(dvpp_simd_active()),
+                           dvpp_jpeg_library()};
+    struct MHD_Response *resp;
+    dvpp_buf b;
+
+    dvpp_buf_init(&b);
+    if (dvppd_metrics_render(r->h->metrics, r->h->device, &bi, &b) != DVPP_OK) {
+        dvpp_buf_fini(&b);
+        return answer_status(r, DVPP_ENOMEM, NULL, "out of memory");
+    }
+    resp = MHD_create_response_from_buffer(b.len, b.data, MHD_RESPMEM_MUST_COPY);
+    dvpp_buf_fini(&b);
+    if (!resp)
+        return MHD_NO;
+    add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4");
+    return answer(r, 200, resp);
+}
+
+static json_t *names_json(const char *const *names, size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_string(names[i]));
+    return a;
+}
+
+static enum MHD_Result serve_info(req *r)
+{
+    static const char *const profiles[] = {"native", "ascend310", "ascend310p"};
+    static const char *const parities[] = {"cv2", "pil", "tf", "ascend"};
+    static const char *const modes[] = {"stretch", "fit", "fill", "letterbox",
+                                        "shorter", "longer"};
+    static const char *const codecs[] = {"jpeg-decode", "jpeg-encode", "png-decode",
+                                         "png-encode"};
+    const dvpp_limits *l = &r->h->limits;
+    json_t *engines = json_array(), *aipp = json_array(), *o;
+
+    for (int e = 0; engines && e < DVPP_ENGINE_COUNT; e++)
+        json_array_append_new(engines, json_pack("{s:s, s:I, s:I}", "name",
+                                                 dvpp_engine_name(e), "channels",
+                                                 (json_int_t)r->h->channels, "queue_depth",
+                                                 (json_int_t)r->h->queue_depth));
+    for (unsigned i = 0; aipp && r->h->aipp && i < r->h->aipp->n; i++)
+        json_array_append_new(aipp, json_string(r->h->aipp->names[i]));
+    o = json_pack("{s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:o, "
+                  "s:o, s:o, s:{s:I, s:I, s:I, s:I}}",
+                  "version", DVPP_VERSION, "simd", dvpp_simd_name(dvpp_simd_active()),
+                  "jpeg", dvpp_jpeg_library(), "engines", engines ? engines : json_array(),
+                  "limits", "max_encoded_bytes", (json_int_t)l->max_encoded_bytes,
+                  "max_pixels", (json_int_t)l->max_pixels, "max_side",
+                  (json_int_t)l->max_side, "max_jpeg_scans", (json_int_t)l->max_jpeg_scans,
+                  "max_body_bytes", (json_int_t)r->h->max_body, "max_batch_bytes",
+                  (json_int_t)r->h->cfg.max_batch_bytes,
+                  "profiles", names_json(profiles, 3), "parities", names_json(parities, 4),
+                  "resize_modes", names_json(modes, 6), "codecs", names_json(codecs, 4),
+                  "aipp_configs", aipp ? aipp : json_array(),
+                  "http", "threads", (json_int_t)r->h->cfg.threads, "max_batch_items",
+                  (json_int_t)r->h->cfg.max_batch_items, "request_timeout_s",
+                  (json_int_t)r->h->cfg.request_timeout_s, "max_jobs",
+                  (json_int_t)r->h->cfg.max_jobs);
+    return answer_json(r, 200, o);
+}
+
+static enum MHD_Result serve_now(req *r, const char *method)
+{
+    switch (r->route) {
+    case DVPPD_ROUTE_HEALTHZ:
+        return answer_json(r, 200, json_pack("{s:s}", "status", "ok"));
+    case DVPPD_ROUTE_READYZ: {
+        bool ready = atomic_load(&r->h->ready) && !atomic_load(&r->h->draining);
+        return answer_json(r, ready ? 200 : 503, json_pack("{s:b}", "ready", ready));
+    }
+    case DVPPD_ROUTE_METRICS:
+        return serve_metrics(r);
+    case DVPPD_ROUTE_INFO:
+        return serve_info(r);
+    case DVPPD_ROUTE_JOB:
+    case DVPPD_ROUTE_JOB_RESULT:
+        return serve_job(r, method);
+    case DVPPD_ROUTE_JOBS:
+        return create_job(r);
+    default:
+        return answer_status(r, DVPP_ENOTFOUND, "path", "no such endpoint");
+    }
+}
+
+/* --- the access handler ----------------------------------------------------------------- */
+
+/* The body is complete: run the request or answer it now. */
+static enum MHD_Result dispatch(req *r, const char *method)
+{
+    dvpp_err e;
+    dvpp_status st;
+
+    r->t_read = dvpp_now_ns();
+    if (r->body_st != DVPP_OK)
+        return answer_error(r, &r->body_err);
+    if (r->route != DVPPD_ROUTE_PREPROCESS && r->route != DVPPD_ROUTE_IMAGE &&
+        r->route != DVPPD_ROUTE_DECODE && r->route != DVPPD_ROUTE_BATCH)
+        return serve_now(r, method);
+    dvpp_err_clear(&e);
+    st = r->route == DVPPD_ROUTE_BATCH ? submit_batch(r, &e) : submit_single(r, &e);
+    if (st != DVPP_OK)
+        return answer_error(r, &e);
+    r->state = REQ_RUNNING;
+    if (wait_for_job(r))
+        return MHD_YES;
+    return r->route == DVPPD_ROUTE_BATCH ? answer_batch(r) : answer_single(r);
+}
+
+static enum MHD_Result first_call(dvppd_http *h, struct MHD_Connection *conn,
+                                  const char *url, const char *method, void **con_cls)
+{
+    enum MHD_Result ret = MHD_YES;
+    bool answered;
+    req *r = req_new(h, conn);
+
+    if (!r)
+        return MHD_NO;
+    *con_cls = r;
+    atomic_fetch_add(&h->inflight, 1);
+    dvppd_metrics_inflight(h->metrics, 1);
+    if (!route_request(r, url, method, &ret))
+        return ret;
+    if (atomic_load(&h->draining) && route_has_body(r->route))
+        return answer_status(r, DVPP_ECANCELED, NULL, "the server is stopping");
+    if (!route_has_body(r->route) || strcmp(method, "POST"))
+        return MHD_YES;
+    ret = start_body(r, &answered);
+    return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    req *r = *con_cls;
+    bool done;
+
+    (void)version;
+    if (!r)
+        return first_call(cls, conn, url, method, con_cls);
+    if (r->state == REQ_ANSWERED) { /* an early answer: ignore the body */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (r->state == REQ_READING && *upload_data_size) {
+        enum MHD_Result ret = take_body(r, upload_data, *upload_data_size);
+        *upload_data_size = 0;
+        return ret;
+    }
+    if (r->state == REQ_READING)
+        return dispatch(r, method);
+    /* Resumed after the job finished. */
+    pthread_mutex_lock(&r->mu);
+    done = r->done;
+    pthread_mutex_unlock(&r->mu);
+    if (!done)
+        return MHD_YES;
+    return r->route == DVPPD_ROUTE_BATCH ? answer_batch(r) : answer_single(r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    dvppd_http *h = cls;
+    req *r = *con_cls;
+
+    (void)conn, (void)toe;
+    if (!r)
+        return;
+    *con_cls = NULL;
+    req_free(r);
+    dvppd_metrics_inflight(h->metrics, -1);
+    atomic_fetch_sub(&h->inflight, 1);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char line[512];
+
+    (void)cls;
+    vsnprintf(line, sizeof(line), fmt, ap);
+    line[strcspn(line, "\n")] = '\0';
+    dvpp_log(DVPP_LOG_DEBUG, "http: %s", line);
+}
+
+/* --- lifecycle ---------------------------------------------------------------------------- */
+
+static dvpp_status bind_address(const char *host, uint16_t port, struct sockaddr_storage *ss,
+                                dvpp_err *err)
+{
+    struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+
+    memset(ss, 0, sizeof(*ss));
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        return DVPP_OK;
+    }
+    if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        return DVPP_OK;
+    }
+    return dvpp_err_set(err, DVPP_EINVAL, "http.listen",
+                        "http.listen host '%s' is not an IPv4 or IPv6 address", host);
+}
+
+dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_err *err)
+{
+    const dvppd_config *c = env->cfg;
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ERROR_LOG;
+    struct sockaddr_storage ss;
+    const union MHD_DaemonInfo *info;
+    dvpp_device_config dc;
+    dvppd_http *h;
+    dvpp_status st;
+
+    *out = NULL;
+    st = bind_address(c->http_addr, c->http_port, &ss, err);
+    if (st != DVPP_OK)
+        return st;
+    if (ss.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    h = calloc(1, sizeof(*h));
+    if (!h)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "http server");
+    pthread_mutex_init(&h->pool.mu, NULL);
+    h->cfg = c->http;
+    h->limits = c->limits;
+    h->max_body = c->http.max_body_bytes ? c->http.max_body_bytes
+                                         : c->limits.max_encoded_bytes;
+    h->device = env->device;
+    h->metrics = env->metrics;
+    h->aipp = env->aipp;
+    dvpp_device_config_default(&dc);
+    h->channels = c->channels ? c->channels : dc.channels[DVPP_ENGINE_VPC];
+    h->queue_depth = c->queue_depth;
+    st = dvppd_jobs_new(c->http.max_jobs, c->http.job_ttl_s, &h->jobs, err);
+    if (st != DVPP_OK)
+        goto fail;
+    h->mhd = MHD_start_daemon(
+        flags, c->http_port, NULL, NULL, on_request, h,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)c->http.threads,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->http.max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->http.max_per_ip,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->http.idle_timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)c->http.connection_memory,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+        MHD_OPTION_END);
+    if (!h->mhd) {
+        st = dvpp_err_set(err, DVPP_ESYS, "http.listen", "cannot serve HTTP on %s:%u: %s",
+                          c->http_addr, c->http_port, strerror(errno));
+        goto fail;
+    }
+    info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info ? info->port : c->http_port;
+    *out = h;
+    return DVPP_OK;
+
+fail:
+    dvppd_jobs_free(h->jobs);
+    pthread_mutex_destroy(&h->pool.mu);
+    free(h);
+    return st;
+}
+
+uint16_t dvppd_http_port(const dvppd_http *h)
+{
+    return h->port;
+}
+
+void dvppd_http_set_ready(dvppd_http *h, bool ready)
+{
+    atomic_store(&h->ready, ready);
+}
+
+void dvppd_http_drain(dvppd_http *h)
+{
+    MHD_socket fd;
+
+    if (!h || atomic_exchange(&h->draining, true))
+        return;
+    fd = MHD_quiesce_daemon(h->mhd);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+}
+
+long dvppd_http_inflight(dvppd_http *h)
+{
+    return h ? atomic_load(&h->inflight) : 0;
+}
+
+void dvppd_http_stop(dvppd_http *h, unsigned timeout_s)
+{
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    uint64_t deadline;
+
+    if (!h)
+        return;
+    dvppd_http_drain(h);
+    deadline = dvpp_now_ns() + (uint64_t)timeout_s * 1000000000u;
+    while (atomic_load(&h->inflight) > 0 && dvpp_now_ns() < deadline)
+        nanosleep(&tick, NULL);
+    if (atomic_load(&h->inflight) > 0)
+        dvpp_log(DVPP_LOG_WARN, "http: %ld request(s) still open after %u s; closing",
+                 atomic_load(&h->inflight), timeout_s);
+    /* Connections idle in keep-alive are closed here; none is suspended
+     * (every job has completed, so every connection was resumed). */
+    MHD_stop_daemon(h->mhd);
+    dvppd_jobs_free(h->jobs);
+    pool_fini(&h->pool);
+    free(h);
+}

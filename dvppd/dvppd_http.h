@@ -1,0 +1,60 @@
+/* dvppd_http: the HTTP front end (libmicrohttpd), docs/http-api.md.
+ *
+ * It translates requests into dvpp_pipeline specs (dvppd_spec), runs them
+ * on the device model and answers with .npy tensors, images or JSON. It
+ * never processes pixels itself: its threads read bodies, probe headers
+ * (no pixel decoded), submit and answer. A request waiting for the device
+ * suspends its connection; the job's completion resumes it, so long jobs
+ * never hold a server thread.
+ *
+ * Threads: libmicrohttpd's epoll thread pool (http.threads). Completion
+ * callbacks run on device workers and only resume connections.
+ *
+ * Ownership: dvppd_http_start borrows the device, the metrics and the
+ * named AIPP set until dvppd_http_stop returns. Result buffers come from a
+ * small pool of reusable buffers (first-touch page faults are expensive),
+ * handed to libmicrohttpd with a release callback.
+ */
+#ifndef DVPPD_HTTP_H
+#define DVPPD_HTTP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "device/dvpp_device.h"
+#include "dvppd_aipp.h"
+#include "dvppd_config.h"
+#include "dvppd_metrics.h"
+
+typedef struct dvppd_http dvppd_http;
+
+typedef struct dvppd_http_env {
+    const dvppd_config *cfg;       /* copied */
+    dvpp_device *device;           /* a pipe device, borrowed */
+    dvppd_metrics *metrics;        /* borrowed */
+    const dvppd_aipp_set *aipp;    /* borrowed */
+} dvppd_http_env;
+
+/* Bind http.listen and start serving (not ready until set_ready).
+ * DVPP_ESYS when the address cannot be bound, DVPP_ENOMEM. */
+dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out,
+                             dvpp_err *err);
+
+/* The bound port (useful with port 0). */
+uint16_t dvppd_http_port(const dvppd_http *h);
+
+/* /readyz answers 200 only while ready. */
+void dvppd_http_set_ready(dvppd_http *h, bool ready);
+
+/* Stop accepting connections; requests that arrive on open connections
+ * are answered 503 with Connection: close. Requests in flight go on. */
+void dvppd_http_drain(dvppd_http *h);
+
+/* Requests being read, processed or answered. */
+long dvppd_http_inflight(dvppd_http *h);
+
+/* Wait up to @timeout_s for requests in flight to be answered, then stop
+ * the server and free everything. NULL is a no-op. */
+void dvppd_http_stop(dvppd_http *h, unsigned timeout_s);
+
+#endif

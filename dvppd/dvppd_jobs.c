@@ -1,0 +1,286 @@
+/* dvppd_jobs: counted, listed batch jobs. */
+#include "dvppd_jobs.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+struct dvppd_job {
+    uint64_t id;
+    atomic_uint refs;
+    dvppd_job *next;             /* registry list, under the registry mutex */
+    dvpp_pipeline pipe;
+    dvpp_buf *inputs;
+    dvpp_batchjob_input *in;
+    size_t n;
+    dvpp_batchjob *bj;
+    void *result;
+    size_t result_len, header_len;
+    dvpp_tensor tensor;
+    dvppd_buf_release release;
+    void *release_ctx;
+    atomic_uint_fast64_t finished_ns; /* 0 while running */
+};
+
+struct dvppd_jobs {
+    pthread_mutex_t mu;
+    dvppd_job *head;
+    unsigned count, max;
+    uint64_t ttl_ns;
+};
+
+static const char *const k_states[] = {"running", "done", "failed", "canceled"};
+
+const char *dvppd_job_state_name(dvppd_job_state s)
+{
+    return (unsigned)s < 4 ? k_states[s] : "unknown";
+}
+
+dvpp_status dvppd_jobs_new(unsigned max, unsigned ttl_s, dvppd_jobs **out, dvpp_err *err)
+{
+    dvppd_jobs *js = dvpp_calloc(1, sizeof(*js));
+
+    *out = NULL;
+    if (!js)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "job registry");
+    if (pthread_mutex_init(&js->mu, NULL) != 0) {
+        dvpp_free(js, sizeof(*js));
+        return dvpp_err_set(err, DVPP_ESYS, NULL, "pthread_mutex_init");
+    }
+    js->max = max;
+    js->ttl_ns = (uint64_t)ttl_s * 1000000000u;
+    *out = js;
+    return DVPP_OK;
+}
+
+static void release_inputs(dvpp_buf *inputs, size_t n)
+{
+    for (size_t i = 0; inputs && i < n; i++)
+        dvpp_buf_fini(&inputs[i]);
+    dvpp_free(inputs, n * sizeof(*inputs));
+}
+
+static void job_free(dvppd_job *j)
+{
+    dvpp_batchjob_free(j->bj); /* cancels, waits for running items */
+    release_inputs(j->inputs, j->n);
+    dvpp_free(j->in, j->n * sizeof(*j->in));
+    if (j->result && j->release)
+        j->release(j->release_ctx, j->result);
+    dvpp_free(j, sizeof(*j));
+}
+
+void dvppd_job_unref(dvppd_job *j)
+{
+    if (j && atomic_fetch_sub(&j->refs, 1) == 1)
+        job_free(j);
+}
+
+static void job_finished(void *ctx)
+{
+    dvppd_job *j = ctx;
+
+    atomic_store(&j->finished_ns, dvpp_now_ns());
+}
+
+/* Move the request's buffers into a new job record. */
+static dvppd_job *job_make(dvppd_job_desc *d)
+{
+    dvppd_job *j = dvpp_calloc(1, sizeof(*j));
+
+    if (!j)
+        return NULL;
+    j->inputs = dvpp_calloc(d->n, sizeof(*j->inputs));
+    j->in = dvpp_calloc(d->n, sizeof(*j->in));
+    if (!j->inputs || !j->in) {
+        dvpp_free(j->inputs, d->n * sizeof(*j->inputs));
+        dvpp_free(j->in, d->n * sizeof(*j->in));
+        dvpp_free(j, sizeof(*j));
+        return NULL;
+    }
+    j->n = d->n;
+    for (size_t i = 0; i < d->n; i++) {
+        j->inputs[i] = d->inputs[i];
+        dvpp_buf_init(&d->inputs[i]);
+        j->in[i] = (dvpp_batchjob_input){j->inputs[i].data, j->inputs[i].len};
+    }
+    j->pipe = *d->pipe;
+    j->result = d->result, j->result_len = d->result_len, j->header_len = d->header_len;
+    j->tensor = d->tensor;
+    j->release = d->release, j->release_ctx = d->release_ctx;
+    d->result = NULL;
+    atomic_init(&j->refs, 1);
+    return j;
+}
+
+dvpp_status dvppd_jobs_start(dvppd_jobs *js, dvppd_job_desc *d, uint64_t *id,
+                             dvpp_err *err)
+{
+    dvpp_batchjob_opts o = {.strict = d->strict, .deadline_ns = d->deadline_ns};
+    dvppd_job *j;
+    dvpp_status st;
+
+    pthread_mutex_lock(&js->mu);
+    if (js->count >= js->max) {
+        pthread_mutex_unlock(&js->mu);
+        st = dvpp_err_set(err, DVPP_EAGAIN, "batches", "%u jobs are open (http.max_jobs); "
+                          "delete finished ones or retry later", js->max);
+        goto refuse;
+    }
+    js->count++; /* reserve the place while starting */
+    pthread_mutex_unlock(&js->mu);
+    j = job_make(d);
+    if (!j) {
+        st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "job record");
+        goto unreserve;
+    }
+    o.done = job_finished;
+    o.ctx = j;
+    st = dvpp_batchjob_start_opts(d->device, &j->pipe, j->in, j->n, &j->tensor, &o,
+                                  &j->bj, err);
+    if (st != DVPP_OK) {
+        job_free(j);
+        goto unreserve_released;
+    }
+    j->id = dvpp_batchjob_id(j->bj);
+    *id = j->id;
+    pthread_mutex_lock(&js->mu);
+    j->next = js->head;
+    js->head = j;
+    pthread_mutex_unlock(&js->mu);
+    return DVPP_OK;
+
+unreserve:
+    pthread_mutex_lock(&js->mu);
+    js->count--;
+    pthread_mutex_unlock(&js->mu);
+refuse:
+    for (size_t i = 0; i < d->n; i++)
+        dvpp_buf_fini(&d->inputs[i]);
+    if (d->result && d->release)
+        d->release(d->release_ctx, d->result);
+    d->result = NULL;
+    return st;
+unreserve_released:
+    pthread_mutex_lock(&js->mu);
+    js->count--;
+    pthread_mutex_unlock(&js->mu);
+    return st;
+}
+
+/* Unlink @id; the caller gets the registry's reference. */
+static dvppd_job *unlink_job(dvppd_jobs *js, uint64_t id)
+{
+    dvppd_job **pp = &js->head, *j;
+
+    while ((j = *pp) && j->id != id)
+        pp = &j->next;
+    if (j) {
+        *pp = j->next;
+        js->count--;
+    }
+    return j;
+}
+
+dvppd_job *dvppd_jobs_get(dvppd_jobs *js, uint64_t id)
+{
+    dvppd_job *j;
+
+    pthread_mutex_lock(&js->mu);
+    for (j = js->head; j && j->id != id; j = j->next)
+        ;
+    if (j)
+        atomic_fetch_add(&j->refs, 1);
+    pthread_mutex_unlock(&js->mu);
+    return j;
+}
+
+dvpp_status dvppd_jobs_delete(dvppd_jobs *js, uint64_t id)
+{
+    dvppd_job *j;
+
+    pthread_mutex_lock(&js->mu);
+    j = unlink_job(js, id);
+    pthread_mutex_unlock(&js->mu);
+    if (!j)
+        return DVPP_ENOTFOUND;
+    dvpp_batchjob_cancel(j->bj);
+    dvppd_job_unref(j);
+    return DVPP_OK;
+}
+
+void dvppd_jobs_gc(dvppd_jobs *js)
+{
+    uint64_t now = dvpp_now_ns();
+
+    for (;;) {
+        dvppd_job *j, *old = NULL;
+        pthread_mutex_lock(&js->mu);
+        for (j = js->head; j && !old; j = j->next) {
+            uint64_t f = atomic_load(&j->finished_ns);
+            if (f && now - f > js->ttl_ns)
+                old = j;
+        }
+        if (old)
+            unlink_job(js, old->id);
+        pthread_mutex_unlock(&js->mu);
+        if (!old)
+            return;
+        dvppd_job_unref(old);
+    }
+}
+
+void dvppd_jobs_free(dvppd_jobs *js)
+{
+    if (!js)
+        return;
+    for (;;) {
+        dvppd_job *j;
+        pthread_mutex_lock(&js->mu);
+        j = js->head;
+        if (j)
+            unlink_job(js, j->id);
+        pthread_mutex_unlock(&js->mu);
+        if (!j)
+            break;
+        dvpp_batchjob_cancel(j->bj);
+        dvppd_job_unref(j);
+    }
+    pthread_mutex_destroy(&js->mu);
+    dvpp_free(js, sizeof(*js));
+}
+
+dvppd_job_state dvppd_job_state_get(dvppd_job *j, dvpp_batch_progress *p,
+                                    dvpp_status *status, dvpp_err *err)
+{
+    dvpp_status st;
+
+    dvpp_batchjob_progress(j->bj, p);
+    *status = DVPP_OK;
+    if (!atomic_load(&j->finished_ns) || !p->finished)
+        return DVPPD_JOB_RUNNING;
+    st = dvpp_batchjob_wait(j->bj, err); /* finished: returns at once */
+    *status = st;
+    if (st == DVPP_ECANCELED)
+        return DVPPD_JOB_CANCELED;
+    return st == DVPP_OK ? DVPPD_JOB_DONE : DVPPD_JOB_FAILED;
+}
+
+uint64_t dvppd_job_id(const dvppd_job *j)
+{
+    return j->id;
+}
+
+dvpp_batchjob *dvppd_job_batch(dvppd_job *j)
+{
+    return j->bj;
+}
+
+const void *dvppd_job_result(const dvppd_job *j, size_t *len, size_t *header_len,
+                             dvpp_tensor *t)
+{
+    *len = j->result_len;
+    *header_len = j->header_len;
+    *t = j->tensor;
+    return j->result;
+}
