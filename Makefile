@@ -155,6 +155,16 @@ $(BUILD)/tests/unit/%: $(OBJ)/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIB)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS) $(TEST_LIBS)
 
+# The daemon's modules (all but main) for its unit tests.
+DVPPD_MOD_OBJS := $(filter-out $(OBJ)/dvppd/main.o,$(DVPPD_SRCS:%.c=$(OBJ)/%.o))
+$(OBJ)/tests/unit/dvppd/%.o: FINAL_CFLAGS += -Idvppd $(DVPPD_CFLAGS)
+
+$(BUILD)/tests/unit/dvppd/%: $(OBJ)/tests/unit/dvppd/%.o $(UNIT_HELPER_OBJS) \
+		$(DVPPD_MOD_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(DVPPD_LIBS) $(FINAL_LIBS) $(TEST_LIBS)
+
 $(BUILD)/tests/fuzz/%: $(OBJ)/tests/fuzz/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)

@@ -786,6 +786,16 @@ static dvpp_status run_aipp(dvpp_worker *w, const dvpp_pipeline *p,
 }
 
 /* Copy @src row by row into the caller's tight image. */
+/* Padding bytes (stride beyond the row, rows beyond the height) are
+ * zeroed: an answer never carries stale buffer content. */
+static bool has_padding(const dvpp_planes *sp, const dvpp_planes *dp)
+{
+    for (int k = 0; k < dp->count; k++)
+        if (dp->p[k].stride > sp->p[k].row_bytes || dp->p[k].alloc_rows > sp->p[k].rows)
+            return true;
+    return false;
+}
+
 static dvpp_status copy_image(const dvpp_pipeline *p, const dvpp_image *src,
                               const dvpp_pipeline_plan *pl, dvpp_image *dst,
                               dvpp_err *err)
@@ -802,15 +812,14 @@ static dvpp_status copy_image(const dvpp_pipeline *p, const dvpp_image *src,
     st = dvpp_image_init(dst, src->format, src->width, src->height,
                          p->out_align_w, p->out_align_h, err);
     dst->data = data, dst->size = size;
-    /* Stride padding is defined (zero), never stale buffer content. */
-    if (st == DVPP_OK && (p->out_align_w > 1 || p->out_align_h > 1))
-        memset(data, 0, pl->out_bytes);
     if (st == DVPP_OK)
         st = dvpp_image_planes(src, &sp, err);
     if (st == DVPP_OK)
         st = dvpp_image_planes(dst, &dp, err);
     if (st != DVPP_OK)
         return st;
+    if (has_padding(&sp, &dp))
+        memset(data, 0, pl->out_bytes);
     for (int k = 0; k < sp.count; k++)
         for (uint32_t y = 0; y < sp.p[k].rows; y++)
             memcpy(dvpp_image_row(dst, &dp, k, y), dvpp_image_row(src, &sp, k, y),

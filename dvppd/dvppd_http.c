@@ -518,6 +518,8 @@ static enum MHD_Result start_body(req *r, bool *answered)
  * deadline or the limit: a response cannot be queued mid-body. */
 static enum MHD_Result take_body(req *r, const char *data, size_t size)
 {
+    if (!route_has_body(r->route))
+        return MHD_YES; /* a body on GET/DELETE means nothing: skip it */
     if (dvpp_now_ns() > r->deadline) {
         dvppd_metrics_reject(r->h->metrics, DVPPD_REJECT_DEADLINE);
         dvppd_metrics_request(r->h->metrics, r->route, 408, dvpp_now_ns() - r->t_start);

@@ -691,12 +691,13 @@ static dvpp_status j_resize(json_t *v, const char *path, dvpp_pipe_op *op, dvpp_
                                        "ascend_mode", NULL};
     dvpp_pipe_resize *r = &op->u.resize;
     char f[DVPP_ERR_FIELD_LEN];
-    uint32_t am = 0;
+    uint32_t am;
     dvpp_status st;
 
     op->kind = DVPP_PIPE_OP_RESIZE;
     r->mode = DVPP_RESIZE_STRETCH;
     dvpp_resize_opts_init(&r->opts);
+    am = (uint32_t)r->opts.ascend_mode;
     st = only_keys(v, path, keys, err);
     if (st == DVPP_OK)
         st = j_u32(v, "w", path, 1, 1u << 16, &r->w, err);

@@ -760,6 +760,211 @@ static void test_image_batch(void **state)
     corpus_free(c);
 }
 
+/* --- single jobs and completion notices ------------------------------------------ */
+
+typedef struct notice {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int count;
+    dvpp_status status;
+} notice;
+
+static void notice_init(notice *n)
+{
+    memset(n, 0, sizeof(*n));
+    pthread_mutex_init(&n->mu, NULL);
+    pthread_cond_init(&n->cv, NULL);
+}
+
+static void notice_fini(notice *n)
+{
+    pthread_mutex_destroy(&n->mu);
+    pthread_cond_destroy(&n->cv);
+}
+
+static void notice_post(notice *n, dvpp_status st)
+{
+    pthread_mutex_lock(&n->mu);
+    n->count++;
+    n->status = st;
+    pthread_cond_broadcast(&n->cv);
+    pthread_mutex_unlock(&n->mu);
+}
+
+static void notice_wait(notice *n, int count)
+{
+    pthread_mutex_lock(&n->mu);
+    while (n->count < count)
+        pthread_cond_wait(&n->cv, &n->mu);
+    pthread_mutex_unlock(&n->mu);
+}
+
+static void on_single(void *ctx, dvpp_status st, const dvpp_err *err)
+{
+    (void)err;
+    notice_post(ctx, st);
+}
+
+static void on_batch(void *ctx)
+{
+    notice_post(ctx, DVPP_OK);
+}
+
+/* dvpp_pipejob_submit: each item as its own job, sized in advance with
+ * dvpp_pipeline_probe + plan, equals the batch reference; the completion
+ * callback runs once per job; stage times are filled; a corrupt input
+ * fails its job only. */
+static void test_single_jobs(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_device *d = pipe_device(4);
+    dvpp_pipeline p;
+    dvpp_tensor ref;
+    dvpp_stream *s;
+    dvpp_pipejob *jobs = calloc(NSRC * 2, sizeof(*jobs));
+    dvpp_pipeline_out *outs = calloc(NSRC * 2, sizeof(*outs));
+    notice n;
+    size_t slice;
+
+    (void)state;
+    corrupt(c);
+    imagenet_pipeline(&p, DVPP_RESIZE_LETTERBOX);
+    batch_tensor(&p, NITEMS, &ref);
+    reference(&p, c->in, NITEMS, &ref);
+    slice = ref.bytes / NITEMS;
+    notice_init(&n);
+    assert_int_equal(dvpp_stream_new(d, 0, &s, NULL), DVPP_OK);
+    for (int k = 0; k < NSRC * 2; k++) {
+        int i = k == 0 ? BAD_INDEX : k;
+        dvpp_pipe_source src;
+        dvpp_pipeline_plan plan;
+        assert_int_equal(dvpp_pipeline_probe(&p, c->in[i].data, c->in[i].len, NULL,
+                                             &src, NULL), DVPP_OK);
+        assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &plan, NULL), DVPP_OK);
+        assert_int_equal(plan.w, 32);
+        assert_int_equal(dvpp_tensor_init(&outs[k].tensor, plan.dtype, plan.layout, 1,
+                                          plan.c, plan.h, plan.w, NULL), DVPP_OK);
+        outs[k].tensor.data = calloc(1, outs[k].tensor.bytes);
+        jobs[k] = (dvpp_pipejob){.pipe = &p, .input = c->in[i].data, .len = c->in[i].len,
+                                 .out = &outs[k], .pixels = 1, .done = on_single,
+                                 .ctx = &n};
+        assert_int_equal(dvpp_pipejob_submit(s, &jobs[k], NULL, NULL), DVPP_OK);
+    }
+    notice_wait(&n, NSRC * 2);
+    assert_int_equal(dvpp_stream_synchronize(s, NULL), DVPP_ECORRUPT);
+    for (int k = 1; k < NSRC * 2; k++) {
+        assert_memory_equal(outs[k].tensor.data, (uint8_t *)ref.data + (size_t)k * slice,
+                            slice);
+        assert_true(outs[k].stage_ns[DVPP_PIPE_STAGE_DECODE] > 0);
+        assert_true(outs[k].stage_ns[DVPP_PIPE_STAGE_POST] > 0);
+        assert_true(jobs[k].started_ns > 0);
+    }
+    /* Neither JPEG nor PNG: EUNSUPPORTED from the probe, before any job. */
+    {
+        dvpp_pipe_source src;
+        dvpp_err e;
+        static const uint8_t gif[8] = {'G', 'I', 'F', '8', '9', 'a', 0, 0};
+        assert_int_equal(dvpp_pipeline_probe(&p, gif, sizeof(gif), NULL, &src, &e),
+                         DVPP_EUNSUPPORTED);
+        assert_string_equal(e.field, "input");
+    }
+    dvpp_stream_free(s);
+    for (int k = 0; k < NSRC * 2; k++)
+        free(outs[k].tensor.data);
+    notice_fini(&n);
+    free(jobs), free(outs), free(ref.data);
+    dvpp_pipe_device_free(d);
+    corpus_free(c);
+}
+
+/* dvpp_batchjob_start_opts: the notice comes once, after every item; the
+ * tensor then equals the reference. A deadline already passed fails every
+ * item with ETIMEDOUT (zeroed slices), and the notice still comes. */
+static void test_batch_notice_and_deadline(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_device *d = pipe_device(3);
+    dvpp_pipeline p;
+    dvpp_tensor ref, t;
+    dvpp_batchjob *j;
+    dvpp_batch_progress prog;
+    notice n;
+    dvpp_batchjob_opts o;
+
+    (void)state;
+    imagenet_pipeline(&p, DVPP_RESIZE_FILL);
+    batch_tensor(&p, NITEMS, &ref);
+    batch_tensor(&p, NITEMS, &t);
+    reference(&p, c->in, NITEMS, &ref);
+    notice_init(&n);
+    o = (dvpp_batchjob_opts){.done = on_batch, .ctx = &n};
+    assert_int_equal(dvpp_batchjob_start_opts(d, &p, c->in, NITEMS, &t, &o, &j, NULL),
+                     DVPP_OK);
+    notice_wait(&n, 1);
+    dvpp_batchjob_progress(j, &prog);
+    assert_int_equal(prog.done, NITEMS);
+    assert_int_equal(dvpp_batchjob_wait(j, NULL), DVPP_OK);
+    assert_memory_equal(t.data, ref.data, ref.bytes);
+    dvpp_batchjob_free(j);
+    assert_int_equal(n.count, 1);
+
+    o.deadline_ns = 1; /* long past */
+    assert_int_equal(dvpp_batchjob_start_opts(d, &p, c->in, NITEMS, &t, &o, &j, NULL),
+                     DVPP_OK);
+    notice_wait(&n, 2);
+    assert_int_equal(dvpp_batchjob_wait(j, NULL), DVPP_OK);
+    for (size_t i = 0; i < NITEMS; i++)
+        assert_int_equal(dvpp_batchjob_item_status(j, i, NULL), DVPP_ETIMEDOUT);
+    assert_true(all_zero(t.data, t.bytes));
+    dvpp_batchjob_free(j);
+    notice_fini(&n);
+    free(ref.data), free(t.data);
+    dvpp_pipe_device_free(d);
+    corpus_free(c);
+}
+
+/* Unencoded image output with stride alignment: rows of ALIGN(w, 16)
+ * pixels, planes of ALIGN(h, 2) rows, padding zero, pixels equal to the
+ * tight output. */
+static void test_aligned_image_output(void **state)
+{
+    corpus *c = corpus_new();
+    dvpp_worker w;
+    dvpp_pipeline p;
+    dvpp_pipeline_out *tight = calloc(1, sizeof(*tight)), *al = calloc(1, sizeof(*al));
+    uint8_t *a = malloc(1 << 20), *b = malloc(1 << 20);
+
+    (void)state;
+    dvpp_worker_init(&w, NULL);
+    dvpp_pipeline_init(&p);
+    p.out_format = DVPP_PIXEL_NV12;
+    tight->image.data = a, tight->image.size = 1 << 20;
+    al->image.data = b, al->image.size = 1 << 20;
+    memset(b, 0xEE, 1 << 20);
+    /* 33x71 source (jpeg[2]): odd sizes */
+    assert_int_equal(dvpp_pipeline_run(&w, &p, c->jpeg[2].data, c->jpeg[2].len, tight,
+                                       NULL), DVPP_OK);
+    p.out_align_w = 16, p.out_align_h = 2;
+    assert_int_equal(dvpp_pipeline_run(&w, &p, c->jpeg[2].data, c->jpeg[2].len, al,
+                                       NULL), DVPP_OK);
+    assert_int_equal(tight->image.width_stride, 34);
+    assert_int_equal(al->image.width_stride, 48);
+    assert_int_equal(al->image.height_stride, 72);
+    assert_int_equal(al->plan.out_bytes, 48 * 72 * 3 / 2);
+    for (uint32_t y = 0; y < 72; y++) {
+        if (y < 71)
+            assert_memory_equal(b + y * 48, a + y * 34, 34);
+        assert_true(all_zero(b + y * 48 + (y < 71 ? 34 : 0), y < 71 ? 14 : 48));
+    }
+    for (uint32_t y = 0; y < 36; y++) /* UV rows */
+        assert_memory_equal(b + 72 * 48 + y * 48, a + 71 * 34 + y * 34, 34);
+    p.out_align_w = DVPP_PIPE_MAX_ALIGN + 1;
+    assert_int_equal(dvpp_pipeline_validate(&p, NULL, NULL), DVPP_EINVAL);
+    dvpp_worker_fini(&w);
+    free(a), free(b), free(tight), free(al);
+    corpus_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -772,6 +977,9 @@ int main(void)
         cmocka_unit_test(test_start_errors),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_image_batch),
+        cmocka_unit_test(test_single_jobs),
+        cmocka_unit_test(test_batch_notice_and_deadline),
+        cmocka_unit_test(test_aligned_image_output),
     };
     return cmocka_run_group_tests_name("device batchjob", tests, NULL, NULL);
 }
