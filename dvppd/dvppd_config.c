@@ -79,7 +79,7 @@ static const key_def k_keys[] = {
     {"http", "max_connections_per_ip", KEY_U32, OFF(http.max_per_ip), 0, 0, 1u << 20},
     {"http", "idle_timeout_s", KEY_U32, OFF(http.idle_timeout_s), 0, 1, 86400},
     {"http", "request_timeout_s", KEY_U32, OFF(http.request_timeout_s), 0, 1, 86400},
-    {"http", "connection_memory", KEY_U32, OFF(http.connection_memory), 0, 8192, 1u << 26},
+    {"http", "connection_memory", KEY_U32, OFF(http.connection_memory), 0, 32768, 1u << 26},
     {"http", "max_body_bytes", KEY_U64, OFF(http.max_body_bytes), 0, 0, (uint64_t)1 << 34},
     {"http", "max_batch_bytes", KEY_U64, OFF(http.max_batch_bytes), 0, 1, (uint64_t)1 << 36},
     {"http", "max_batch_items", KEY_U32, OFF(http.max_batch_items), 0, 1, 65536},

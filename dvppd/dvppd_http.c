@@ -628,12 +628,12 @@ static dvpp_status build_spec(req *r, dvppd_spec_kind kind, dvpp_err *err)
                             "spec part");
     if (!json)
         return dvppd_spec_from_query(&env, q.kv, q.n, &r->spec, err);
-    for (size_t i = 0; i < q.n; i++)
-        return dvpp_err_set(err, DVPP_EINVAL, q.kv[i].key,
-                            dvppd_spec_is_param(q.kv[i].key)
+    if (q.n) /* a spec says everything: nothing may sit beside it */
+        return dvpp_err_set(err, DVPP_EINVAL, q.kv[0].key,
+                            dvppd_spec_is_param(q.kv[0].key)
                                 ? "%s: give it in the JSON spec, not beside it"
                                 : "unknown parameter '%.64s'",
-                            q.kv[i].key);
+                            q.kv[0].key);
     return dvppd_spec_from_json(&env, json, json_len, &r->spec, err);
 }
 
@@ -995,26 +995,34 @@ static dvpp_status submit_batch(req *r, dvpp_err *err)
                                     &t, &o, &r->bj, err);
 }
 
-/* X-Dvpp-Item-Status and X-Dvpp-Item-Errors of a finished batch. */
-static void add_item_headers(struct MHD_Response *resp, dvpp_batchjob *bj, size_t n)
+/* X-Dvpp-Items-Failed, X-Dvpp-Item-Status and X-Dvpp-Item-Errors of a
+ * finished batch. The status list is left out when it would not fit a
+ * quarter of the connection's memory (libmicrohttpd builds headers there);
+ * the failed items are then still in X-Dvpp-Item-Errors (first 32) and in
+ * GET /v1/jobs/{id}. */
+static void add_item_headers(struct MHD_Response *resp, dvpp_batchjob *bj, size_t n,
+                             size_t memory)
 {
-    size_t cap = n * 16 + 1, len = 0;
-    char *status = malloc(cap);
+    size_t cap = n * 16 + 1, len = 0, failed = 0;
+    char *status = n * 14 < memory / 4 ? malloc(cap) : NULL;
     json_t *errors = json_array();
 
-    for (size_t i = 0; i < n && status; i++) {
+    for (size_t i = 0; i < n; i++) {
         dvpp_err e;
         dvpp_status st;
         dvpp_err_clear(&e);
         st = dvpp_batchjob_item_status(bj, i, &e);
-        len += (size_t)snprintf(status + len, cap - len, "%s%s", i ? "," : "",
-                                st == DVPP_OK ? "OK" : dvpp_status_name(st));
+        failed += st != DVPP_OK;
+        if (status)
+            len += (size_t)snprintf(status + len, cap - len, "%s%s", i ? "," : "",
+                                    st == DVPP_OK ? "OK" : dvpp_status_name(st));
         if (st != DVPP_OK && errors && json_array_size(errors) < ERRORS_LISTED)
             json_array_append_new(errors, json_pack("{s:I, s:s, s:s}", "index",
                                                     (json_int_t)i, "code",
                                                     dvpp_status_name(st), "message",
                                                     e.msg[0] ? e.msg : dvpp_strerror(st)));
     }
+    header_printf(resp, "X-Dvpp-Items-Failed", "%zu", failed);
     if (status)
         add_header(resp, "X-Dvpp-Item-Status", status);
     if (errors) {
@@ -1040,7 +1048,7 @@ static enum MHD_Result answer_batch(req *r)
     resp = result_response(r);
     if (!resp)
         return MHD_NO;
-    add_item_headers(resp, r->bj, r->ninputs);
+    add_item_headers(resp, r->bj, r->ninputs, r->h->cfg.connection_memory);
     add_tensor_headers(resp, &r->out.tensor);
     header_printf(resp, "X-Dvpp-Timing", "read=%" PRIu64 ";total=%" PRIu64,
                   us(r->t_read - r->t_start), us(dvpp_now_ns() - r->t_start));
@@ -1169,7 +1177,7 @@ static enum MHD_Result answer_job_result(req *r, dvppd_job *j)
     resp = MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
-    add_item_headers(resp, dvppd_job_batch(j), p.total);
+    add_item_headers(resp, dvppd_job_batch(j), p.total, r->h->cfg.connection_memory);
     add_tensor_headers(resp, &t);
     add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
                hlen ? "application/x-npy" : "application/octet-stream");

@@ -27,6 +27,7 @@ typedef struct draft {
     bool has_aipp_opts;
     const char *format;          /* output format name, borrowed */
     bool has_quality, has_align;
+    bool shrink_set;             /* shrink_on_load given explicitly */
 } draft;
 
 static void draft_init(draft *d, const dvppd_spec_env *env, dvppd_spec *s)
@@ -149,6 +150,13 @@ static bool parse_raw(const char *v, dvpp_pipe_raw *raw)
     memset(raw, 0, sizeof(*raw));
     return dvpp_pixfmt_parse(fmt, &raw->format) &&
            parse_size(colon + 1, &raw->width, &raw->height);
+}
+
+/* "path.key" into @f (truncated to fit: error fields are for people). */
+static void join(char *f, size_t n, const char *path, const char *key)
+{
+    if (snprintf(f, n, "%s.%s", path, key) >= (int)n)
+        f[n - 1] = '\0';
 }
 
 static dvpp_status bad(dvpp_err *err, const char *field, const char *why)
@@ -298,7 +306,7 @@ static dvpp_status apply_decode_param(draft *d, const char *k, const char *v,
     if (!parse_flag(v, &f))
         return bad(err, k, "want 0 or 1");
     if (!strcmp(k, "shrink_on_load"))
-        p->decode.shrink_on_load = f;
+        p->decode.shrink_on_load = f, d->shrink_set = true;
     else if (!strcmp(k, "no_orient"))
         p->decode.no_orient = f;
     else
@@ -437,6 +445,19 @@ static dvpp_status assemble_tensor(draft *d, dvpp_err *err)
     return take_aipp(d, "aipp", err);
 }
 
+/* Thumbnails (/v1/image) decode JPEGs with DCT scaling by default, as
+ * imgproxy and libvips do: the largest reduction that keeps the first
+ * resize a downscale. Tensors and decodes keep exact full decodes unless
+ * asked. */
+static void default_shrink(draft *d)
+{
+    dvpp_pipeline *p = &d->s->pipe;
+
+    if (!d->shrink_set && p->nops > 0 && p->ops[0].kind == DVPP_PIPE_OP_RESIZE &&
+        !p->decode.has_roi)
+        p->decode.shrink_on_load = true;
+}
+
 static dvpp_status assemble_output(draft *d, dvpp_err *err)
 {
     dvpp_pipeline *p = &d->s->pipe;
@@ -445,6 +466,7 @@ static dvpp_status assemble_output(draft *d, dvpp_err *err)
         return assemble_tensor(d, err);
     p->output = DVPP_PIPE_OUT_IMAGE;
     if (d->env->kind == DVPPD_SPEC_IMAGE) {
+        default_shrink(d);
         if (!d->format || !strcmp(d->format, "jpeg") || !strcmp(d->format, "jpg"))
             p->encoding = DVPP_PIPE_ENC_JPEG;
         else if (!strcmp(d->format, "png"))
@@ -531,7 +553,7 @@ static dvpp_status j_u32(json_t *obj, const char *key, const char *path, uint32_
 
     if (!v)
         return DVPP_OK;
-    snprintf(f, sizeof(f), "%s.%s", path, key);
+    join(f, sizeof(f), path, key);
     if (!json_is_integer(v) || (n = json_integer_value(v)) < (json_int_t)min ||
         n > (json_int_t)max)
         return dvpp_err_set(err, DVPP_EINVAL, f, "%s: want an integer in [%u, %u]", f,
@@ -548,7 +570,7 @@ static dvpp_status j_bool(json_t *obj, const char *key, const char *path, bool *
 
     if (!v)
         return DVPP_OK;
-    snprintf(f, sizeof(f), "%s.%s", path, key);
+    join(f, sizeof(f), path, key);
     if (!json_is_boolean(v))
         return bad(err, f, "want true or false");
     *out = json_is_true(v);
@@ -669,6 +691,7 @@ static dvpp_status j_decode(draft *d, json_t *dec, dvpp_err *err)
     if (st == DVPP_OK)
         st = j_name(json_object_get(dec, "profile"), "decode.profile", ok_profile,
                     &o->profile, "want native, ascend310 or ascend310p", err);
+    d->shrink_set = json_object_get(dec, "shrink_on_load") != NULL;
     if (st == DVPP_OK)
         st = j_bool(dec, "shrink_on_load", "decode", &o->shrink_on_load, err);
     if (st == DVPP_OK)
@@ -706,19 +729,19 @@ static dvpp_status j_resize(json_t *v, const char *path, dvpp_pipe_op *op, dvpp_
     if (st == DVPP_OK)
         st = j_u32(v, "ascend_mode", path, 0, 4, &am, err);
     r->opts.ascend_mode = (int)am;
-    snprintf(f, sizeof(f), "%s.mode", path);
+    join(f, sizeof(f), path, "mode");
     if (st == DVPP_OK)
         st = j_name(json_object_get(v, "mode"), f, ok_mode, &r->mode,
                     "want stretch, fit, fill, letterbox, shorter or longer", err);
-    snprintf(f, sizeof(f), "%s.interp", path);
+    join(f, sizeof(f), path, "interp");
     if (st == DVPP_OK)
         st = j_name(json_object_get(v, "interp"), f, ok_interp, &r->opts.interp,
                     "unknown interpolation", err);
-    snprintf(f, sizeof(f), "%s.parity", path);
+    join(f, sizeof(f), path, "parity");
     if (st == DVPP_OK)
         st = j_name(json_object_get(v, "parity"), f, ok_parity, &r->opts.parity,
                     "want cv2, pil, tf or ascend", err);
-    snprintf(f, sizeof(f), "%s.pad", path);
+    join(f, sizeof(f), path, "pad");
     if (st == DVPP_OK && json_object_get(v, "pad")) {
         double pad[3];
         st = j_numbers(json_object_get(v, "pad"), f, 3, true, 0, 255, pad, err);
@@ -752,11 +775,11 @@ static dvpp_status j_border(json_t *v, const char *path, dvpp_pipe_op *op, dvpp_
         st = j_u32(v, "left", path, 0, 1u << 16, &b->left, err);
     if (st == DVPP_OK)
         st = j_u32(v, "right", path, 0, 1u << 16, &b->right, err);
-    snprintf(f, sizeof(f), "%s.type", path);
+    join(f, sizeof(f), path, "type");
     if (st == DVPP_OK)
         st = j_name(json_object_get(v, "type"), f, ok_btype, &b->type,
                     "want constant, replicate, reflect or reflect101", err);
-    snprintf(f, sizeof(f), "%s.value", path);
+    join(f, sizeof(f), path, "value");
     if (st == DVPP_OK && json_object_get(v, "value")) {
         json_t *val = json_object_get(v, "value");
         size_t n = json_is_array(val) ? json_array_size(val) : 1;
@@ -778,7 +801,11 @@ static dvpp_status j_op(json_t *v, size_t i, dvpp_pipe_op *op, dvpp_err *err)
     kind = json_object_iter_key(json_object_iter(v));
     arg = json_object_iter_value(json_object_iter(v));
     memset(op, 0, sizeof(*op));
-    snprintf(path + strlen(path), sizeof(path) - strlen(path), ".%s", kind);
+    {
+        char base[DVPP_ERR_FIELD_LEN];
+        memcpy(base, path, sizeof(base));
+        join(path, sizeof(path), base, kind);
+    }
     if (!strcmp(kind, "crop")) {
         op->kind = DVPP_PIPE_OP_CROP;
         return j_roi(arg, path, &op->u.crop, err);

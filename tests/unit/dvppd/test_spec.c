@@ -72,6 +72,7 @@ static void test_query_imagenet(void **state)
 
     (void)state;
     assert_int_equal(query(DVPPD_SPEC_TENSOR, kv, 4, &s, &e), DVPP_OK);
+    assert_false(s.pipe.decode.shrink_on_load); /* tensors: exact decodes */
     assert_int_equal(s.pipe.nops, 1);
     assert_int_equal(s.pipe.ops[0].kind, DVPP_PIPE_OP_RESIZE);
     assert_int_equal(s.pipe.ops[0].u.resize.w, 224);
@@ -168,6 +169,7 @@ static void test_query_image_and_decode(void **state)
     (void)state;
     assert_int_equal(query(DVPPD_SPEC_IMAGE, img, 5, &s, &e), DVPP_OK);
     assert_int_equal(s.pipe.output, DVPP_PIPE_OUT_IMAGE);
+    assert_true(s.pipe.decode.shrink_on_load); /* thumbnails: DCT scaling */
     assert_int_equal(s.pipe.encoding, DVPP_PIPE_ENC_PNG);
     assert_int_equal(s.pipe.quality, 85);
     assert_int_equal(s.pipe.ops[0].u.resize.mode, DVPP_RESIZE_FIT);
@@ -175,7 +177,22 @@ static void test_query_image_and_decode(void **state)
     assert_int_equal(query(DVPPD_SPEC_IMAGE, img, 4, &s, &e), DVPP_OK);
     assert_int_equal(s.pipe.encoding, DVPP_PIPE_ENC_JPEG);
 
+    {
+        static const char *const exact[] = {"w", "300", "h", "300", "shrink_on_load", "0"};
+        static const char *const crop[] = {"crop", "0,0,9,9", "w", "5", "h", "5"};
+        assert_int_equal(query(DVPPD_SPEC_IMAGE, exact, 3, &s, &e), DVPP_OK);
+        assert_false(s.pipe.decode.shrink_on_load);
+        assert_int_equal(query(DVPPD_SPEC_IMAGE, crop, 3, &s, &e), DVPP_OK);
+        assert_false(s.pipe.decode.shrink_on_load); /* the first op is a crop */
+        assert_int_equal(json(DVPPD_SPEC_IMAGE, "{\"ops\": [{\"resize\": {\"w\": 9, "
+                                                "\"h\": 9}}], \"decode\": "
+                                                "{\"shrink_on_load\": false}}", &s, &e),
+                         DVPP_OK);
+        assert_false(s.pipe.decode.shrink_on_load);
+    }
+    assert_false(s.pipe.decode.shrink_on_load);
     assert_int_equal(query(DVPPD_SPEC_DECODE, dec, 3, &s, &e), DVPP_OK);
+    assert_false(s.pipe.decode.shrink_on_load);
     assert_int_equal(s.pipe.nops, 0);
     assert_int_equal(s.pipe.out_format, DVPP_PIXEL_NV12);
     assert_int_equal(s.pipe.out_align_w, 16);
