@@ -56,6 +56,7 @@ DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
 DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
 	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates
 DEB_FUZZ := clang libclang-rt-14-dev
+DEB_BENCH := wrk nginx libnginx-mod-http-image-filter
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -222,12 +223,14 @@ fuzz:
 
 fuzz-bins: $(FUZZ_BINS)
 
-bench: deps
+bench:
+	$(Q)$(MAKE) --no-print-directory deps DEB_EXTRA="$(DEB_BENCH)"
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) test-data
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_vpc.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_norm.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_batch.py
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_http.py
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \

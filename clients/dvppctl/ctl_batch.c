@@ -1,4 +1,6 @@
 /* dvppctl batch: a batch job through the device model, in-process. */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,19 +46,55 @@ static void draw_progress(const dvpp_batch_progress *pr)
             pr->failed ? " (failures)" : "");
 }
 
-static dvpp_status wait_with_progress(dvpp_batchjob *job, dvpp_err *err)
+/* The job's completion notice, so the wait ends the moment the last item
+ * does (the progress bar is redrawn every 100 ms meanwhile). */
+typedef struct finish_flag {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+} finish_flag;
+
+static void on_finished(void *ctx)
 {
-    struct timespec tick = {0, 100 * 1000 * 1000};
+    finish_flag *f = ctx;
+
+    pthread_mutex_lock(&f->mu);
+    f->done = true;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* Wait for @f up to 100 ms; true once the job has finished. */
+static bool wait_tick(finish_flag *f)
+{
+    struct timespec until;
+    bool done;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100 * 1000 * 1000;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&f->mu);
+    while (!f->done && pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0)
+        ;
+    done = f->done;
+    pthread_mutex_unlock(&f->mu);
+    return done;
+}
+
+static dvpp_status wait_with_progress(dvpp_batchjob *job, finish_flag *f, dvpp_err *err)
+{
     dvpp_batch_progress pr;
-    bool tty = isatty(STDERR_FILENO);
+    bool tty = isatty(STDERR_FILENO), done;
 
     do {
+        done = wait_tick(f);
         dvpp_batchjob_progress(job, &pr);
         if (tty)
             draw_progress(&pr);
-        if (!pr.finished)
-            nanosleep(&tick, NULL);
-    } while (!pr.finished);
+    } while (!done);
     if (tty)
         fputc('\n', stderr);
     return dvpp_batchjob_wait(job, err);
@@ -101,6 +139,8 @@ int ctl_cmd_batch(int argc, char **argv)
     dvpp_batchjob_input in[CTL_MAX_INPUTS];
     dvpp_batchjob *job = NULL;
     dvpp_device *dev = NULL;
+    finish_flag flag = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+    dvpp_batchjob_opts opts = {.done = on_finished, .ctx = &flag};
     dvpp_pipeline p;
     dvpp_tensor t = {0};
     dvpp_err err;
@@ -131,10 +171,11 @@ int ctl_cmd_batch(int argc, char **argv)
         st = read_inputs(a, bufs, in, &err);
     if (st == DVPP_OK)
         st = dvpp_pipe_device_new(NULL, a->channels, &a->lim, &dev, &err);
+    opts.strict = a->strict;
     if (st == DVPP_OK)
-        st = dvpp_batchjob_start(dev, &p, in, a->ninputs, &t, a->strict, &job, &err);
+        st = dvpp_batchjob_start_opts(dev, &p, in, a->ninputs, &t, &opts, &job, &err);
     if (st == DVPP_OK) {
-        st = wait_with_progress(job, &err);
+        st = wait_with_progress(job, &flag, &err);
         failed = report_items(job, a);
     }
     /* Default mode writes the batch with failed slots zeroed. */
