@@ -247,8 +247,11 @@ static unsigned http_status(dvpp_status st, const char *field)
     case DVPP_ENOTFOUND: return 404;
     case DVPP_EBUSY: return 409;
     case DVPP_EUNSUPPORTED: return 415;
-    case DVPP_ELIMIT:
-        return field && !strcmp(field, "body") ? 413 : 422;
+    case DVPP_ELIMIT: /* the body (413), a parameter (400), or the image (422) */
+        if (field && !strcmp(field, "body"))
+            return 413;
+        return field && (!strncmp(field, "ops[", 4) || !strncmp(field, "raw", 3)) ? 400
+                                                                                  : 422;
     case DVPP_ECORRUPT:
     case DVPP_EFORMAT:
     case DVPP_EOVERFLOW:
@@ -265,6 +268,21 @@ static unsigned http_status(dvpp_status st, const char *field)
     default:
         return 500;
     }
+}
+
+/* A JSON string of @s; bytes that are not printable ASCII become '?'
+ * (messages may quote request bytes, and JSON wants valid UTF-8). */
+static json_t *jstr(const char *s)
+{
+    char clean[DVPP_ERR_LEN + 64];
+    size_t i;
+
+    if (!s)
+        s = "";
+    for (i = 0; s[i] && i < sizeof(clean) - 1; i++)
+        clean[i] = (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f ? s[i] : '?';
+    clean[i] = '\0';
+    return json_string(clean);
 }
 
 static void add_header(struct MHD_Response *resp, const char *k, const char *v)
@@ -308,9 +326,9 @@ static enum MHD_Result answer_json(req *r, unsigned code, json_t *body)
 static enum MHD_Result answer_error_code(req *r, unsigned code, dvpp_status st,
                                          const char *field, const char *msg)
 {
-    json_t *body = json_pack("{s:{s:s, s:s, s:s}}", "error", "code", dvpp_status_name(st),
-                             "message", msg && *msg ? msg : dvpp_strerror(st), "field",
-                             field ? field : "");
+    json_t *body = json_pack("{s:{s:s, s:o, s:o}}", "error", "code", dvpp_status_name(st),
+                             "message", jstr(msg && *msg ? msg : dvpp_strerror(st)),
+                             "field", jstr(field));
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     struct MHD_Response *resp;
 
@@ -1017,10 +1035,11 @@ static void add_item_headers(struct MHD_Response *resp, dvpp_batchjob *bj, size_
             len += (size_t)snprintf(status + len, cap - len, "%s%s", i ? "," : "",
                                     st == DVPP_OK ? "OK" : dvpp_status_name(st));
         if (st != DVPP_OK && errors && json_array_size(errors) < ERRORS_LISTED)
-            json_array_append_new(errors, json_pack("{s:I, s:s, s:s}", "index",
+            json_array_append_new(errors, json_pack("{s:I, s:s, s:o}", "index",
                                                     (json_int_t)i, "code",
                                                     dvpp_status_name(st), "message",
-                                                    e.msg[0] ? e.msg : dvpp_strerror(st)));
+                                                    jstr(e.msg[0] ? e.msg
+                                                                  : dvpp_strerror(st))));
     }
     header_printf(resp, "X-Dvpp-Items-Failed", "%zu", failed);
     if (status)
@@ -1035,6 +1054,21 @@ static void add_item_headers(struct MHD_Response *resp, dvpp_batchjob *bj, size_
     free(status);
 }
 
+/* A strict batch's failure names the item: field "items[i]". */
+static void name_failed_item(dvpp_batchjob *bj, dvpp_err *e)
+{
+    dvpp_batch_progress p;
+    char msg[DVPP_ERR_LEN];
+
+    dvpp_batchjob_progress(bj, &p);
+    if (e->status == DVPP_ECANCELED || p.first_failed >= p.total)
+        return;
+    memcpy(msg, e->msg, sizeof(msg));
+    snprintf(e->field, sizeof(e->field), "items[%zu]", p.first_failed);
+    snprintf(e->msg, sizeof(e->msg), "item %zu: %.*s", p.first_failed,
+             (int)(sizeof(e->msg) - 32), msg);
+}
+
 static enum MHD_Result answer_batch(req *r)
 {
     struct MHD_Response *resp;
@@ -1043,8 +1077,10 @@ static enum MHD_Result answer_batch(req *r)
 
     dvpp_err_clear(&e);
     st = dvpp_batchjob_wait(r->bj, &e); /* finished: returns at once */
-    if (st != DVPP_OK)
+    if (st != DVPP_OK) {
+        name_failed_item(r->bj, &e);
         return answer_error(r, &e);
+    }
     resp = result_response(r);
     if (!resp)
         return MHD_NO;
@@ -1134,10 +1170,11 @@ static json_t *job_json(dvppd_job *j)
         dvpp_err_clear(&ie);
         is = dvpp_batchjob_item_status(dvppd_job_batch(j), i, &ie);
         if (is != DVPP_OK && is != DVPP_EBUSY)
-            json_array_append_new(items, json_pack("{s:I, s:s, s:s}", "index",
+            json_array_append_new(items, json_pack("{s:I, s:s, s:o}", "index",
                                                    (json_int_t)i, "code",
                                                    dvpp_status_name(is), "message",
-                                                   ie.msg[0] ? ie.msg : dvpp_strerror(is)));
+                                                   jstr(ie.msg[0] ? ie.msg
+                                                                  : dvpp_strerror(is))));
     }
     snprintf(id, sizeof(id), "%" PRIu64, dvppd_job_id(j));
     o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "id", id, "state",
@@ -1145,9 +1182,9 @@ static json_t *job_json(dvppd_job *j)
                   (json_int_t)p.done, "failed", (json_int_t)p.failed, "items",
                   items ? items : json_array());
     if (o && st != DVPP_OK)
-        json_object_set_new(o, "error", json_pack("{s:s, s:s}", "code",
+        json_object_set_new(o, "error", json_pack("{s:s, s:o}", "code",
                                                   dvpp_status_name(st), "message",
-                                                  e.msg[0] ? e.msg : dvpp_strerror(st)));
+                                                  jstr(e.msg[0] ? e.msg : dvpp_strerror(st))));
     return o;
 }
 
@@ -1167,6 +1204,7 @@ static enum MHD_Result answer_job_result(req *r, dvppd_job *j)
         return answer_status(r, DVPP_EBUSY, "state", "the job is still running");
     case DVPPD_JOB_FAILED:
     case DVPPD_JOB_CANCELED:
+        name_failed_item(dvppd_job_batch(j), &e);
         return answer_error(r, &e);
     case DVPPD_JOB_DONE:
         break;

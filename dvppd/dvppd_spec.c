@@ -173,6 +173,12 @@ static const char *const k_params[] = {
     "aipp_dtype", "format", "quality", "align", "out", "strict",
 };
 
+static bool is_flag(const char *key)
+{
+    return !strcmp(key, "shrink_on_load") || !strcmp(key, "no_orient") ||
+           !strcmp(key, "allow_partial") || !strcmp(key, "strict");
+}
+
 bool dvppd_spec_is_param(const char *key)
 {
     for (size_t i = 0; i < sizeof(k_params) / sizeof(k_params[0]); i++)
@@ -515,7 +521,13 @@ dvpp_status dvppd_spec_from_query(const dvppd_spec_env *env, const dvppd_kv *kv,
     draft_init(&d, env, out);
     d.aipp_inline = env->aipp_text != NULL;
     for (size_t i = 0; i < n; i++) {
-        dvpp_status st = apply_param(&d, kv[i].key, kv[i].value, err);
+        /* "?flag" without '=' has no value: true for the 0/1 flags, an
+         * empty (bad) value for everything else. */
+        const char *v = kv[i].value ? kv[i].value : "";
+        dvpp_status st;
+        if (!kv[i].key)
+            return dvpp_err_set(err, DVPP_EINVAL, "query", "a parameter without a name");
+        st = apply_param(&d, kv[i].key, kv[i].value || !is_flag(kv[i].key) ? v : NULL, err);
         if (st != DVPP_OK)
             return st;
     }

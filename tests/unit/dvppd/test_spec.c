@@ -157,6 +157,27 @@ static void test_query_errors_name_the_parameter(void **state)
     expect_query_error(DVPPD_SPEC_DECODE, "strict", "1", "strict");
 }
 
+/* "?crop" with no '=' (libmicrohttpd gives a NULL value): a bad value for
+ * a valued parameter, true for a flag. */
+static void test_query_valueless_keys(void **state)
+{
+    dvppd_spec_env env = env_of(DVPPD_SPEC_TENSOR);
+    dvppd_kv crop[] = {{"w", "8"}, {"h", "8"}, {"crop", NULL}};
+    dvppd_kv mean[] = {{"mean", NULL}};
+    dvppd_kv flag[] = {{"w", "8"}, {"h", "8"}, {"shrink_on_load", NULL}, {"strict", NULL}};
+    dvppd_spec s;
+    dvpp_err e;
+
+    (void)state;
+    assert_int_equal(dvppd_spec_from_query(&env, crop, 3, &s, &e), DVPP_EINVAL);
+    assert_string_equal(e.field, "crop");
+    assert_int_equal(dvppd_spec_from_query(&env, mean, 1, &s, &e), DVPP_EINVAL);
+    assert_string_equal(e.field, "mean");
+    assert_int_equal(dvppd_spec_from_query(&env, flag, 4, &s, &e), DVPP_OK);
+    assert_true(s.pipe.decode.shrink_on_load);
+    assert_true(s.strict);
+}
+
 static void test_query_image_and_decode(void **state)
 {
     static const char *const img[] = {"w", "300", "h", "300", "mode", "fit", "quality",
@@ -372,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_query_imagenet),
         cmocka_unit_test(test_query_scale_letterbox),
         cmocka_unit_test(test_query_errors_name_the_parameter),
+        cmocka_unit_test(test_query_valueless_keys),
         cmocka_unit_test(test_query_image_and_decode),
         cmocka_unit_test(test_query_named_aipp),
         cmocka_unit_test(test_inline_aipp),
