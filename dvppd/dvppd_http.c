@@ -306,41 +306,38 @@ static enum MHD_Result answer(req *r, unsigned code, struct MHD_Response *resp)
     return ret;
 }
 
-static enum MHD_Result answer_json(req *r, unsigned code, json_t *body)
+/* A compact JSON body (takes @body); NULL when out of memory. */
+static struct MHD_Response *json_response(json_t *body)
 {
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     struct MHD_Response *resp;
 
     json_decref(body);
     if (!text)
-        return MHD_NO;
+        return NULL;
     resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
         free(text);
-        return MHD_NO;
+        return NULL;
     }
     add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    return answer(r, code, resp);
+    return resp;
+}
+
+static enum MHD_Result answer_json(req *r, unsigned code, json_t *body)
+{
+    return answer(r, code, json_response(body));
 }
 
 static enum MHD_Result answer_error_code(req *r, unsigned code, dvpp_status st,
                                          const char *field, const char *msg)
 {
-    json_t *body = json_pack("{s:{s:s, s:o, s:o}}", "error", "code", dvpp_status_name(st),
-                             "message", jstr(msg && *msg ? msg : dvpp_strerror(st)),
-                             "field", jstr(field));
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    struct MHD_Response *resp;
+    struct MHD_Response *resp = json_response(
+        json_pack("{s:{s:s, s:o, s:o}}", "error", "code", dvpp_status_name(st), "message",
+                  jstr(msg && *msg ? msg : dvpp_strerror(st)), "field", jstr(field)));
 
-    json_decref(body);
-    if (!text)
+    if (!resp)
         return MHD_NO;
-    resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(text);
-        return MHD_NO;
-    }
-    add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     if (code == 503 || code == 429)
         add_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     if (code == 405)
@@ -1110,8 +1107,6 @@ static enum MHD_Result create_job(req *r)
     char loc[64];
     size_t k = 0;
     struct MHD_Response *resp;
-    json_t *body;
-    char *text;
 
     dvpp_err_clear(&e);
     dvppd_jobs_gc(r->h->jobs);
@@ -1137,19 +1132,11 @@ static enum MHD_Result create_job(req *r)
     if (st != DVPP_OK)
         return answer_error(r, &e);
     snprintf(loc, sizeof(loc), "/v1/jobs/%" PRIu64, id);
-    body = json_pack("{s:s, s:s, s:I, s:s}", "id", loc + 9, "state", "running", "total",
-                     (json_int_t)k, "href", loc);
-    text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    json_decref(body);
-    resp = text ? MHD_create_response_from_buffer(strlen(text), text,
-                                                  MHD_RESPMEM_MUST_FREE)
-                : NULL;
-    if (!resp) {
-        free(text);
+    resp = json_response(json_pack("{s:s, s:s, s:I, s:s}", "id", loc + 9, "state",
+                                   "running", "total", (json_int_t)k, "href", loc));
+    if (!resp)
         return MHD_NO;
-    }
     add_header(resp, MHD_HTTP_HEADER_LOCATION, loc);
-    add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     return answer(r, 202, resp);
 }
 
