@@ -28,6 +28,7 @@ void dvppd_config_defaults(dvppd_config *c)
     c->http.connection_memory = 64u << 10;
     c->http.max_body_bytes = 0; /* = limits.max_encoded_bytes */
     c->http.max_batch_bytes = (uint64_t)256 << 20;
+    c->http.max_body_memory = (uint64_t)1 << 30;
     c->http.max_batch_items = 256;
     c->http.max_jobs = 16;
     c->http.job_ttl_s = 600;
@@ -82,6 +83,7 @@ static const key_def k_keys[] = {
     {"http", "connection_memory", KEY_U32, OFF(http.connection_memory), 0, 32768, 1u << 26},
     {"http", "max_body_bytes", KEY_U64, OFF(http.max_body_bytes), 0, 0, (uint64_t)1 << 34},
     {"http", "max_batch_bytes", KEY_U64, OFF(http.max_batch_bytes), 0, 1, (uint64_t)1 << 36},
+    {"http", "max_body_memory", KEY_U64, OFF(http.max_body_memory), 0, 1, (uint64_t)1 << 40},
     {"http", "max_batch_items", KEY_U32, OFF(http.max_batch_items), 0, 1, 65536},
     {"http", "max_jobs", KEY_U32, OFF(http.max_jobs), 0, 1, 4096},
     {"http", "job_ttl_s", KEY_U32, OFF(http.job_ttl_s), 0, 1, 7 * 86400},
@@ -262,6 +264,7 @@ static void add_http_dump(json_t *h, const dvppd_http_config *c)
     json_object_set_new(h, "connection_memory", json_integer(c->connection_memory));
     json_object_set_new(h, "max_body_bytes", json_integer((json_int_t)c->max_body_bytes));
     json_object_set_new(h, "max_batch_bytes", json_integer((json_int_t)c->max_batch_bytes));
+    json_object_set_new(h, "max_body_memory", json_integer((json_int_t)c->max_body_memory));
     json_object_set_new(h, "max_batch_items", json_integer(c->max_batch_items));
     json_object_set_new(h, "max_jobs", json_integer(c->max_jobs));
     json_object_set_new(h, "job_ttl_s", json_integer(c->job_ttl_s));

@@ -37,6 +37,7 @@ typedef struct dvppd_http_config {
     uint32_t connection_memory;  /* bytes per connection (headers) */
     uint64_t max_body_bytes;     /* single-image bodies; 0 = limits.max_encoded_bytes */
     uint64_t max_batch_bytes;    /* batch and job bodies */
+    uint64_t max_body_memory;    /* bodies being received, all connections */
     uint32_t max_batch_items;
     uint32_t max_jobs;           /* jobs kept at once (running or finished) */
     uint32_t job_ttl_s;          /* how long a finished job is kept */

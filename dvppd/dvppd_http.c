@@ -47,7 +47,7 @@ typedef struct blob {
 _Static_assert(sizeof(blob) == 64, "blob header keeps the data 64-byte aligned");
 
 #define POOL_MAX 32
-#define POOL_MAX_BYTES ((size_t)512 << 20)
+#define POOL_MAX_BYTES ((size_t)256 << 20)
 
 typedef struct pool {
     pthread_mutex_t mu;
@@ -68,6 +68,7 @@ struct dvppd_http {
     pool pool;
     atomic_bool ready, draining;
     atomic_long inflight;
+    atomic_uint_fast64_t body_bytes; /* reserved by bodies being received */
     uint16_t port;
     unsigned channels, queue_depth;
 };
@@ -173,6 +174,7 @@ typedef struct req {
     req_state state;
     /* body */
     uint64_t limit, received;
+    uint64_t reserved;                 /* of dvppd_http.body_bytes */
     uint8_t *body;                     /* buf_get, raw bodies */
     size_t body_cap, body_len;
     struct MHD_PostProcessor *pp;      /* multipart bodies */
@@ -216,10 +218,24 @@ static req *req_new(dvppd_http *h, struct MHD_Connection *conn)
     return r;
 }
 
+/* Reserve @n more bytes of the body memory budget (http.max_body_memory). */
+static bool reserve_body(req *r, uint64_t n)
+{
+    uint64_t cur = atomic_load(&r->h->body_bytes);
+
+    do {
+        if (cur + n > r->h->cfg.max_body_memory)
+            return false;
+    } while (!atomic_compare_exchange_weak(&r->h->body_bytes, &cur, cur + n));
+    r->reserved += n;
+    return true;
+}
+
 static void req_free(req *r)
 {
     if (!r)
         return;
+    atomic_fetch_sub(&r->h->body_bytes, r->reserved);
     /* Both wait for a job still running (only possible if the connection
      * died between submit and suspend, which libmicrohttpd cannot do). */
     dvpp_stream_free(r->stream);
@@ -512,6 +528,10 @@ static enum MHD_Result start_body(req *r, bool *answered)
         dvppd_metrics_reject(r->h->metrics, DVPPD_REJECT_BODY);
         return answer_status(r, DVPP_ELIMIT, "body", msg);
     }
+    if (cl && !reserve_body(r, len))
+        return answer_status(r, DVPP_EAGAIN, "body_memory",
+                             "too many bodies being received (http.max_body_memory); "
+                             "retry later");
     if (is_multipart(c)) {
         r->max_parts = (route_is_batch(r->route) ? r->h->cfg.max_batch_items : 1) + 2;
         r->parts = calloc(r->max_parts, sizeof(*r->parts));
@@ -546,6 +566,10 @@ static enum MHD_Result take_body(req *r, const char *data, size_t size)
         return MHD_NO;
     }
     r->received += size;
+    if (r->received > r->reserved && !reserve_body(r, r->received - r->reserved)) {
+        dvppd_metrics_request(r->h->metrics, r->route, 503, dvpp_now_ns() - r->t_start);
+        return MHD_NO; /* chunked, and the budget is used up */
+    }
     if (r->pp)
         return MHD_post_process(r->pp, data, size) == MHD_YES || r->body_st != DVPP_OK
                    ? MHD_YES : (body_refuse(r, DVPP_EINVAL, "body",

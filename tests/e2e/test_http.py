@@ -1808,3 +1808,32 @@ def test_503_when_admission_refuses(tight, data):
         assert rej >= len(refused)
     if not refused:
         pytest.skip("the burst was never refused (admission kept up)")
+
+
+def test_503_when_bodies_hold_the_body_memory(data, tmp_path):
+    """http.max_body_memory: bodies being received are reserved from their
+    Content-Length; one that would pass the budget is refused 503 before its
+    body is read, and is accepted again once the first body is gone."""
+    d = start_daemon(str(tmp_path), http_extra={"max_body_memory": 3000000}, name="mem")
+    try:
+        hold = d.raw(timeout=10)
+        hold.sendall(b"POST /v1/preprocess?w=8&h=8 HTTP/1.1\r\nHost: t\r\n"
+                     b"Content-Length: 1900000\r\n\r\n" + b"\0" * 1000)
+        time.sleep(0.2)
+        s = d.raw(timeout=10)
+        s.sendall(b"POST /v1/preprocess?w=8&h=8 HTTP/1.1\r\nHost: t\r\n"
+                  b"Content-Length: 1900000\r\n\r\n")
+        r = read_raw_response(s, timeout=5)
+        s.close()
+        assert r is not None and r[0] == 503, r
+        assert b"body_memory" in r[2], r
+        # A small body still fits beside the held one.
+        assert d.post("/v1/preprocess?w=8&h=8", data.small).status == 200
+        hold.close()
+        time.sleep(0.3)
+        big = data.small + b"\0" * (1900000 - len(data.small))
+        r = d.post("/v1/preprocess?w=8&h=8", big)
+        assert r.status == 200, r
+        assert d.get("/healthz").status == 200
+    finally:
+        stop_daemon(d)
