@@ -29,9 +29,9 @@ servers, unpinned, as anchors.md):
   dvppctl batch                  64 copies of the photo, --size 224x224, the same
                                  mean/std, --channels 2, -o TMP/out.npy; wall
                                  time of the whole process, images/s = 64 / t
-                                 (it polls its job every 100 ms, so t is rounded
-                                 up to a tick; a 1-image batch's time is shown
-                                 as its start-up + tick cost)
+                                 (it waits on the job's completion notice, so t
+                                 ends with the last image); a 1-image batch's
+                                 time is shown as start-up + 1 image
   (extra) bench_batch            build/bench/bench_batch --case dvppd_c2_exact:
                                  the same job on the device model in-process,
                                  when built (make bench); ratio shown, no goal
@@ -39,6 +39,23 @@ Each round runs every case once, the order rotating per round; rounds are
 pooled and the medians reported. Ratios: /v1/image vs nginx (goal >= 5x),
 /v1/preprocess vs dvppctl batch (goal >= 0.90). Every wrk run must have
 zero non-2xx responses and zero socket errors, else it is flagged.
+
+CPU per item (the HTTP layer's cost): wrk shares the 2 vCPUs with the server,
+so req/s mixes wrk's CPU with dvppd's. Around every /v1/image and
+/v1/preprocess wrk run the dvppd process's utime+stime (/proc/PID/stat, all
+threads, SC_CLK_TCK ticks) is read before and 0.25 s after wrk exits, and
+divided by the requests wrk completed (the <= 8 requests in flight at the end
+are served but not counted: < 0.5 % high). wrk's own CPU (rusage of the
+child) is reported beside it. bench_batch and dvppctl batch: the child's
+rusage (RUSAGE_CHILDREN delta around each run) over the images it processed;
+bench_batch runs 1 warm-up batch, a calibration of 1+2+..+n batches (n
+doubling until a probe takes min(0.2 s, --target)) and --runs x
+batches_per_run timed batches of 64, so its count is derived from its JSON
+line and the batch time (bench/bench_batch.c). The line "HTTP layer costs Z%"
+compares dvppd's CPU per /v1/preprocess request with bench_batch's CPU per
+image: the same decode/resize/normalise, so the rest is the HTTP path
+(receiving the JPEG, parsing, one single-image job, sending the tensor).
+
 Nothing is asserted about times. Exit status: 0, or 1 when a case could not
 run at all or a wrk run saw errors.
 
@@ -50,6 +67,7 @@ DVPP_TESTDATA (.cache/testdata). The summary goes to DVPP_BUILD/bench/http.json.
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -71,6 +89,8 @@ DUR = int(float(os.environ.get("DVPP_BENCH_DURATION", "8")))
 WARMUP = int(float(os.environ.get("DVPP_BENCH_WARMUP", "2")))
 BATCH_REPS = int(os.environ.get("DVPP_BENCH_BATCH_REPS", "3"))
 N_BATCH = 64
+INPROC_RUNS, INPROC_TARGET = 3, 0.5  # bench_batch --runs, --target
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 WRK_ARGS = ["-t2", "-c8", "--latency"]
 
 MEAN = "0.485,0.456,0.406"
@@ -303,13 +323,37 @@ def to_ms(v, unit):
     return float(v) * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}[unit]
 
 
-def wrk(url, dur, script=None):
+def proc_cpu_s(pid):
+    """utime + stime of process @pid, all its threads, in seconds (None if gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            st = f.read()
+    except OSError:
+        return None
+    fields = st[st.rindex(")") + 2:].split()  # after "pid (comm) "; fields[0] is state
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # stat fields 14, 15
+
+
+def children_cpu_s():
+    """utime + stime of every reaped child so far, in seconds."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def wrk(url, dur, script=None, server_pid=None):
+    """One wrk run; with @server_pid also the server's CPU time during it."""
     argv = ["wrk"] + WRK_ARGS + [f"-d{dur}s"]
     if script:
         argv += ["-s", script]
     argv.append(url)
+    srv0, ch0 = (proc_cpu_s(server_pid) if server_pid else None), children_cpu_s()
     p = subprocess.run(argv, capture_output=True, text=True, env=clean_env(),
                        timeout=dur + 60)
+    ch1 = children_cpu_s()
+    srv1 = None
+    if srv0 is not None:
+        time.sleep(0.25)  # let the server finish the requests in flight when wrk stopped
+        srv1 = proc_cpu_s(server_pid)
     out = p.stdout
     res = {"argv": " ".join(argv[:-1]), "rc": p.returncode}
     m = re.search(r"Requests/sec:\s+([\d.]+)", out)
@@ -328,19 +372,49 @@ def wrk(url, dur, script=None):
         res["socket_errors_detail"] = m.group(0)
     if res["req_s"] is None or p.returncode != 0:
         res["error"] = (out + p.stderr).strip()[-400:]
+    if res["requests"]:
+        res["wrk_cpu_ms_per_req"] = (ch1 - ch0) * 1e3 / res["requests"]
+        if srv0 is not None and srv1 is not None:
+            res["server_cpu_s"] = srv1 - srv0
+            res["server_cpu_ms_per_req"] = (srv1 - srv0) * 1e3 / res["requests"]
     return res
 
 
+def inproc_images(js, runs, target):
+    """(images, exact) that one bench_batch case processed: 1 warm-up batch, the
+    calibration 1+2+..+n (n doubles until a probe of n batches takes
+    min(0.2, target) s) and runs x batches_per_run timed ones (bench/bench_batch.c).
+    n comes from the median run's batch time; exact is False when the fastest or
+    the slowest run, each +-10 %, would give another n."""
+    thr = min(0.2, target)
+
+    def calib_n(tb):
+        n = 1
+        while n * tb < thr:
+            n *= 2
+        return n
+    n = calib_n(N_BATCH / statistics.median(js["runs"]))
+    ns = {n} | {calib_n(N_BATCH / v * k) for v in (max(js["runs"]), min(js["runs"]))
+                for k in (0.9, 1.1)}
+    batches = 1 + (2 * n - 1) + runs * js["batches_per_run"]
+    return batches * N_BATCH, len(ns) == 1
+
+
 def run_batch(image, tmp):
+    """(once, out path, cpu list): once() runs the 64-image dvppctl batch and
+    appends the process's CPU seconds (rusage) to the list."""
     exe = os.path.join(BUILD, "dvppctl")
     out = os.path.join(tmp, "out.npy")
     argv = ([exe, "batch"] + [image] * N_BATCH +
             ["--size", "224x224", "--mean", MEAN, "--std", STD, "--channels", "2", "-o", out])
+    cpu = []
 
     def once():
+        c0 = children_cpu_s()
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        env=clean_env())
-    return once, out
+        cpu.append(children_cpu_s() - c0)
+    return once, out, cpu
 
 
 def med(v):
@@ -427,7 +501,7 @@ def bench(srv, tmp, t_start):
     lua = os.path.join(tmp, "post_jpeg.lua")
     with open(lua, "w") as f:
         f.write(WRK_POST_LUA.format(path=image.replace("\\", "\\\\").replace('"', '\\"')))
-    batch_once, batch_out = run_batch(image, tmp)
+    batch_once, batch_out, batch_cpu = run_batch(image, tmp)
 
     cases = ["nginx", "image", "preprocess", "batch"]
     inproc_exe = os.path.join(BUILD, "bench", "bench_batch")
@@ -438,6 +512,7 @@ def bench(srv, tmp, t_start):
                   "preprocess": (dv + Q_PRE, lua) if dv else None}
     runs = {c: [] for c in cases}
     batch_s = []
+    inproc_cpu = []
 
     # batch: one untimed call, and the byte check against the HTTP tensor
     try:
@@ -467,27 +542,42 @@ def bench(srv, tmp, t_start):
         order = cases[r % len(cases):] + cases[:r % len(cases)]
         for c in order:
             if c == "inproc":
-                p = subprocess.run([inproc_exe, "--case", "dvppd_c2_exact", "--runs", "3",
-                                    "--target", "0.5", "--photo", image], capture_output=True,
+                c0 = children_cpu_s()
+                p = subprocess.run([inproc_exe, "--case", "dvppd_c2_exact",
+                                    "--runs", str(INPROC_RUNS), "--target", str(INPROC_TARGET),
+                                    "--photo", image], capture_output=True,
                                    text=True, env=clean_env())
+                cpu_s = children_cpu_s() - c0
                 js = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
                 if p.returncode or not js:
                     problems.append(f"bench_batch failed: {p.stderr.strip()[-300:]}")
                     continue
+                n_img, exact = inproc_images(js[0], INPROC_RUNS, INPROC_TARGET)
+                inproc_cpu.append({"round": r + 1, "cpu_s": cpu_s, "images": n_img,
+                                   "images_exact": exact,
+                                   "batches_per_run": js[0]["batches_per_run"],
+                                   "cpu_ms_per_img": cpu_s * 1e3 / n_img})
                 runs[c].extend({"img_s": v} for v in js[0]["runs"])
                 log(f"  round {r + 1} inproc     " +
-                    ", ".join(f"{v:.1f} img/s" for v in js[0]["runs"]))
+                    ", ".join(f"{v:.1f} img/s" for v in js[0]["runs"]) +
+                    f"; CPU {cpu_s:.2f} s / {n_img} images = {cpu_s * 1e3 / n_img:.2f} ms/img"
+                    + ("" if exact else " (image count uncertain: calibration n ambiguous)"))
                 continue
             if c == "batch":
+                del batch_cpu[:]
                 per, _ = calibrated(batch_once, 0.0, BATCH_REPS, warm=0)
+                cpu = batch_cpu[-len(per):]  # the timed calls (the first is calibrated's probe)
                 batch_s.extend(per)
-                runs[c].extend({"seconds": s, "img_s": N_BATCH / s} for s in per)
+                runs[c].extend({"seconds": s, "img_s": N_BATCH / s, "cpu_s": u,
+                                "cpu_ms_per_img": u * 1e3 / N_BATCH} for s, u in zip(per, cpu))
                 log(f"  round {r + 1} batch      " +
-                    ", ".join(f"{N_BATCH / s:.1f} img/s ({s:.3f} s)" for s in per))
+                    ", ".join(f"{N_BATCH / s:.1f} img/s ({s:.3f} s, CPU {u * 1e3 / N_BATCH:.2f} "
+                              "ms/img)" for s, u in zip(per, cpu)))
                 continue
             if not wrk_target.get(c):
                 continue
-            res = wrk(wrk_target[c][0], DUR, wrk_target[c][1])
+            res = wrk(wrk_target[c][0], DUR, wrk_target[c][1],
+                      server_pid=srv.dvppd.pid if c in ("image", "preprocess") else None)
             res["round"] = r + 1
             runs[c].append(res)
             bad = []
@@ -499,8 +589,12 @@ def bench(srv, tmp, t_start):
                 bad.append(res["socket_errors_detail"])
             for b in bad:
                 problems.append(f"{c} round {r + 1}: {b}")
+            cpu = ""
+            if res.get("server_cpu_ms_per_req") is not None:
+                cpu = (f", dvppd CPU {res['server_cpu_ms_per_req']:.2f} ms/req, "
+                       f"wrk {res['wrk_cpu_ms_per_req']:.2f} ms/req")
             log(f"  round {r + 1} {c:<10} {fmt(res['req_s'], '.1f')} req/s, p99 "
-                f"{fmt(res['p99_ms'], '.1f')} ms, {res['requests']} requests"
+                f"{fmt(res['p99_ms'], '.1f')} ms, {res['requests']} requests{cpu}"
                 + (f"  <-- {'; '.join(bad)}" if bad else ""))
         if dv and srv.dvppd.poll() is not None:
             problems.append(f"dvppd died (exit {srv.dvppd.returncode}): {srv.dvppd_tail()}")
@@ -508,6 +602,7 @@ def bench(srv, tmp, t_start):
             dv = None
 
     # one-image dvppctl batch: the process + device start-up cost inside the 64-image time
+    # (a note only: it is a few % of the 64-image time, below the round-to-round spread)
     one = [os.path.join(BUILD, "dvppctl"), "batch", image, "--size", "224x224", "--mean", MEAN,
            "--std", STD, "--channels", "2", "-o", os.path.join(tmp, "one.npy")]
     startup_s = med(calibrated(lambda: subprocess.run(one, check=True, env=clean_env(),
@@ -526,11 +621,21 @@ def bench(srv, tmp, t_start):
         v = [x for x in v if x is not None]
         return f"{min(v):,.1f}-{max(v):,.1f}" if v else "-"
 
+    def cpu_ms(c):
+        """median CPU ms per request / image of the process measured in case @c"""
+        if c == "inproc":
+            return med(x["cpu_ms_per_img"] for x in inproc_cpu)
+        return med(x.get("server_cpu_ms_per_req", x.get("cpu_ms_per_img")) for x in runs[c])
+
     r_ngx, r_img, r_pre, r_bat = rate("nginx"), rate("image"), rate("preprocess"), rate("batch")
     thumb_ratio = r_img / r_ngx if r_img and r_ngx else None
     tensor_ratio = r_pre / r_bat if r_pre and r_bat else None
-    steady_bat = (N_BATCH - 1) / (med(batch_s) - startup_s) if batch_s and startup_s and \
-        med(batch_s) > startup_s else None
+    cpu_img, cpu_pre = cpu_ms("image"), cpu_ms("preprocess")
+    cpu_bat = cpu_ms("batch") if "batch" in runs else None
+    cpu_inp = cpu_ms("inproc") if "inproc" in runs else None
+    http_pct = (cpu_pre / cpu_inp - 1) * 100 if cpu_pre and cpu_inp else None
+    wrk_cpu = {c: med(x.get("wrk_cpu_ms_per_req") for x in runs[c])
+               for c in ("nginx", "image", "preprocess")}
 
     rows = [("nginx image_filter thumbnail", "nginx", "1.00x (peer)"),
             ("dvppd /v1/image thumbnail", "image",
@@ -544,21 +649,35 @@ def bench(srv, tmp, t_start):
                      f"pre {r_pre / r_inp:.2f}x" if r_pre else "-"))
     log(f"\nHTTP serving, 1920x1080 q90 JPEG, wrk {' '.join(WRK_ARGS)} -d{DUR}s on the same "
         f"{os.cpu_count()} vCPUs (unpinned); medians of {RUNS} rounds (min-max)")
-    log(f"{'row':<34} {'req/s (median)':>15} {'min-max':>15} {'p99 ms':>9} {'ratio':>14}")
+    log(f"{'row':<34} {'req/s (median)':>15} {'min-max':>15} {'p99 ms':>9} {'ratio':>14} "
+        f"{'CPU ms/item':>12}")
     for label, c, ratio in rows:
         log(f"{label:<34} {fmt(rate(c), ',.1f'):>15} {span(c):>15} {fmt(p99(c), '.1f'):>9} "
-            f"{ratio:>14}")
+            f"{ratio:>14} {fmt(cpu_ms(c) if c != 'nginx' else None, '.2f'):>12}")
     log(f"  nginx anchor (anchors.md s4, -d15s): {ANCHOR_NGINX} req/s; this run "
         f"{fmt(r_ngx, '.1f')} ({fmt(r_ngx / ANCHOR_NGINX if r_ngx else None, '.2f')}x the anchor)")
+    bat_s = med(batch_s)
     log(f"  dvppctl batch: wall time of the process (start-up, 64 file reads, 38.5 MB .npy "
-        f"written); a 1-image batch takes {fmt(startup_s and startup_s * 1e3, '.0f')} ms, so "
-        f"the steady rate is ~{fmt(steady_bat, '.1f')} img/s "
-        f"(ratio vs that {fmt(r_pre / steady_bat if r_pre and steady_bat else None, '.2f')}x)")
+        f"written), ending on the job's completion notice; a 1-image batch takes "
+        f"{fmt(startup_s and startup_s * 1e3, '.0f')} ms (start-up + 1 image), "
+        f"{fmt(startup_s / bat_s * 100 if startup_s and bat_s else None, '.0f')}% of the "
+        f"64-image time")
     if r_inp:
-        log("  dvppctl batch polls its job every 100 ms (clients/dvppctl/ctl_batch.c), so its wall "
-            "time is rounded up to a 100 ms tick; the extra row is build/bench/bench_batch "
-            "--case dvppd_c2_exact: the same 64-image job on the device model in-process "
-            "(no start-up, no file I/O), the ceiling an HTTP tensor request can approach")
+        log("  the extra row is build/bench/bench_batch --case dvppd_c2_exact: the same "
+            "64-image job on the device model in-process (no start-up, no file I/O), the "
+            "ceiling an HTTP tensor request can approach")
+    log("  CPU ms/item: dvppd's CPU (/proc/PID/stat, all threads) per request wrk completed; "
+        "the batch rows: the child's rusage per image processed")
+    log(f"\ndvppd CPU per /v1/preprocess request {fmt(cpu_pre, '.2f')} ms vs "
+        f"{fmt(cpu_inp, '.2f')} ms per image in-process \u2192 HTTP layer costs "
+        f"{fmt(http_pct, '+.1f')}% CPU")
+    log(f"  dvppctl batch (whole process) {fmt(cpu_bat, '.2f')} ms CPU per image; "
+        f"dvppd CPU per /v1/image thumbnail request {fmt(cpu_img, '.2f')} ms (no peer)")
+    log(f"  wrk's own CPU per request on the same vCPUs: /v1/preprocess "
+        f"{fmt(wrk_cpu['preprocess'], '.2f')} ms, /v1/image {fmt(wrk_cpu['image'], '.2f')} ms, "
+        f"nginx {fmt(wrk_cpu['nginx'], '.2f')} ms")
+    if any(not x["images_exact"] for x in inproc_cpu):
+        log("  (bench_batch's image count was ambiguous in some round: see http.json)")
     if "image" in checks and checks["image"].get("size") and ngx_out:
         log(f"  thumbnails: nginx {ngx_out[0]}x{ngx_out[1]} {len(thumb):,} B, dvppd "
             f"{checks['image']['size'][0]}x{checks['image']['size'][1]} "
@@ -594,7 +713,16 @@ def bench(srv, tmp, t_start):
                                                                    thumb_ratio >= GOAL_THUMB)},
                   "preprocess_vs_batch": {"goal": GOAL_TENSOR, "met": bool(
                       tensor_ratio and tensor_ratio >= GOAL_TENSOR)}},
-        "batch_startup_s": startup_s, "batch_steady_img_s": steady_bat,
+        "cpu": {"preprocess_dvppd_ms_per_req": cpu_pre, "image_dvppd_ms_per_req": cpu_img,
+                "inproc_ms_per_img": cpu_inp, "batch_ms_per_img": cpu_bat,
+                "http_layer_pct": http_pct, "wrk_ms_per_req": wrk_cpu,
+                "inproc_runs": inproc_cpu, "clk_tck": CLK_TCK,
+                "method": "dvppd: utime+stime of /proc/PID/stat (all threads) before and "
+                          "0.25 s after each wrk run / requests wrk completed; bench_batch, "
+                          "dvppctl batch: RUSAGE_CHILDREN delta around the child / images "
+                          "processed; medians over rounds; http_layer_pct = "
+                          "preprocess_dvppd_ms_per_req / inproc_ms_per_img - 1"},
+        "batch_startup_s": startup_s,
         "checks": checks, "runs": runs, "problems": problems,
         "dvppd_error": dv_err, "total_s": total,
     }
