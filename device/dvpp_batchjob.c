@@ -2,6 +2,8 @@
 #include "dvpp_batchjob.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -226,6 +228,8 @@ struct dvpp_batchjob {
     bool zeroed;
     void (*done)(void *ctx);            /* optional completion notice */
     void *done_ctx;
+    atomic_size_t cause;                /* first item failing on its own
+                                           (not canceled), or SIZE_MAX */
 };
 
 static uint8_t *slice_of(const dvpp_batchjob *j, size_t i)
@@ -268,10 +272,13 @@ static dvpp_status item_fn(dvpp_task *task, void *ctx, void *worker_state,
                                &out, err);
     }
     if (st != DVPP_OK) {
+        size_t none = SIZE_MAX;
         if (err->status != st)
             err->status = st;
         j->errs[i] = *err;
         clear_item(j, i);
+        if (st != DVPP_ECANCELED)
+            atomic_compare_exchange_strong(&j->cause, &none, i);
     } else if (j->images) {
         j->images[i] = out.image; /* the geometry the run filled */
     }
@@ -396,6 +403,7 @@ static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
     j->strict = o->strict;
     j->done = o->done;
     j->done_ctx = o->ctx;
+    atomic_init(&j->cause, SIZE_MAX);
 
     memset(&desc, 0, sizeof(desc));
     desc.engine = DVPP_BATCHJOB_ENGINE;
@@ -480,6 +488,11 @@ dvpp_status dvpp_batchjob_item_status(dvpp_batchjob *j, size_t i, dvpp_err *err)
     if (st == DVPP_ETIMEDOUT)
         return dvpp_err_set(err, st, NULL, "item %zu timed out before it ran", i);
     return dvpp_err_set(err, st, NULL, "item %zu failed", i);
+}
+
+size_t dvpp_batchjob_cause(dvpp_batchjob *j)
+{
+    return atomic_load(&j->cause);
 }
 
 dvpp_status dvpp_batchjob_cancel(dvpp_batchjob *j)

@@ -153,6 +153,10 @@ void dvpp_batchjob_progress(dvpp_batchjob *j, dvpp_batch_progress *p);
  * canceled items that never ran say so). */
 dvpp_status dvpp_batchjob_item_status(dvpp_batchjob *j, size_t i, dvpp_err *err);
 
+/* The index of the first item that failed on its own (not canceled): in
+ * strict mode the item that stopped the job. SIZE_MAX when none did (yet). */
+size_t dvpp_batchjob_cause(dvpp_batchjob *j);
+
 /* Items not started complete DVPP_ECANCELED; running ones finish or see the
  * flag. DVPP_OK, or DVPP_ENOTFOUND when the job had already finished. */
 dvpp_status dvpp_batchjob_cancel(dvpp_batchjob *j);

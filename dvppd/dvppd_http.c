@@ -1078,16 +1078,14 @@ static void add_item_headers(struct MHD_Response *resp, dvpp_batchjob *bj, size_
 /* A strict batch's failure names the item: field "items[i]". */
 static void name_failed_item(dvpp_batchjob *bj, dvpp_err *e)
 {
-    dvpp_batch_progress p;
+    size_t i = dvpp_batchjob_cause(bj);
     char msg[DVPP_ERR_LEN];
 
-    dvpp_batchjob_progress(bj, &p);
-    if (e->status == DVPP_ECANCELED || p.first_failed >= p.total)
+    if (e->status == DVPP_ECANCELED || i == SIZE_MAX)
         return;
     memcpy(msg, e->msg, sizeof(msg));
-    snprintf(e->field, sizeof(e->field), "items[%zu]", p.first_failed);
-    snprintf(e->msg, sizeof(e->msg), "item %zu: %.*s", p.first_failed,
-             (int)(sizeof(e->msg) - 32), msg);
+    snprintf(e->field, sizeof(e->field), "items[%zu]", i);
+    snprintf(e->msg, sizeof(e->msg), "item %zu: %.*s", i, (int)(sizeof(e->msg) - 32), msg);
 }
 
 static enum MHD_Result answer_batch(req *r)

@@ -416,6 +416,7 @@ static void test_strict(void **state)
         assert_int_equal(prog.done, BAD_INDEX);
         assert_int_equal(prog.failed, NITEMS - BAD_INDEX);
         assert_int_equal(prog.first_failed, BAD_INDEX);
+        assert_int_equal(dvpp_batchjob_cause(j), BAD_INDEX);
         for (size_t i = 0; i < NITEMS; i++) {
             dvpp_status want = i < BAD_INDEX ? DVPP_OK
                              : i == BAD_INDEX ? DVPP_ECORRUPT : DVPP_ECANCELED;
@@ -447,6 +448,8 @@ static void test_strict(void **state)
         assert_int_equal(dvpp_batchjob_start(d, &p, c->in, NITEMS, &t, true, &j, NULL),
                          DVPP_OK);
         assert_int_equal(dvpp_batchjob_wait(j, NULL), DVPP_ECORRUPT);
+        /* items before it may be canceled: the cause is still the bad one */
+        assert_int_equal(dvpp_batchjob_cause(j), BAD_INDEX);
         for (size_t i = 0; i < NITEMS; i++) {
             dvpp_status st = dvpp_batchjob_item_status(j, i, NULL);
             uint8_t *s = (uint8_t *)t.data + i * slice;
