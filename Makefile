@@ -49,18 +49,23 @@ endif
 # --- packages ---------------------------------------------------------------
 # Libraries found with pkg-config, and the Debian packages behind them.
 PKGS := libjpeg libpng16 jansson
-DVPPD_PKGS := libmicrohttpd
+DVPPD_PKGS := libmicrohttpd libprotobuf-c
+PROTO_PKGS := libprotobuf-c
 TEST_PKGS := cmocka
 DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
-	libjansson-dev libmicrohttpd-dev
+	libjansson-dev libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler \
+	protobuf-compiler
 DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
-	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates
+	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates \
+	python3-protobuf
 DEB_FUZZ := clang libclang-rt-14-dev
 DEB_BENCH := wrk nginx libnginx-mod-http-image-filter
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PROTO_CFLAGS := $(shell pkg-config --cflags $(PROTO_PKGS) 2>/dev/null)
+PROTO_LIBS := $(shell pkg-config --libs $(PROTO_PKGS) 2>/dev/null)
 DVPPD_CFLAGS := $(shell pkg-config --cflags $(DVPPD_PKGS) 2>/dev/null)
 DVPPD_LIBS := $(shell pkg-config --libs $(DVPPD_PKGS) 2>/dev/null)
 TEST_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
@@ -71,7 +76,7 @@ STD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wshadow -Wformat=2 \
 	-Wno-format-nonliteral -Wvla -Wpointer-arith
 DEBUG := -g
-INCLUDES := -I. -Icore -Icodecs -Ivpc -Iaipp
+INCLUDES := -I. -Icore -Icodecs -Ivpc -Iaipp -I$(BUILD)/gen -Iipc -Iproto
 FINAL_CFLAGS := $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN_FLAGS) -MMD -MP \
 	-DDVPP_VERSION=\"$(VERSION)\" $(INCLUDES) $(PKG_CFLAGS) $(CFLAGS)
 FINAL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
@@ -99,6 +104,28 @@ DVPPCTL_SRCS := $(wildcard clients/dvppctl/*.c)
 DVPPD := $(BUILD)/dvppd
 DVPPCTL := $(BUILD)/dvppctl
 
+# The wire contract: proto/dvpp.proto compiled at build time (protobuf-c for
+# C, protoc for the Python client), and ipc/ (transport, fds, rings).
+GEN := $(BUILD)/gen
+PROTO_C := $(GEN)/proto/dvpp.pb-c.c
+PROTO_H := $(GEN)/proto/dvpp.pb-c.h
+PROTO_PY := clients/python/dvpp/dvpp_pb2.py
+IPC_SRCS := $(wildcard ipc/*.c)
+IPC_OBJS := $(IPC_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/gen/proto/dvpp.pb-c.o
+IPC_LIB := $(BUILD)/libdvppipc.a
+
+# libdvppclient: clients/lib + the transport + the generated code, PIC,
+# as a static and a shared library (soname libdvppclient.so.1).
+PIC := $(BUILD)/pic
+CLIENT_SRCS := $(wildcard clients/lib/*.c) ipc/ipc_msg.c
+CLIENT_OBJS := $(CLIENT_SRCS:%.c=$(PIC)/%.o) $(PIC)/gen/proto/dvpp.pb-c.o
+CLIENT_A := $(BUILD)/libdvppclient.a
+CLIENT_SO := $(BUILD)/libdvppclient.so.1
+EXAMPLE_SRCS := $(wildcard clients/examples/*.c)
+EXAMPLE_BINS := $(EXAMPLE_SRCS:clients/examples/%.c=$(BUILD)/examples/%)
+E2E_C_SRCS := $(wildcard tests/e2e/*.c)
+E2E_C_BINS := $(E2E_C_SRCS:%.c=$(BUILD)/%)
+
 UNIT_SRCS := $(filter-out tests/unit/helpers/%,$(wildcard tests/unit/*/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
@@ -110,7 +137,8 @@ FUZZ_BINS := $(FUZZ_SRCS:%.c=$(BUILD)/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 
-ALL_OBJS := $(LIB_OBJS) $(DVPPD_SRCS:%.c=$(OBJ)/%.o) \
+ALL_OBJS := $(LIB_OBJS) $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(IPC_OBJS) $(CLIENT_OBJS) \
+	$(EXAMPLE_SRCS:%.c=$(OBJ)/%.o) $(E2E_C_SRCS:%.c=$(OBJ)/%.o) \
 	$(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(UNIT_HELPER_OBJS) \
 	$(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BENCH_SRCS:%.c=$(OBJ)/%.o) \
 	$(FUZZ_SRCS:%.c=$(OBJ)/%.o)
@@ -124,7 +152,65 @@ $(shell mkdir -p $(BUILD) && (echo '$(FLAGS_NOW)' | cmp -s - $(FLAGS_FILE) || ec
 	test-data distclean fuzz fuzz-bins tsan-unit
 .DEFAULT_GOAL := all
 
-all: $(LIB) $(DVPPD) $(DVPPCTL)
+all: $(LIB) $(DVPPD) $(DVPPCTL) $(CLIENT_A) $(CLIENT_SO) $(PROTO_PY) $(EXAMPLE_BINS) \
+	$(E2E_C_BINS)
+
+$(PROTO_C) $(PROTO_H): proto/dvpp.proto
+	@mkdir -p $(GEN)
+	$(call quiet,PROTOC,$<)
+	$(Q)protoc-c --c_out=$(GEN) $<
+
+$(PROTO_PY): proto/dvpp.proto
+	@mkdir -p $(dir $@)
+	$(call quiet,PROTOC,$@)
+	$(Q)protoc --python_out=$(dir $@) -Iproto $<
+
+# Everything that includes the generated header waits for it.
+$(IPC_SRCS:%.c=$(OBJ)/%.o) $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) \
+	$(CLIENT_OBJS) $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(E2E_C_SRCS:%.c=$(OBJ)/%.o) \
+	$(EXAMPLE_SRCS:%.c=$(OBJ)/%.o): $(PROTO_H)
+
+$(OBJ)/gen/%.o: $(GEN)/%.c $(FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)
+	$(Q)$(CC) $(FINAL_CFLAGS) $(PROTO_CFLAGS) -c $< -o $@
+
+$(IPC_LIB): $(IPC_OBJS)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(PIC)/%.o: %.c $(FLAGS_FILE) $(PROTO_H)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)
+	$(Q)$(CC) $(FINAL_CFLAGS) $(PROTO_CFLAGS) -Iclients/include -fPIC \
+		-fvisibility=hidden -c $< -o $@
+
+$(PIC)/gen/%.o: $(GEN)/%.c $(FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)
+	$(Q)$(CC) $(FINAL_CFLAGS) $(PROTO_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(CLIENT_A): $(CLIENT_OBJS)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(CLIENT_SO): $(CLIENT_OBJS)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -shared -Wl,-soname,libdvppclient.so.1 -o $@ $^ \
+		$(PROTO_LIBS) -lpthread
+	$(Q)ln -sf libdvppclient.so.1 $(BUILD)/libdvppclient.so
+
+$(OBJ)/clients/examples/%.o $(OBJ)/tests/e2e/%.o: FINAL_CFLAGS += -Iclients/include
+
+$(BUILD)/examples/%: $(OBJ)/clients/examples/%.o $(CLIENT_A)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(PROTO_LIBS) -lpthread
+
+$(BUILD)/tests/e2e/%: $(OBJ)/tests/e2e/%.o $(CLIENT_A)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(PROTO_LIBS) -lpthread
 
 $(OBJ)/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
@@ -139,15 +225,17 @@ $(LIB): $(LIB_OBJS)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OBJ)/dvppd/%.o: FINAL_CFLAGS += $(DVPPD_CFLAGS)
+$(OBJ)/dvppd/%.o $(OBJ)/ipc/%.o: FINAL_CFLAGS += $(DVPPD_CFLAGS)
 
-$(DVPPD): $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(LIB)
+$(DVPPD): $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(IPC_LIB) $(LIB)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(DVPPD_LIBS) $(FINAL_LIBS)
 
-$(DVPPCTL): $(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(LIB)
+$(OBJ)/clients/dvppctl/%.o: FINAL_CFLAGS += -Iclients/include
+
+$(DVPPCTL): $(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(CLIENT_A) $(LIB)
 	$(call quiet,LD,$@)
-	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(PROTO_LIBS) $(FINAL_LIBS)
 
 $(OBJ)/tests/%.o: FINAL_CFLAGS += $(TEST_CFLAGS) -Itests/unit/helpers
 
@@ -158,10 +246,15 @@ $(BUILD)/tests/unit/%: $(OBJ)/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIB)
 
 # The daemon's modules (all but main) for its unit tests.
 DVPPD_MOD_OBJS := $(filter-out $(OBJ)/dvppd/main.o,$(DVPPD_SRCS:%.c=$(OBJ)/%.o))
-$(OBJ)/tests/unit/dvppd/%.o: FINAL_CFLAGS += -Idvppd $(DVPPD_CFLAGS)
+$(OBJ)/tests/unit/dvppd/%.o $(OBJ)/tests/unit/ipc/%.o: FINAL_CFLAGS += -Idvppd $(DVPPD_CFLAGS)
+
+$(BUILD)/tests/unit/ipc/%: $(OBJ)/tests/unit/ipc/%.o $(UNIT_HELPER_OBJS) $(IPC_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(DVPPD_LIBS) $(FINAL_LIBS) $(TEST_LIBS)
 
 $(BUILD)/tests/unit/dvppd/%: $(OBJ)/tests/unit/dvppd/%.o $(UNIT_HELPER_OBJS) \
-		$(DVPPD_MOD_OBJS) $(LIB)
+		$(DVPPD_MOD_OBJS) $(IPC_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(DVPPD_LIBS) $(FINAL_LIBS) $(TEST_LIBS)

@@ -1,0 +1,222 @@
+/* dvppclient.h: libdvppclient, the C client of dvppd's Unix socket.
+ *
+ *   dvppc_conn *c;
+ *   dvppc_ring *ring;
+ *   dvppc_result r;
+ *   dvppc_connect("/run/dvppd/dvppd.sock", &c, &err);
+ *   dvppc_ring_open(c, NULL, 8, 224 * 224 * 3 * 4, &ring, &err);
+ *   dvppc_request q = {.kind = DVPPC_TENSOR, .spec = "{\"ops\":[...]}",
+ *                      .input = jpeg, .input_len = n, .ring = ring};
+ *   dvppc_submit(c, &q, &r, &err);       // r.data points into the ring slot
+ *   ... use r.data (r.meta.shape, r.meta.dtype) ...
+ *   dvppc_release(c, &r);                 // the slot goes back to the daemon
+ *
+ * Protocol: proto/dvpp.proto (one protobuf message per SOCK_SEQPACKET
+ * packet), proto/PROTOCOL.md; ring layout: proto/dvpp_ring.h.
+ *
+ * Thread-safety: every function may be called from several threads on the
+ * same connection (one mutex per connection; waiting threads read the
+ * socket in turn and hand each answer to the thread that asked for it).
+ * Rings and results belong to their connection; do not use them after
+ * dvppc_close.
+ *
+ * Errors: functions return 0, or a negative dvpp status code (the values of
+ * core/dvpp_status.h: -1 EINVAL, -3 EAGAIN, ...) with detail in @err (which
+ * may be NULL). DVPPC_EPROTO-style transport failures use DVPP_EIO (-10)
+ * and DVPP_ESYS (-11).
+ */
+#ifndef DVPPCLIENT_H
+#define DVPPCLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DVPPC_PROTOCOL 1u
+
+/* Exported symbols (the library is built with -fvisibility=hidden). */
+#if defined(__GNUC__)
+#define DVPPC_API __attribute__((visibility("default")))
+#else
+#define DVPPC_API
+#endif
+
+typedef struct dvppc_conn dvppc_conn;
+typedef struct dvppc_ring dvppc_ring;
+
+/* Detail of a failure: the daemon's (or the library's) status, its name,
+ * a sentence and the field at fault. */
+typedef struct dvppc_error {
+    int status;
+    char code[24];
+    char message[256];
+    char field[64];
+} dvppc_error;
+
+/* What the daemon said in its Welcome (copied; valid while connected). */
+typedef struct dvppc_server_info {
+    uint32_t protocol;
+    char version[32];
+    char simd[16];
+    uint64_t max_inline;
+    uint64_t max_input_bytes;
+    uint32_t max_rings, max_slots, max_inflight, lease_timeout_ms, max_batch_items;
+    uint64_t max_ring_bytes;
+} dvppc_server_info;
+
+/* --- connection ------------------------------------------------------------ */
+
+/* Connect to the socket at @path and do the Hello/Welcome handshake.
+ * The connection is owned by the caller (dvppc_close). */
+DVPPC_API int dvppc_connect(const char *path, dvppc_conn **out, dvppc_error *err);
+
+/* Close the connection: every ring closes (its leases end, mappings are
+ * unmapped), jobs in flight are forgotten (the daemon still finishes them).
+ * NULL is a no-op. */
+DVPPC_API void dvppc_close(dvppc_conn *c);
+
+/* The server's Welcome. Borrowed from @c. */
+DVPPC_API const dvppc_server_info *dvppc_info(const dvppc_conn *c);
+
+/* The socket's fd (for poll() on unsolicited notices); owned by @c. */
+DVPPC_API int dvppc_fd(const dvppc_conn *c);
+
+/* --- streams ------------------------------------------------------------------ */
+
+/* Jobs on one stream run in submission order; stream 0 is unordered. */
+DVPPC_API int dvppc_stream_create(dvppc_conn *c, uint64_t *stream, dvppc_error *err);
+DVPPC_API int dvppc_stream_destroy(dvppc_conn *c, uint64_t stream, dvppc_error *err);
+/* Wait until every job submitted on @stream has completed. Returns 0 or
+ * the first job error since the previous sync. Results of those jobs
+ * remain to be collected with dvppc_wait. */
+DVPPC_API int dvppc_stream_sync(dvppc_conn *c, uint64_t stream, dvppc_error *err);
+
+/* --- rings ---------------------------------------------------------------------- */
+
+/* Open a ring of @slots slots of @slot_bytes (rounded up to 4096) and map
+ * it read-only. @name (may be NULL) lets HTTP requests deliver into it
+ * (?ring=NAME). Owned by @c; dvppc_ring_close or dvppc_close end it. */
+DVPPC_API int dvppc_ring_open(dvppc_conn *c, const char *name, uint32_t slots,
+                    uint64_t slot_bytes, dvppc_ring **out, dvppc_error *err);
+DVPPC_API void dvppc_ring_close(dvppc_ring *r);
+
+/* The ring's id on the connection, its slot count and slot size, and the
+ * read-only mapping of the whole memfd (header at offset 0,
+ * proto/dvpp_ring.h). Borrowed. */
+DVPPC_API uint32_t dvppc_ring_id(const dvppc_ring *r);
+DVPPC_API uint32_t dvppc_ring_slots(const dvppc_ring *r);
+DVPPC_API uint64_t dvppc_ring_slot_bytes(const dvppc_ring *r);
+DVPPC_API const void *dvppc_ring_base(const dvppc_ring *r, size_t *map_bytes);
+/* The ring's memfd (read-only; owned by the ring). For tests and tools. */
+DVPPC_API int dvppc_ring_fd(const dvppc_ring *r);
+
+/* --- jobs ------------------------------------------------------------------------ */
+
+typedef enum dvppc_kind {
+    DVPPC_TENSOR = 0, /* a tensor (/v1/preprocess) */
+    DVPPC_IMAGE = 1,  /* an encoded JPEG/PNG (/v1/image) */
+    DVPPC_PIXELS = 2, /* raw pixels (/v1/decode) */
+} dvppc_kind;
+
+typedef struct dvppc_request {
+    dvppc_kind kind;
+    const char *spec;       /* JSON spec (docs/http-api.md), NULL = defaults */
+    const void *input;      /* encoded image bytes (borrowed for the call) */
+    size_t input_len;       /* inline when <= max_inline, else sent as a
+                               sealed memfd the library makes */
+    int input_fd;           /* or: a memfd the caller sealed (F_SEAL_SHRINK|
+                               GROW|WRITE); -1 when unused; borrowed */
+    dvppc_ring *ring;       /* deliver into this ring (NULL: inline output,
+                               at most max_inline bytes) */
+    uint64_t stream;        /* 0 = unordered */
+    const char *aipp_config;/* inline aipp_op text, or NULL */
+    uint32_t deadline_ms;   /* 0 = the daemon's default */
+} dvppc_request;
+
+typedef struct dvppc_meta {
+    char dtype[12];          /* "float32" "float16" "uint8" "int8" */
+    char layout[12];         /* "NCHW" "NHWC" "NC1HWC0", "" for images */
+    char format[16];         /* images: pixel format or "jpeg"/"png" */
+    int ndim;
+    int64_t shape[5];
+    uint64_t bytes;
+    uint32_t width, height, width_stride, height_stride;
+} dvppc_meta;
+
+/* A finished job. @data points into the ring slot (zero copy; valid until
+ * dvppc_release) or, for inline outputs, into memory the result owns
+ * (dvppc_release frees it). */
+typedef struct dvppc_result {
+    int status;              /* 0 or a negative dvpp status */
+    dvppc_error error;       /* when status != 0 */
+    dvppc_meta meta;
+    const void *data;
+    size_t len;
+    dvppc_ring *ring;        /* NULL for inline outputs */
+    uint32_t slot, generation;
+    double scale_x, scale_y, pad_x, pad_y;
+    uint64_t queue_us, decode_us, vpc_us, post_us, total_us;
+    uint64_t batch;          /* batch results */
+    uint32_t items;
+    int32_t *item_status;    /* batch results: items entries (owned) */
+    bool from_http;          /* an unsolicited delivery of ?ring=NAME */
+    void *priv_;             /* library use */
+} dvppc_result;
+
+/* Submit and wait: 0 with @res filled (give the slot back with
+ * dvppc_release), or the job's error (status in @res too). DVPP_EAGAIN when
+ * the ring is full or the daemon's admission refused it: retry after
+ * releasing slots or later. */
+DVPPC_API int dvppc_submit(dvppc_conn *c, const dvppc_request *q, dvppc_result *res,
+                 dvppc_error *err);
+
+/* Submit without waiting; @ticket names the job for dvppc_wait. */
+DVPPC_API int dvppc_submit_async(dvppc_conn *c, const dvppc_request *q, uint64_t *ticket,
+                       dvppc_error *err);
+
+/* Wait up to @timeout_ms (-1 = forever) for the result of @ticket (0 =
+ * the next unsolicited HTTP delivery into one of this connection's rings).
+ * DVPP_ETIMEDOUT when it has not come. */
+DVPPC_API int dvppc_wait(dvppc_conn *c, uint64_t ticket, dvppc_result *res, int timeout_ms,
+               dvppc_error *err);
+
+/* Give the result's slot back (SlotRelease) or free its inline data; the
+ * result's data must not be used afterwards. Safe on a failed result. */
+DVPPC_API void dvppc_release(dvppc_conn *c, dvppc_result *res);
+
+/* --- batch jobs --------------------------------------------------------------- */
+
+/* @n inputs through one pipeline into one N x C x H x W tensor in a slot
+ * of @ring (which must hold it). Returns once the daemon accepted it
+ * (@batch = its id); the result comes through dvppc_wait(@ticket). Inputs
+ * larger than max_inline travel as memfds. */
+DVPPC_API int dvppc_batch_submit(dvppc_conn *c, const char *spec, const void *const *inputs,
+                       const size_t *lens, size_t n, dvppc_ring *ring, bool strict,
+                       uint64_t *ticket, uint64_t *batch, dvppc_error *err);
+
+typedef struct dvppc_progress {
+    uint32_t total, done, failed;
+    bool finished;
+} dvppc_progress;
+
+DVPPC_API int dvppc_batch_progress(dvppc_conn *c, uint64_t batch, dvppc_progress *p,
+                         dvppc_error *err);
+DVPPC_API int dvppc_batch_cancel(dvppc_conn *c, uint64_t batch, dvppc_error *err);
+
+/* --- statistics --------------------------------------------------------------- */
+
+/* The daemon's counters as a JSON object text (caller frees with free()). */
+DVPPC_API int dvppc_stats_json(dvppc_conn *c, char **json, dvppc_error *err);
+
+/* Text of a status code ("EAGAIN"). */
+DVPPC_API const char *dvppc_status_name(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
