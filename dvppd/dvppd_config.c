@@ -20,6 +20,13 @@ void dvppd_config_defaults(dvppd_config *c)
     c->max_pixels_in_flight = (uint64_t)256 << 20;
     c->max_bytes_in_flight = (uint64_t)1 << 30;
     c->limits = dvpp_limits_default();
+    c->sock.max_connections = 64;
+    c->sock.max_inline = 64u << 10;
+    c->sock.max_rings = 8;
+    c->sock.max_slots = 1024;
+    c->sock.max_ring_bytes = (uint64_t)1 << 30;
+    c->sock.max_inflight = 256;
+    c->sock.lease_timeout_ms = 10000;
     c->http.threads = 2;
     c->http.max_connections = 1024;
     c->http.max_per_ip = 128;
@@ -59,7 +66,7 @@ dvpp_status dvppd_config_set_listen(dvppd_config *c, const char *addr,
 
 /* One accepted key: where it is, and how to store it. */
 typedef enum key_kind {
-    KEY_U64, KEY_U32, KEY_STR, KEY_LISTEN, KEY_LEVEL, KEY_MODE, KEY_AIPP
+    KEY_U64, KEY_U32, KEY_STR, KEY_LISTEN, KEY_LEVEL, KEY_MODE, KEY_AIPP, KEY_IDS
 } key_kind;
 
 typedef struct key_def {
@@ -90,6 +97,15 @@ static const key_def k_keys[] = {
     {"aipp", "configs", KEY_AIPP, 0, 0, 0, 0},
     {"socket", "path", KEY_STR, OFF(socket_path), sizeof(((dvppd_config *)0)->socket_path), 0, 0},
     {"socket", "mode", KEY_MODE, OFF(socket_mode), 0, 0, 0777},
+    {"socket", "allow_uids", KEY_IDS, OFF(sock.allow_uids), 0, 0, 0},
+    {"socket", "allow_gids", KEY_IDS, OFF(sock.allow_gids), 0, 0, 0},
+    {"socket", "max_connections", KEY_U32, OFF(sock.max_connections), 0, 1, 65536},
+    {"socket", "max_inline", KEY_U64, OFF(sock.max_inline), 0, 1024, 1u << 17},
+    {"socket", "max_rings", KEY_U32, OFF(sock.max_rings), 0, 1, 1024},
+    {"socket", "max_slots", KEY_U32, OFF(sock.max_slots), 0, 1, 1u << 16},
+    {"socket", "max_ring_bytes", KEY_U64, OFF(sock.max_ring_bytes), 0, 4096, (uint64_t)1 << 40},
+    {"socket", "max_inflight", KEY_U32, OFF(sock.max_inflight), 0, 1, 1u << 16},
+    {"socket", "lease_timeout_ms", KEY_U32, OFF(sock.lease_timeout_ms), 0, 10, 86400000},
     {"device", "channels", KEY_U32, OFF(channels), 0, 0, 256},
     {"device", "queue_depth", KEY_U32, OFF(queue_depth), 0, 1, 1u << 20},
     {"device", "max_pixels_in_flight", KEY_U64, OFF(max_pixels_in_flight), 0, 1, UINT64_MAX},
@@ -160,6 +176,30 @@ static dvpp_status set_aipp(dvppd_config *c, json_t *v, dvpp_err *err)
     return DVPP_OK;
 }
 
+/* socket.allow_uids / allow_gids: arrays of ids (the count follows the
+ * array in dvppd_sock_config). */
+static dvpp_status set_ids(dvppd_config *c, const key_def *k, json_t *v, const char *path,
+                          dvpp_err *err)
+{
+    uint32_t *ids = (uint32_t *)((char *)c + k->offset);
+    uint32_t *n = ids + DVPPD_MAX_IDS;
+    size_t i;
+    json_t *x;
+
+    if (!json_is_array(v) || json_array_size(v) > DVPPD_MAX_IDS)
+        return dvpp_err_set(err, DVPP_EINVAL, k->name, "%s.%s: want an array of at most "
+                            "%d ids", path, k->name, DVPPD_MAX_IDS);
+    json_array_foreach(v, i, x) {
+        if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+            json_integer_value(x) > UINT32_MAX - 1)
+            return dvpp_err_set(err, DVPP_EINVAL, k->name, "%s.%s[%zu]: want an id",
+                                path, k->name, i);
+        ids[i] = (uint32_t)json_integer_value(x);
+    }
+    *n = (uint32_t)json_array_size(v);
+    return DVPP_OK;
+}
+
 static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
                            const char *path, dvpp_err *err)
 {
@@ -197,6 +237,8 @@ static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
         return DVPP_OK;
     case KEY_AIPP:
         return set_aipp(c, v, err);
+    case KEY_IDS:
+        return set_ids(c, k, v, path, err);
     }
     return dvpp_err_set(err, DVPP_EINVAL, k->name, "%s.%s: bad value", path,
                         k->name);
@@ -270,6 +312,28 @@ static void add_http_dump(json_t *h, const dvppd_http_config *c)
     json_object_set_new(h, "job_ttl_s", json_integer(c->job_ttl_s));
 }
 
+static json_t *ids_json(const uint32_t *ids, uint32_t n)
+{
+    json_t *a = json_array();
+
+    for (uint32_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_integer(ids[i]));
+    return a;
+}
+
+static void add_sock_dump(json_t *s, const dvppd_sock_config *c)
+{
+    json_object_set_new(s, "allow_uids", ids_json(c->allow_uids, c->n_uids));
+    json_object_set_new(s, "allow_gids", ids_json(c->allow_gids, c->n_gids));
+    json_object_set_new(s, "max_connections", json_integer(c->max_connections));
+    json_object_set_new(s, "max_inline", json_integer((json_int_t)c->max_inline));
+    json_object_set_new(s, "max_rings", json_integer(c->max_rings));
+    json_object_set_new(s, "max_slots", json_integer(c->max_slots));
+    json_object_set_new(s, "max_ring_bytes", json_integer((json_int_t)c->max_ring_bytes));
+    json_object_set_new(s, "max_inflight", json_integer(c->max_inflight));
+    json_object_set_new(s, "lease_timeout_ms", json_integer(c->lease_timeout_ms));
+}
+
 static void add_aipp_dump(json_t *root, const dvppd_config *c)
 {
     json_t *cfgs = json_object();
@@ -309,6 +373,7 @@ char *dvppd_config_dump(const dvppd_config *c)
     if (!j)
         return NULL;
     add_http_dump(json_object_get(j, "http"), &c->http);
+    add_sock_dump(json_object_get(j, "socket"), &c->sock);
     add_aipp_dump(j, c);
     s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(j);

@@ -43,6 +43,21 @@ typedef struct dvppd_http_config {
     uint32_t job_ttl_s;          /* how long a finished job is kept */
 } dvppd_http_config;
 
+#define DVPPD_MAX_IDS 16
+
+/* The socket front end's limits (socket.*). */
+typedef struct dvppd_sock_config {
+    uint32_t allow_uids[DVPPD_MAX_IDS], n_uids; /* empty: own uid and root */
+    uint32_t allow_gids[DVPPD_MAX_IDS], n_gids;
+    uint32_t max_connections;
+    uint64_t max_inline;         /* inline inputs and outputs */
+    uint32_t max_rings;          /* per connection */
+    uint32_t max_slots;          /* per ring */
+    uint64_t max_ring_bytes;     /* per ring */
+    uint32_t max_inflight;       /* jobs per connection */
+    uint32_t lease_timeout_ms;
+} dvppd_sock_config;
+
 typedef struct dvppd_config {
     char http_addr[64];          /* http.listen host */
     uint16_t http_port;          /* http.listen port; 0 disables HTTP */
@@ -51,6 +66,7 @@ typedef struct dvppd_config {
     uint32_t naipp;
     char socket_path[108];       /* socket.path; "" disables the socket */
     uint32_t socket_mode;        /* socket.mode, octal permissions */
+    dvppd_sock_config sock;      /* socket.* limits */
     uint32_t channels;           /* device.channels per engine; 0 = CPUs */
     uint32_t queue_depth;        /* device.queue_depth per engine */
     uint64_t max_pixels_in_flight; /* device.max_pixels_in_flight */

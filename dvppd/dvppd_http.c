@@ -23,6 +23,7 @@
 #include "dvpp_log.h"
 #include "dvpp_npy.h"
 #include "dvppd_jobs.h"
+#include "dvppd_sock.h"
 #include "dvppd_spec.h"
 
 #ifndef DVPP_VERSION
@@ -64,6 +65,7 @@ struct dvppd_http {
     dvpp_device *device;
     dvppd_metrics *metrics;
     const dvppd_aipp_set *aipp;
+    dvppd_sock *sock;                  /* named rings (?ring=), may be NULL */
     dvppd_jobs *jobs;
     pool pool;
     atomic_bool ready, draining;
@@ -193,6 +195,7 @@ typedef struct req {
     dvpp_batchjob *bj;
     dvpp_batchjob_input *inputs;
     size_t ninputs;
+    dvppd_ring_ticket ticket;          /* ?ring=NAME: the slot written */
     uint64_t t_submit;
     pthread_mutex_t mu;                /* guards the three below */
     bool suspended, done;
@@ -240,6 +243,8 @@ static void req_free(req *r)
      * died between submit and suspend, which libmicrohttpd cannot do). */
     dvpp_stream_free(r->stream);
     dvpp_batchjob_free(r->bj);
+    if (r->ticket.ring) /* reserved, never answered: give the slot back */
+        dvppd_sock_ring_deliver(r->h->sock, &r->ticket, false, NULL, NULL);
     if (r->pp)
         MHD_destroy_post_processor(r->pp);
     for (unsigned i = 0; i < r->nparts; i++)
@@ -752,16 +757,19 @@ static dvppd_spec_kind route_kind(dvppd_route r)
                                                             : DVPPD_SPEC_TENSOR;
 }
 
-/* .npy header (unless raw) + tensor in one result buffer. */
-static dvpp_status alloc_tensor(req *r, const dvpp_pipeline_plan *pl, dvpp_err *err)
+/* Where tensor @t goes: a slot of the named ring (?ring=NAME), or one
+ * result buffer holding the .npy header (unless raw) and the tensor. */
+static dvpp_status tensor_destination(req *r, dvpp_tensor *t, dvpp_err *err)
 {
     char hdr[DVPP_NPY_HEADER_MAX];
-    dvpp_tensor *t = &r->out.tensor;
-    dvpp_status st = dvpp_tensor_init(t, pl->dtype, pl->layout, 1, pl->c, pl->h, pl->w,
-                                      err);
+    uint8_t *dest;
 
-    if (st != DVPP_OK)
+    if (r->spec.ring[0]) {
+        dvpp_status st = dvppd_sock_ring_reserve(r->h->sock, r->spec.ring, t->bytes,
+                                                 &r->ticket, &dest, err);
+        t->data = dest;
         return st;
+    }
     r->header_len = r->spec.raw_out ? 0
                                     : dvpp_npy_header(hdr, dvpp_dtype_npy(t->dtype),
                                                       t->shape, t->ndim);
@@ -771,8 +779,17 @@ static dvpp_status alloc_tensor(req *r, const dvpp_pipeline_plan *pl, dvpp_err *
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the tensor");
     memcpy(r->result, hdr, r->header_len);
     t->data = r->result + r->header_len;
-    r->out.n = 0;
     return DVPP_OK;
+}
+
+static dvpp_status alloc_tensor(req *r, const dvpp_pipeline_plan *pl, dvpp_err *err)
+{
+    dvpp_tensor *t = &r->out.tensor;
+    dvpp_status st = dvpp_tensor_init(t, pl->dtype, pl->layout, 1, pl->c, pl->h, pl->w,
+                                      err);
+
+    r->out.n = 0;
+    return st == DVPP_OK ? tensor_destination(r, t, err) : st;
 }
 
 /* The image geometry a decode run will fill (for the .npy header). */
@@ -927,6 +944,37 @@ static struct MHD_Response *result_response(req *r)
     return resp;
 }
 
+/* ?ring=NAME: lease the slot to the ring's consumer (it gets a notice) and
+ * answer with where the tensor is. */
+static struct MHD_Response *ring_response(req *r, const dvpp_tensor *t,
+                                          const dvpp_pipe_geom *g, dvpp_err *err)
+{
+    ipc_slot_meta m;
+    uint32_t gen = 0;
+    uint32_t slot = r->ticket.slot, id = r->ticket.ring_id;
+    uint64_t offset = r->ticket.offset;
+    json_t *shape = json_array();
+
+    dvppd_slot_meta_tensor(&m, t, g);
+    if (dvppd_sock_ring_deliver(r->h->sock, &r->ticket, true, &m, &gen) != DVPP_OK) {
+        json_decref(shape);
+        dvpp_err_set(err, DVPP_ECANCELED, "ring", "the ring closed before the job finished");
+        return NULL;
+    }
+    for (unsigned i = 0; shape && i < t->ndim; i++)
+        json_array_append_new(shape, json_integer(t->shape[i]));
+    return json_response(json_pack(
+        "{s:s, s:I, s:I, s:I, s:I, s:o, s:s, s:s, s:I, s:f, s:f, s:f, s:f}", "ring",
+        r->spec.ring, "ring_id", (json_int_t)id, "slot", (json_int_t)slot, "generation",
+        (json_int_t)gen, "offset", (json_int_t)offset, "shape", shape ? shape : json_array(),
+        "dtype", t->dtype == DVPP_DTYPE_F32 ? "float32" : t->dtype == DVPP_DTYPE_F16
+                 ? "float16" : t->dtype == DVPP_DTYPE_I8 ? "int8" : "uint8",
+        "layout", t->layout == DVPP_LAYOUT_NCHW ? "NCHW"
+                  : t->layout == DVPP_LAYOUT_NHWC ? "NHWC" : "NC1HWC0",
+        "bytes", (json_int_t)t->bytes, "scale_x", g ? g->scale_x : 1.0, "scale_y",
+        g ? g->scale_y : 1.0, "pad_x", g ? g->pad_x : 0.0, "pad_y", g ? g->pad_y : 0.0));
+}
+
 static enum MHD_Result answer_single(req *r)
 {
     const dvpp_pipeline *p = &r->spec.pipe;
@@ -935,6 +983,14 @@ static enum MHD_Result answer_single(req *r)
 
     if (r->status != DVPP_OK)
         return answer_error(r, &r->err);
+    if (r->ticket.ring) {
+        resp = ring_response(r, &r->out.tensor, &r->out.geom, &r->err);
+        if (!resp)
+            return answer_error(r, &r->err);
+        add_timing(r, resp);
+        add_tensor_headers(resp, &r->out.tensor);
+        return answer(r, 200, resp);
+    }
     if (p->output == DVPP_PIPE_OUT_TENSOR || p->encoding == DVPP_PIPE_ENC_NONE)
         resp = result_response(r);
     else
@@ -996,7 +1052,6 @@ static dvpp_status batch_inputs(req *r, dvpp_err *err)
 /* The spec, the inputs and a result buffer for an N-image tensor. */
 static dvpp_status prepare_batch(req *r, dvpp_tensor *t, dvpp_err *err)
 {
-    char hdr[DVPP_NPY_HEADER_MAX];
     dvpp_status st = build_spec(r, DVPPD_SPEC_TENSOR, err);
 
     if (st == DVPP_OK)
@@ -1005,18 +1060,10 @@ static dvpp_status prepare_batch(req *r, dvpp_tensor *t, dvpp_err *err)
         st = batch_inputs(r, err);
     if (st == DVPP_OK)
         st = dvpp_batchjob_tensor(&r->spec.pipe, (uint32_t)r->ninputs, t, err);
-    if (st != DVPP_OK)
-        return st;
-    r->header_len = r->spec.raw_out ? 0
-                                    : dvpp_npy_header(hdr, dvpp_dtype_npy(t->dtype),
-                                                      t->shape, t->ndim);
-    r->result_len = r->header_len + t->bytes;
-    r->result = buf_get(r->h, r->result_len);
-    if (!r->result)
-        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the tensor");
-    memcpy(r->result, hdr, r->header_len);
-    t->data = r->result + r->header_len;
-    return DVPP_OK;
+    if (st == DVPP_OK && r->spec.ring[0] && r->route == DVPPD_ROUTE_JOBS)
+        st = dvpp_err_set(err, DVPP_EINVAL, "ring", "jobs keep their result; ?ring= is for "
+                          "/v1/preprocess and /v1/batch");
+    return st == DVPP_OK ? tensor_destination(r, t, err) : st;
 }
 
 static dvpp_status submit_batch(req *r, dvpp_err *err)
@@ -1100,7 +1147,13 @@ static enum MHD_Result answer_batch(req *r)
         name_failed_item(r->bj, &e);
         return answer_error(r, &e);
     }
-    resp = result_response(r);
+    if (r->ticket.ring) {
+        resp = ring_response(r, &r->out.tensor, NULL, &e);
+        if (!resp)
+            return answer_error(r, &e);
+    } else {
+        resp = result_response(r);
+    }
     if (!resp)
         return MHD_NO;
     add_item_headers(resp, r->bj, r->ninputs, r->h->cfg.connection_memory);
@@ -1499,6 +1552,7 @@ dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_e
     h->device = env->device;
     h->metrics = env->metrics;
     h->aipp = env->aipp;
+    h->sock = env->sock;
     dvpp_device_config_default(&dc);
     h->channels = c->channels ? c->channels : dc.channels[DVPP_ENGINE_VPC];
     h->queue_depth = c->queue_depth;

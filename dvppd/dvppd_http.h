@@ -25,6 +25,7 @@
 #include "dvppd_aipp.h"
 #include "dvppd_config.h"
 #include "dvppd_metrics.h"
+#include "dvppd_sock.h"
 
 typedef struct dvppd_http dvppd_http;
 
@@ -33,6 +34,7 @@ typedef struct dvppd_http_env {
     dvpp_device *device;           /* a pipe device, borrowed */
     dvppd_metrics *metrics;        /* borrowed */
     const dvppd_aipp_set *aipp;    /* borrowed */
+    dvppd_sock *sock;              /* named rings for ?ring=NAME; may be NULL */
 } dvppd_http_env;
 
 /* Bind http.listen and start serving (not ready until set_ready).

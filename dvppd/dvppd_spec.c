@@ -170,7 +170,7 @@ static const char *const k_params[] = {
     "w", "h", "mode", "interp", "parity", "ascend_mode", "pad", "crop", "profile",
     "shrink_on_load", "no_orient", "allow_partial", "input", "raw", "mean", "std",
     "scale", "order", "layout", "dtype", "aipp", "aipp_op", "aipp_layout",
-    "aipp_dtype", "format", "quality", "align", "out", "strict",
+    "aipp_dtype", "format", "quality", "align", "out", "strict", "ring",
 };
 
 static bool is_flag(const char *key)
@@ -336,6 +336,13 @@ static dvpp_status apply_output_param(draft *d, const char *k, const char *v,
     if (!strcmp(k, "strict"))
         return d->env->kind == DVPPD_SPEC_TENSOR && parse_flag(v, &d->s->strict)
                    ? DVPP_OK : bad(err, k, "want 0 or 1 (batch endpoints)");
+    if (!strcmp(k, "ring")) {
+        if (d->env->kind != DVPPD_SPEC_TENSOR || !v || !*v ||
+            strlen(v) >= sizeof(d->s->ring))
+            return bad(err, k, "want the name of an open ring (tensor endpoints)");
+        memcpy(d->s->ring, v, strlen(v) + 1);
+        return DVPP_OK;
+    }
     if (d->env->kind == DVPPD_SPEC_TENSOR)
         return bad(err, k, "not for tensor endpoints");
     if (!strcmp(k, "format")) {
@@ -938,9 +945,10 @@ static dvpp_status j_aipp(draft *d, json_t *a, dvpp_err *err)
 
 static dvpp_status j_output(draft *d, json_t *o, dvpp_err *err)
 {
-    static const char *const keys[] = {"format", "quality", "align", "out", NULL};
+    static const char *const keys[] = {"format", "quality", "align", "out", "ring", NULL};
     dvpp_pipeline *p = &d->s->pipe;
     json_t *fmt = json_object_get(o, "format"), *out = json_object_get(o, "out");
+    json_t *ring = json_object_get(o, "ring");
     json_t *align = json_object_get(o, "align");
     dvpp_status st;
     uint32_t q = 95;
@@ -964,6 +972,12 @@ static dvpp_status j_output(draft *d, json_t *o, dvpp_err *err)
         if (!s || (strcmp(s, "npy") && strcmp(s, "raw")) || d->env->kind == DVPPD_SPEC_IMAGE)
             return bad(err, "output.out", "want npy or raw (tensor and decode endpoints)");
         d->s->raw_out = !strcmp(s, "raw");
+    }
+    if (st == DVPP_OK && ring) {
+        const char *r = json_string_value(ring);
+        if (d->env->kind != DVPPD_SPEC_TENSOR || !r || !*r || strlen(r) >= sizeof(d->s->ring))
+            return bad(err, "output.ring", "want the name of an open ring (tensors)");
+        memcpy(d->s->ring, r, strlen(r) + 1);
     }
     if (st == DVPP_OK && align) {
         double a[2];

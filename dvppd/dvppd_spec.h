@@ -55,6 +55,7 @@ typedef struct dvppd_spec {
     dvpp_pipeline pipe;
     bool raw_out;               /* out=raw: bare bytes instead of .npy */
     bool strict;                /* batch: the first failure fails it */
+    char ring[64];              /* HTTP: deliver into this named ring ("" none) */
 } dvppd_spec;
 
 /* Build @out from query parameters. DVPP_EINVAL naming the parameter for

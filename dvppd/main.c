@@ -4,7 +4,7 @@
  * the device model started from the configuration, the HTTP front end, and
  * a clean stop on SIGINT/SIGTERM: stop accepting, finish every request in
  * flight (up to DVPPD_DRAIN_SECONDS), then free the device. The Unix-socket
- * front end is the next milestone (docs/architecture.md).
+ * front end (dvppd_sock) serves local apps with shared-memory rings.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -24,6 +24,7 @@
 #include "dvppd_config.h"
 #include "dvppd_http.h"
 #include "dvppd_metrics.h"
+#include "dvppd_sock.h"
 
 #ifndef DVPP_VERSION
 #define DVPP_VERSION "dev"
@@ -107,17 +108,36 @@ static void report_start(const dvppd_config *c)
              (unsigned long long)c->limits.max_encoded_bytes,
              (unsigned long long)c->limits.max_pixels, c->limits.max_side,
              c->limits.max_jpeg_scans);
-    if (c->socket_path[0])
-        dvpp_log(DVPP_LOG_INFO, "socket front end (%s) not built yet: it arrives "
-                 "with the socket milestone", c->socket_path);
+}
+
+/* The Unix-socket front end, unless socket.path is "" (and no socket was
+ * passed by systemd). */
+static dvpp_status start_sock(const dvppd_config *c, dvpp_device *dev,
+                              const dvppd_aipp_set *aipp, dvppd_sock **out, dvpp_err *err)
+{
+    dvppd_sock_env env = {c, dev, aipp};
+    dvpp_status st;
+
+    *out = NULL;
+    if (!c->socket_path[0] && !getenv("LISTEN_FDS")) {
+        dvpp_log(DVPP_LOG_INFO, "socket: disabled (socket.path is empty)");
+        return DVPP_OK;
+    }
+    st = dvppd_sock_start(&env, out, err);
+    if (st == DVPP_OK)
+        dvpp_log(DVPP_LOG_INFO, "socket: listening on %s (mode %04o, %u connections max, "
+                 "lease timeout %u ms)", dvppd_sock_path(*out)[0] ? dvppd_sock_path(*out)
+                 : "an inherited socket", c->socket_mode, c->sock.max_connections,
+                 c->sock.lease_timeout_ms);
+    return st;
 }
 
 /* The HTTP front end, unless http.listen has port 0. */
 static dvpp_status start_http(const dvppd_config *c, dvpp_device *dev, dvppd_metrics *m,
-                              const dvppd_aipp_set *aipp, dvppd_http **out,
-                              dvpp_err *err)
+                              const dvppd_aipp_set *aipp, dvppd_sock *sock,
+                              dvppd_http **out, dvpp_err *err)
 {
-    dvppd_http_env env = {c, dev, m, aipp};
+    dvppd_http_env env = {c, dev, m, aipp, sock};
     dvpp_status st;
 
     *out = NULL;
@@ -242,6 +262,7 @@ int main(int argc, char **argv)
 {
     dvpp_device *device = NULL;
     dvppd_http *http = NULL;
+    dvppd_sock *sock = NULL;
     dvppd_aipp_set aipp;
     dvppd_metrics metrics;
     dvppd_config cfg;
@@ -282,7 +303,11 @@ int main(int argc, char **argv)
         dvpp_log(DVPP_LOG_ERR, "cannot start the device: %s", err.msg);
         goto out;
     }
-    if (start_http(&cfg, device, &metrics, &aipp, &http, &err) != DVPP_OK) {
+    if (start_sock(&cfg, device, &aipp, &sock, &err) != DVPP_OK) {
+        dvpp_log(DVPP_LOG_ERR, "%s", err.msg);
+        goto out;
+    }
+    if (start_http(&cfg, device, &metrics, &aipp, sock, &http, &err) != DVPP_OK) {
         dvpp_log(DVPP_LOG_ERR, "%s", err.msg);
         goto out;
     }
@@ -293,11 +318,15 @@ int main(int argc, char **argv)
     /* Stop taking requests, answer every one in flight, then let the device
      * finish what is left (batch jobs nobody waits for) before freeing it. */
     dvppd_http_drain(http);
+    dvppd_sock_drain(sock);
     dvppd_http_stop(http, DVPPD_DRAIN_SECONDS);
     http = NULL;
+    dvppd_sock_stop(sock, DVPPD_DRAIN_SECONDS);
+    sock = NULL;
     drain_device(device, DVPPD_DRAIN_SECONDS);
 out:
     dvppd_http_stop(http, 0);
+    dvppd_sock_stop(sock, 0);
     dvpp_pipe_device_free(device);
     dvppd_aipp_set_fini(&aipp);
     dvpp_log(DVPP_LOG_INFO, "stopped");

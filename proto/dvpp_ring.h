@@ -72,6 +72,7 @@ typedef struct dvpp_ring_slot {
     uint64_t payload_offset; /* from the start of the memfd */
     double scale_x, scale_y; /* letterbox: source = (output - pad) / scale */
     double pad_x, pad_y;
+    uint8_t reserved1[8];
 } dvpp_ring_slot;
 
 _Static_assert(sizeof(dvpp_ring_header) == 64, "ring header is 64 bytes");

@@ -1,0 +1,1886 @@
+/* dvppd_sock: the Unix-socket front end: one epoll thread, rings, leases. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4, SOCK_* flags, struct ucred */
+#endif
+#include "dvppd_sock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device/dvpp_batchjob.h"
+#include "dvpp_cpu.h"
+#include "dvpp_log.h"
+#include "dvppd_spec.h"
+#include "ipc_msg.h"
+#include "proto/dvpp.pb-c.h"
+
+#ifndef DVPP_VERSION
+#define DVPP_VERSION "dev"
+#endif
+
+#define PROTOCOL 1u
+#define RX_SLACK (64u << 10)       /* packet room beyond max_inline */
+#define OUTQ_MAX_BYTES (16u << 20) /* a consumer that stops reading is cut */
+#define TICK_MS 100
+
+/* --- records -------------------------------------------------------------------- */
+
+typedef struct conn conn;
+typedef struct sjob sjob;
+
+/* A client stream: a device stream plus the bookkeeping StreamSync needs. */
+typedef struct sstream {
+    uint64_t id;
+    dvpp_stream *ds;
+    uint32_t pending;            /* jobs submitted, Result not yet sent */
+    dvpp_status first_error;     /* since the previous sync */
+    dvpp_err first_err;
+    uint64_t *waiters;           /* StreamSync ids waiting for pending == 0 */
+    size_t nwaiters;
+    uint64_t destroy_id;         /* StreamDestroy waiting, 0 = none */
+    struct sstream *next;
+} sstream;
+
+typedef struct outpkt {
+    struct outpkt *next;
+    size_t len;
+    int fds[2];
+    int nfds;
+    uint8_t data[];
+} outpkt;
+
+typedef struct sbatch {
+    uint64_t id;                 /* the device's batch id */
+    sjob *job;
+    struct sbatch *next;
+} sbatch;
+
+struct conn {
+    dvppd_sock *s;
+    int fd;
+    pid_t pid;
+    uid_t uid;
+    bool hello, closed;
+    atomic_uint refs;            /* the connection list's + one per job */
+    ipc_ring **rings;            /* [max_rings], id = index + 1 */
+    char (*ring_names)[64];
+    sstream *streams;
+    uint64_t next_stream;
+    uint32_t inflight;
+    sbatch *batches;
+    outpkt *outq, *outq_tail;
+    size_t outq_bytes;
+    conn *next;
+};
+
+typedef enum job_type { JOB_SINGLE, JOB_BATCH, JOB_NOTICE } job_type;
+
+/* A mapped input memfd. */
+typedef struct input_map {
+    void *addr;
+    size_t len;
+} input_map;
+
+struct sjob {
+    sjob *next;                  /* the done queue */
+    job_type type;
+    conn *c;                     /* referenced */
+    uint64_t id;
+    Dvpp__Envelope *env;         /* owns inline inputs and strings */
+    Dvpp__Kind kind;
+    dvppd_spec spec;
+    dvpp_pipejob pj;
+    dvpp_pipeline_out out;
+    const uint8_t *in;
+    size_t in_len;
+    input_map *maps;             /* memfd inputs */
+    size_t nmaps;
+    ipc_ring *ring;              /* referenced while writing */
+    uint32_t ring_id, slot;
+    bool has_slot;
+    uint8_t *inline_out;
+    size_t inline_cap;
+    sstream *st;                 /* a client stream, or NULL */
+    dvpp_stream *own_stream;     /* stream 0: one per job */
+    dvpp_status status;
+    dvpp_err err;
+    uint64_t t_submit;
+    /* batches */
+    dvpp_batchjob *bj;
+    dvpp_batchjob_input *inputs;
+    size_t n;
+    /* notices (HTTP deliveries) */
+    ipc_slot_meta meta;
+    uint32_t generation;
+};
+
+typedef struct counters {
+    atomic_uint_fast64_t connections, leases_expired, bad_releases, dropped, submitted,
+        failed, refused_peers;
+} counters;
+
+struct dvppd_sock {
+    dvppd_sock_config cfg;
+    dvpp_limits limits;
+    uint32_t max_batch_items;
+    dvpp_device *device;
+    const dvppd_aipp_set *aipp;
+    char path[108];
+    bool own_path;
+    int lfd, epfd, evfd;
+    pthread_t thread;
+    atomic_bool stop, draining;
+    atomic_uint inflight;        /* jobs of every connection */
+    conn *conns;                 /* epoll thread only */
+    unsigned nconns;
+    uint8_t *rx;
+    size_t rx_cap;
+    pthread_mutex_t mu;          /* the done queue and the ring registry */
+    sjob *done_head, *done_tail;
+    counters n;
+};
+
+/* Epoll tags: the listening socket and the eventfd by these addresses,
+ * connections by their record. */
+static char k_tag_listen, k_tag_event;
+
+static uint64_t now_ms(void)
+{
+    return dvpp_now_ns() / 1000000u;
+}
+
+/* --- connections: references and sending -------------------------------------------- */
+
+static void conn_ref(conn *c)
+{
+    atomic_fetch_add(&c->refs, 1);
+}
+
+static void conn_unref(conn *c)
+{
+    if (c && atomic_fetch_sub(&c->refs, 1) == 1) {
+        free(c->rings);
+        free(c->ring_names);
+        free(c);
+    }
+}
+
+static void conn_close(conn *c, const char *why);
+
+/* Pack @e and send it (or queue it when the socket is full). */
+static void send_env(conn *c, Dvpp__Envelope *e, const int *fds, int nfds)
+{
+    size_t len = dvpp__envelope__get_packed_size(e);
+    outpkt *p;
+    int r = -EAGAIN;
+
+    if (c->closed)
+        return;
+    p = malloc(sizeof(*p) + len);
+    if (!p) {
+        conn_close(c, "out of memory");
+        return;
+    }
+    dvpp__envelope__pack(e, p->data);
+    p->len = len;
+    p->next = NULL;
+    p->nfds = 0;
+    if (!c->outq)
+        r = ipc_send(c->fd, p->data, len, fds, nfds);
+    if (r == 0) {
+        free(p);
+        return;
+    }
+    if (r != -EAGAIN || c->outq_bytes + len > OUTQ_MAX_BYTES) {
+        free(p);
+        conn_close(c, r == -EAGAIN ? "consumer stopped reading" : "send failed");
+        return;
+    }
+    for (int i = 0; i < nfds && i < 2; i++)
+        p->fds[p->nfds++] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+    if (c->outq_tail)
+        c->outq_tail->next = p;
+    else
+        c->outq = p;
+    c->outq_tail = p;
+    c->outq_bytes += len;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
+    epoll_ctl(c->s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+static void flush_outq(conn *c)
+{
+    while (c->outq && !c->closed) {
+        outpkt *p = c->outq;
+        int r = ipc_send(c->fd, p->data, p->len, p->fds, p->nfds);
+        if (r == -EAGAIN)
+            return;
+        if (r != 0) {
+            conn_close(c, "send failed");
+            return;
+        }
+        c->outq = p->next;
+        if (!c->outq)
+            c->outq_tail = NULL;
+        c->outq_bytes -= p->len;
+        ipc_close_fds(p->fds, p->nfds);
+        free(p);
+    }
+    if (!c->closed) {
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        epoll_ctl(c->s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+    }
+}
+
+static void envelope_init(Dvpp__Envelope *e, uint64_t id)
+{
+    dvpp__envelope__init(e);
+    e->protocol = PROTOCOL;
+    e->id = id;
+}
+
+static void send_error(conn *c, uint64_t id, dvpp_status st, const char *field,
+                       const char *msg)
+{
+    Dvpp__Envelope e;
+    Dvpp__Error er;
+
+    envelope_init(&e, id);
+    dvpp__error__init(&er);
+    er.status = st;
+    er.code = (char *)dvpp_status_name(st);
+    er.message = (char *)(msg && *msg ? msg : dvpp_strerror(st));
+    er.field = (char *)(field ? field : "");
+    e.body_case = DVPP__ENVELOPE__BODY_ERROR;
+    e.error = &er;
+    send_env(c, &e, NULL, 0);
+}
+
+static void send_err(conn *c, uint64_t id, const dvpp_err *err)
+{
+    send_error(c, id, err->status, err->field, err->msg);
+}
+
+static void send_ack(conn *c, uint64_t id)
+{
+    Dvpp__Envelope e;
+    Dvpp__Ack a;
+
+    envelope_init(&e, id);
+    dvpp__ack__init(&a);
+    e.body_case = DVPP__ENVELOPE__BODY_ACK;
+    e.ack = &a;
+    send_env(c, &e, NULL, 0);
+}
+
+/* A protocol violation: say why (best effort), count, drop. */
+static void violation(conn *c, uint64_t id, const char *why)
+{
+    send_error(c, id, DVPP_EINVAL, "packet", why);
+    atomic_fetch_add(&c->s->n.dropped, 1);
+    conn_close(c, why);
+}
+
+/* --- rings ---------------------------------------------------------------------------- */
+
+/* The ring @id of @c, or NULL. */
+static ipc_ring *conn_ring(conn *c, uint32_t id)
+{
+    return id >= 1 && id <= c->s->cfg.max_rings ? c->rings[id - 1] : NULL;
+}
+
+static void close_ring(conn *c, uint32_t id)
+{
+    ipc_ring *r = conn_ring(c, id);
+
+    if (!r)
+        return;
+    pthread_mutex_lock(&c->s->mu);
+    c->rings[id - 1] = NULL;
+    c->ring_names[id - 1][0] = '\0';
+    pthread_mutex_unlock(&c->s->mu);
+    ipc_ring_close(r);
+    ipc_ring_unref(r);
+}
+
+static bool ring_name_taken(dvppd_sock *s, const char *name)
+{
+    for (conn *c = s->conns; c; c = c->next)
+        for (uint32_t i = 0; !c->closed && i < s->cfg.max_rings; i++)
+            if (c->rings[i] && !strcmp(c->ring_names[i], name))
+                return true;
+    return false;
+}
+
+static void on_ring_open(conn *c, uint64_t id, const Dvpp__RingOpen *m)
+{
+    dvppd_sock *s = c->s;
+    Dvpp__Envelope e;
+    Dvpp__RingOpened ro;
+    ipc_ring *r = NULL;
+    uint32_t slot = 0;
+    int fd, rc;
+
+    while (slot < s->cfg.max_rings && c->rings[slot])
+        slot++;
+    if (slot == s->cfg.max_rings) {
+        send_error(c, id, DVPP_ELIMIT, "ring", "too many rings on this connection");
+        return;
+    }
+    if (m->slots == 0 || m->slots > s->cfg.max_slots || m->slot_bytes == 0 ||
+        m->slot_bytes > s->cfg.max_ring_bytes / m->slots) {
+        send_error(c, id, DVPP_ELIMIT, "slots", "slots x slot_bytes outside the limits "
+                   "(Welcome.max_slots, max_ring_bytes)");
+        return;
+    }
+    if (strlen(m->name) >= sizeof(c->ring_names[0])) {
+        send_error(c, id, DVPP_EINVAL, "name", "ring name too long");
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    rc = m->name[0] && ring_name_taken(s, m->name) ? -EEXIST : 0;
+    pthread_mutex_unlock(&s->mu);
+    if (rc) {
+        send_error(c, id, DVPP_EBUSY, "name", "a ring of that name is open");
+        return;
+    }
+    rc = ipc_ring_create(m->slots, m->slot_bytes, "dvppd-ring", &r);
+    fd = rc == 0 ? ipc_ring_consumer_fd(r) : rc;
+    if (fd < 0) {
+        ipc_ring_unref(r);
+        send_error(c, id, fd == -EINVAL ? DVPP_EINVAL : DVPP_ENOMEM, "ring",
+                   "cannot create the ring");
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    c->rings[slot] = r;
+    snprintf(c->ring_names[slot], sizeof(c->ring_names[0]), "%s", m->name);
+    pthread_mutex_unlock(&s->mu);
+    envelope_init(&e, id);
+    dvpp__ring_opened__init(&ro);
+    ro.ring = slot + 1;
+    ro.slots = ipc_ring_slots(r);
+    ro.slot_bytes = ipc_ring_slot_bytes(r);
+    ro.map_bytes = ipc_ring_map_bytes(r);
+    ro.data_offset = ipc_ring_data_offset(r);
+    e.body_case = DVPP__ENVELOPE__BODY_RING_OPENED;
+    e.ring_opened = &ro;
+    send_env(c, &e, &fd, 1);
+    close(fd);
+}
+
+static void on_slot_release(conn *c, uint64_t id, const Dvpp__SlotRelease *m)
+{
+    ipc_ring *r = conn_ring(c, m->ring);
+
+    if (!r || ipc_ring_release(r, m->slot, m->generation) != 0) {
+        atomic_fetch_add(&c->s->n.bad_releases, 1);
+        send_error(c, id, DVPP_EINVAL, "slot", "no such lease (wrong ring, slot or "
+                   "generation, or already released)");
+    }
+}
+
+/* --- streams ------------------------------------------------------------------------ */
+
+static sstream *find_stream(conn *c, uint64_t id)
+{
+    sstream *st = c->streams;
+
+    while (st && st->id != id)
+        st = st->next;
+    return st;
+}
+
+static void stream_free(conn *c, sstream *st)
+{
+    sstream **pp = &c->streams;
+
+    while (*pp && *pp != st)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = st->next;
+    dvpp_stream_free(st->ds);
+    free(st->waiters);
+    free(st);
+}
+
+/* Answer StreamSync / StreamDestroy waiting for @st to go idle. */
+static void stream_settle(conn *c, sstream *st)
+{
+    if (st->pending)
+        return;
+    for (size_t i = 0; i < st->nwaiters; i++) {
+        if (st->first_error != DVPP_OK)
+            send_err(c, st->waiters[i], &st->first_err);
+        else
+            send_ack(c, st->waiters[i]);
+        st->first_error = DVPP_OK;
+    }
+    st->nwaiters = 0;
+    if (st->destroy_id) {
+        send_ack(c, st->destroy_id);
+        stream_free(c, st);
+    }
+}
+
+static void on_stream_create(conn *c, uint64_t id)
+{
+    Dvpp__Envelope e;
+    Dvpp__StreamCreated sc;
+    sstream *st = calloc(1, sizeof(*st));
+    dvpp_err err;
+
+    if (!st || dvpp_stream_new(c->s->device, 0, &st->ds, &err) != DVPP_OK) {
+        free(st);
+        send_error(c, id, DVPP_ENOMEM, NULL, "cannot create a stream");
+        return;
+    }
+    st->id = ++c->next_stream;
+    st->next = c->streams;
+    c->streams = st;
+    envelope_init(&e, id);
+    dvpp__stream_created__init(&sc);
+    sc.stream = st->id;
+    e.body_case = DVPP__ENVELOPE__BODY_STREAM_CREATED;
+    e.stream_created = &sc;
+    send_env(c, &e, NULL, 0);
+}
+
+static void on_stream_wait(conn *c, uint64_t id, uint64_t stream, bool destroy)
+{
+    sstream *st = find_stream(c, stream);
+    uint64_t *w;
+
+    if (!st || st->destroy_id) {
+        send_error(c, id, DVPP_ENOTFOUND, "stream", "no such stream");
+        return;
+    }
+    if (destroy) {
+        st->destroy_id = id;
+    } else {
+        w = realloc(st->waiters, (st->nwaiters + 1) * sizeof(*w));
+        if (!w) {
+            send_error(c, id, DVPP_ENOMEM, NULL, "out of memory");
+            return;
+        }
+        st->waiters = w;
+        st->waiters[st->nwaiters++] = id;
+    }
+    stream_settle(c, st);
+}
+
+/* --- jobs: inputs, outputs ---------------------------------------------------------- */
+
+static void unmap_inputs(sjob *j)
+{
+    for (size_t i = 0; i < j->nmaps; i++)
+        if (j->maps[i].addr)
+            munmap(j->maps[i].addr, j->maps[i].len);
+    free(j->maps);
+    j->maps = NULL;
+    j->nmaps = 0;
+}
+
+static void job_free(sjob *j)
+{
+    dvpp_batchjob_free(j->bj);
+    dvpp_stream_free(j->own_stream);
+    unmap_inputs(j);
+    if (j->has_slot)
+        ipc_ring_abort(j->ring, j->slot);
+    ipc_ring_unref(j->ring);
+    free(j->inline_out);
+    free(j->inputs);
+    dvpp_buf_fini(&j->out.encoded);
+    if (j->env)
+        dvpp__envelope__free_unpacked(j->env, NULL);
+    conn_unref(j->c);
+    free(j);
+}
+
+/* Map a sealed memfd input read-only. */
+static dvpp_status map_input(dvppd_sock *s, int fd, uint64_t want, input_map *m,
+                             dvpp_err *err)
+{
+    uint64_t size;
+
+    if (!ipc_memfd_is_sealed(fd, &size))
+        return dvpp_err_set(err, DVPP_EINVAL, "input_fd", "the input fd must be a memfd "
+                            "sealed with F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_WRITE");
+    if (want == 0 || want > size || want > s->limits.max_encoded_bytes)
+        return dvpp_err_set(err, want > size ? DVPP_EINVAL : DVPP_ELIMIT, "input_len",
+                            "input_len %llu: the memfd has %llu bytes, the limit is %llu",
+                            (unsigned long long)want, (unsigned long long)size,
+                            (unsigned long long)s->limits.max_encoded_bytes);
+    m->addr = mmap(NULL, (size_t)want, PROT_READ, MAP_SHARED, fd, 0);
+    if (m->addr == MAP_FAILED) {
+        m->addr = NULL;
+        return dvpp_err_set(err, DVPP_ESYS, "input_fd", "cannot map the input: %s",
+                            strerror(errno));
+    }
+    m->len = (size_t)want;
+    return DVPP_OK;
+}
+
+static dvppd_spec_kind spec_kind(Dvpp__Kind k)
+{
+    return k == DVPP__KIND__IMAGE ? DVPPD_SPEC_IMAGE
+                                  : k == DVPP__KIND__PIXELS ? DVPPD_SPEC_DECODE
+                                                            : DVPPD_SPEC_TENSOR;
+}
+
+static dvpp_status build_spec(sjob *j, dvppd_spec_kind kind, const char *spec,
+                              const char *aipp, dvpp_err *err)
+{
+    dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)j->c->s->aipp,
+                          aipp && *aipp ? aipp : NULL, aipp ? strlen(aipp) : 0};
+    dvpp_status st = spec && *spec ? dvppd_spec_from_json(&env, spec, strlen(spec),
+                                                          &j->spec, err)
+                                   : dvppd_spec_from_query(&env, NULL, 0, &j->spec, err);
+
+    if (st == DVPP_OK && j->spec.ring[0])
+        st = dvpp_err_set(err, DVPP_EINVAL, "output.ring",
+                          "rings are named in the message, not the spec");
+    return st == DVPP_OK ? dvpp_pipeline_validate(&j->spec.pipe, &j->c->s->limits, err)
+                         : st;
+}
+
+/* A slot of ring @id holding @bytes (or inline room for it). */
+static dvpp_status take_output(sjob *j, uint32_t id, uint64_t bytes, uint8_t **dest,
+                               dvpp_err *err)
+{
+    dvppd_sock *s = j->c->s;
+    int rc;
+
+    if (id == 0) {
+        if (bytes > s->cfg.max_inline)
+            return dvpp_err_set(err, DVPP_EINVAL, "ring", "an output of %llu bytes needs "
+                                "a ring (inline outputs: at most %llu)",
+                                (unsigned long long)bytes,
+                                (unsigned long long)s->cfg.max_inline);
+        j->inline_out = malloc(bytes ? bytes : 1);
+        j->inline_cap = bytes;
+        *dest = j->inline_out;
+        return j->inline_out ? DVPP_OK : dvpp_err_set(err, DVPP_ENOMEM, NULL, "output");
+    }
+    j->ring = conn_ring(j->c, id);
+    if (!j->ring)
+        return dvpp_err_set(err, DVPP_ENOTFOUND, "ring", "no ring %u on this connection", id);
+    if (bytes > ipc_ring_slot_bytes(j->ring)) {
+        uint64_t have = ipc_ring_slot_bytes(j->ring);
+        j->ring = NULL;
+        return dvpp_err_set(err, DVPP_ENOSPC, "ring", "the output needs %llu bytes, a slot "
+                            "has %llu", (unsigned long long)bytes, (unsigned long long)have);
+    }
+    ipc_ring_ref(j->ring);
+    j->ring_id = id;
+    rc = ipc_ring_acquire(j->ring, &j->slot);
+    if (rc != 0)
+        return dvpp_err_set(err, DVPP_EAGAIN, "ring", "ring %u has no free slot: release "
+                            "slots, then retry", id);
+    j->has_slot = true;
+    *dest = ipc_ring_payload(j->ring, j->slot);
+    return DVPP_OK;
+}
+
+/* Size the output with a header probe + plan and point the run at it. */
+static dvpp_status prepare_output(sjob *j, uint32_t ring, dvpp_err *err)
+{
+    dvpp_pipeline *p = &j->spec.pipe;
+    dvpp_pipe_source src;
+    dvpp_pipeline_plan plan;
+    uint8_t *dest = NULL;
+    dvpp_status st = dvpp_pipeline_probe(p, j->in, j->in_len, &j->c->s->limits, &src, err);
+
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_plan_make(p, &src, &plan, err);
+    if (st != DVPP_OK)
+        return st;
+    j->pj.pixels = src.is_jpeg ? (uint64_t)src.jpeg.width * src.jpeg.height
+                               : (uint64_t)src.width * src.height;
+    if (p->output == DVPP_PIPE_OUT_TENSOR) {
+        dvpp_tensor *t = &j->out.tensor;
+        st = dvpp_tensor_init(t, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w, err);
+        if (st == DVPP_OK)
+            st = take_output(j, ring, t->bytes, &dest, err);
+        t->data = dest;
+        return st;
+    }
+    if (p->encoding == DVPP_PIPE_ENC_NONE) {
+        st = take_output(j, ring, plan.out_bytes, &dest, err);
+        j->out.image.data = dest;
+        j->out.image.size = plan.out_bytes;
+        return st;
+    }
+    /* Encoded: the size is known only after the run; the slot is taken
+     * now so a full ring refuses at once. */
+    return take_output(j, ring, ring ? 1 : 0, &dest, err);
+}
+
+/* --- jobs: completion ----------------------------------------------------------------- */
+
+static void post_done(dvppd_sock *s, sjob *j)
+{
+    uint64_t one = 1;
+    ssize_t w;
+
+    pthread_mutex_lock(&s->mu);
+    j->next = NULL;
+    if (s->done_tail)
+        s->done_tail->next = j;
+    else
+        s->done_head = j;
+    s->done_tail = j;
+    pthread_mutex_unlock(&s->mu);
+    w = write(s->evfd, &one, sizeof(one));
+    (void)w; /* the counter only saturates, never loses the wake-up */
+}
+
+static void single_done(void *ctx, dvpp_status st, const dvpp_err *err)
+{
+    sjob *j = ctx;
+
+    j->status = st;
+    if (st != DVPP_OK && err)
+        j->err = *err;
+    post_done(j->c->s, j);
+}
+
+static void batch_done(void *ctx)
+{
+    sjob *j = ctx;
+
+    post_done(j->c->s, j);
+}
+
+static const char *dtype_name(dvpp_dtype d)
+{
+    static const char *const n[] = {"uint8", "int8", "float16", "float32"};
+    return (unsigned)d < 4 ? n[d] : "unknown";
+}
+
+static const char *layout_name(dvpp_layout l)
+{
+    static const char *const n[] = {"NCHW", "NHWC", "NC1HWC0"};
+    return (unsigned)l < 3 ? n[l] : "";
+}
+
+void dvppd_slot_meta_tensor(ipc_slot_meta *m, const dvpp_tensor *t, const dvpp_pipe_geom *g)
+{
+    memset(m, 0, sizeof(*m));
+    m->dtype = (uint32_t)t->dtype;
+    m->layout = (uint32_t)t->layout;
+    m->ndim = t->ndim;
+    for (unsigned i = 0; i < t->ndim && i < DVPP_RING_MAX_DIMS; i++)
+        m->shape[i] = t->shape[i];
+    m->byte_length = t->bytes;
+    if (g) {
+        m->scale_x = g->scale_x, m->scale_y = g->scale_y;
+        m->pad_x = g->pad_x, m->pad_y = g->pad_y;
+    }
+}
+
+/* The output's description into @meta (@shape: storage for it) and @m. */
+static void describe_output(sjob *j, Dvpp__TensorMeta *meta, int64_t *shape,
+                            ipc_slot_meta *m, size_t *bytes)
+{
+    const dvpp_pipeline *p = &j->spec.pipe;
+
+    dvpp__tensor_meta__init(meta);
+    memset(m, 0, sizeof(*m));
+    if (p->output == DVPP_PIPE_OUT_TENSOR) {
+        const dvpp_tensor *t = &j->out.tensor;
+        dvppd_slot_meta_tensor(m, t, &j->out.geom);
+        meta->dtype = (char *)dtype_name(t->dtype);
+        meta->layout = (char *)layout_name(t->layout);
+        for (unsigned i = 0; i < t->ndim; i++)
+            shape[i] = t->shape[i];
+        meta->n_shape = t->ndim;
+        meta->shape = shape;
+        *bytes = t->bytes;
+    } else {
+        const dvpp_image *img = &j->out.image;
+        bool enc = p->encoding != DVPP_PIPE_ENC_NONE;
+        *bytes = enc ? j->out.encoded.len : j->out.plan.out_bytes;
+        meta->dtype = "uint8";
+        meta->layout = "";
+        meta->format = enc ? (p->encoding == DVPP_PIPE_ENC_PNG ? "png" : "jpeg")
+                           : (char *)dvpp_pixfmt_name(img->format);
+        meta->width = j->out.plan.img_w;
+        meta->height = j->out.plan.img_h;
+        if (!enc) {
+            meta->width_stride = img->width_stride;
+            meta->height_stride = img->height_stride;
+        }
+        shape[0] = (int64_t)*bytes;
+        meta->n_shape = 1;
+        meta->shape = shape;
+        m->dtype = DVPP_RING_DTYPE_U8;
+        m->layout = DVPP_RING_LAYOUT_IMAGE;
+        m->ndim = 1;
+        m->shape[0] = (int64_t)*bytes;
+        m->scale_x = j->out.geom.scale_x, m->scale_y = j->out.geom.scale_y;
+        m->pad_x = j->out.geom.pad_x, m->pad_y = j->out.geom.pad_y;
+    }
+    m->byte_length = *bytes;
+}
+
+/* Encoded images are copied into their slot or inline buffer now. */
+static dvpp_status place_encoded(sjob *j, dvpp_err *err)
+{
+    const dvpp_buf *b = &j->out.encoded;
+    uint64_t cap = j->ring ? ipc_ring_slot_bytes(j->ring) : j->c->s->cfg.max_inline;
+    uint8_t *dest;
+
+    if (b->len > cap)
+        return dvpp_err_set(err, DVPP_ENOSPC, "ring", "the encoded image has %zu bytes, "
+                            "the %s holds %llu", b->len, j->ring ? "slot" : "inline answer",
+                            (unsigned long long)cap);
+    if (j->ring) {
+        dest = ipc_ring_payload(j->ring, j->slot);
+    } else {
+        free(j->inline_out);
+        j->inline_out = malloc(b->len ? b->len : 1);
+        if (!j->inline_out)
+            return dvpp_err_set(err, DVPP_ENOMEM, NULL, "output");
+        dest = j->inline_out;
+    }
+    memcpy(dest, b->data, b->len);
+    j->inline_cap = b->len;
+    return DVPP_OK;
+}
+
+static void fill_failure(Dvpp__Result *r, const dvpp_err *err, dvpp_status st)
+{
+    r->status = st;
+    r->code = (char *)dvpp_status_name(st);
+    r->message = (char *)(err->msg[0] ? err->msg : dvpp_strerror(st));
+    r->field = (char *)err->field;
+}
+
+static uint64_t us(uint64_t ns)
+{
+    return ns / 1000;
+}
+
+/* The Result of a single job; leases its slot. */
+static void answer_single(sjob *j)
+{
+    conn *c = j->c;
+    Dvpp__Envelope e;
+    Dvpp__Result r;
+    Dvpp__TensorMeta meta;
+    Dvpp__Geom g;
+    Dvpp__Timings tm;
+    ipc_slot_meta m;
+    int64_t shape[DVPP_RING_MAX_DIMS];
+    size_t bytes = 0;
+    dvpp_status st = j->status;
+
+    envelope_init(&e, j->id);
+    dvpp__result__init(&r);
+    r.origin = "socket";
+    if (st == DVPP_OK && j->spec.pipe.output == DVPP_PIPE_OUT_IMAGE &&
+        j->spec.pipe.encoding != DVPP_PIPE_ENC_NONE)
+        st = place_encoded(j, &j->err);
+    if (st == DVPP_OK) {
+        describe_output(j, &meta, shape, &m, &bytes);
+        if (j->has_slot) {
+            st = ipc_ring_lease(j->ring, j->slot, &m,
+                                now_ms() + c->s->cfg.lease_timeout_ms, &r.generation) == 0
+                     ? DVPP_OK
+                     : dvpp_err_set(&j->err, DVPP_ECANCELED, "ring",
+                                    "the ring was closed before the job finished");
+            j->has_slot = false; /* leased, or freed by the closed ring */
+            r.ring = j->ring_id;
+            r.slot = j->slot;
+            r.offset = ipc_ring_payload_offset(j->ring, j->slot);
+        } else {
+            r.data.data = j->inline_out;
+            r.data.len = bytes;
+        }
+    }
+    if (st != DVPP_OK) {
+        dvpp__result__init(&r);
+        r.origin = "socket";
+        fill_failure(&r, &j->err, st);
+        atomic_fetch_add(&c->s->n.failed, 1);
+    } else {
+        dvpp__geom__init(&g);
+        g.scale_x = j->out.geom.scale_x, g.scale_y = j->out.geom.scale_y;
+        g.pad_x = j->out.geom.pad_x, g.pad_y = j->out.geom.pad_y;
+        dvpp__timings__init(&tm);
+        tm.queue_us = j->pj.started_ns > j->t_submit ? us(j->pj.started_ns - j->t_submit) : 0;
+        tm.decode_us = us(j->out.stage_ns[DVPP_PIPE_STAGE_DECODE]);
+        tm.vpc_us = us(j->out.stage_ns[DVPP_PIPE_STAGE_VPC]);
+        tm.post_us = us(j->out.stage_ns[DVPP_PIPE_STAGE_POST]);
+        tm.total_us = us(dvpp_now_ns() - j->t_submit);
+        r.meta = &meta;
+        r.geom = &g;
+        r.timings = &tm;
+    }
+    e.body_case = DVPP__ENVELOPE__BODY_RESULT;
+    e.result = &r;
+    send_env(c, &e, NULL, 0);
+    if (j->st) {
+        if (st != DVPP_OK && j->st->first_error == DVPP_OK) {
+            j->st->first_error = st;
+            j->st->first_err = j->err;
+            j->st->first_err.status = st;
+        }
+        j->st->pending--;
+        stream_settle(c, j->st);
+    }
+}
+
+static void unlist_batch(conn *c, sjob *j)
+{
+    sbatch **pp = &c->batches;
+
+    while (*pp && (*pp)->job != j)
+        pp = &(*pp)->next;
+    if (*pp) {
+        sbatch *b = *pp;
+        *pp = b->next;
+        free(b);
+    }
+}
+
+static void answer_batch(sjob *j)
+{
+    conn *c = j->c;
+    Dvpp__Envelope e;
+    Dvpp__Result r;
+    Dvpp__TensorMeta meta;
+    ipc_slot_meta m;
+    int64_t shape[DVPP_RING_MAX_DIMS];
+    int32_t *items = calloc(j->n, sizeof(*items));
+    dvpp_err err;
+    dvpp_status st;
+
+    dvpp_err_clear(&err);
+    st = dvpp_batchjob_wait(j->bj, &err); /* finished: returns at once */
+    envelope_init(&e, j->id);
+    dvpp__result__init(&r);
+    r.origin = "socket";
+    r.batch = dvpp_batchjob_id(j->bj);
+    for (size_t i = 0; items && i < j->n; i++)
+        items[i] = dvpp_batchjob_item_status(j->bj, i, NULL);
+    if (st == DVPP_OK) {
+        dvpp__tensor_meta__init(&meta);
+        dvppd_slot_meta_tensor(&m, &j->out.tensor, NULL);
+        meta.dtype = (char *)dtype_name(j->out.tensor.dtype);
+        meta.layout = (char *)layout_name(j->out.tensor.layout);
+        for (unsigned i = 0; i < j->out.tensor.ndim; i++)
+            shape[i] = j->out.tensor.shape[i];
+        meta.n_shape = j->out.tensor.ndim;
+        meta.shape = shape;
+        meta.bytes = j->out.tensor.bytes;
+        if (ipc_ring_lease(j->ring, j->slot, &m, now_ms() + c->s->cfg.lease_timeout_ms,
+                           &r.generation) != 0)
+            st = dvpp_err_set(&err, DVPP_ECANCELED, "ring", "the ring was closed");
+        j->has_slot = false;
+        r.ring = j->ring_id;
+        r.slot = j->slot;
+        r.offset = ipc_ring_payload_offset(j->ring, j->slot);
+        r.meta = &meta;
+    }
+    if (st != DVPP_OK) {
+        fill_failure(&r, &err, st);
+        r.ring = r.slot = r.generation = 0;
+        r.meta = NULL;
+    }
+    r.n_item_status = items ? j->n : 0;
+    r.item_status = items;
+    e.body_case = DVPP__ENVELOPE__BODY_RESULT;
+    e.result = &r;
+    send_env(c, &e, NULL, 0);
+    free(items);
+    unlist_batch(c, j);
+}
+
+static void answer_notice(sjob *j)
+{
+    Dvpp__Envelope e;
+    Dvpp__Result r;
+    Dvpp__TensorMeta meta;
+    Dvpp__Geom g;
+    int64_t shape[DVPP_RING_MAX_DIMS];
+
+    envelope_init(&e, 0);
+    dvpp__result__init(&r);
+    dvpp__tensor_meta__init(&meta);
+    dvpp__geom__init(&g);
+    r.origin = "http";
+    r.ring = j->ring_id;
+    r.slot = j->slot;
+    r.generation = j->generation;
+    r.offset = ipc_ring_payload_offset(j->ring, j->slot);
+    meta.dtype = (char *)dtype_name((dvpp_dtype)j->meta.dtype);
+    meta.layout = (char *)layout_name((dvpp_layout)j->meta.layout);
+    for (unsigned i = 0; i < j->meta.ndim; i++)
+        shape[i] = j->meta.shape[i];
+    meta.n_shape = j->meta.ndim;
+    meta.shape = shape;
+    meta.bytes = j->meta.byte_length;
+    g.scale_x = j->meta.scale_x, g.scale_y = j->meta.scale_y;
+    g.pad_x = j->meta.pad_x, g.pad_y = j->meta.pad_y;
+    r.meta = &meta;
+    r.geom = &g;
+    e.body_case = DVPP__ENVELOPE__BODY_RESULT;
+    e.result = &r;
+    send_env(j->c, &e, NULL, 0);
+}
+
+static void drain_done(dvppd_sock *s)
+{
+    uint64_t v;
+    sjob *j;
+    ssize_t rd = read(s->evfd, &v, sizeof(v));
+
+    (void)rd;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        j = s->done_head;
+        if (j) {
+            s->done_head = j->next;
+            if (!s->done_head)
+                s->done_tail = NULL;
+        }
+        pthread_mutex_unlock(&s->mu);
+        if (!j)
+            return;
+        if (!j->c->closed) {
+            if (j->type == JOB_SINGLE)
+                answer_single(j);
+            else if (j->type == JOB_BATCH)
+                answer_batch(j);
+            else
+                answer_notice(j);
+        }
+        if (j->type != JOB_NOTICE) {
+            j->c->inflight--;
+            atomic_fetch_sub(&s->inflight, 1);
+        }
+        job_free(j);
+    }
+}
+
+/* --- jobs: submission ---------------------------------------------------------------- */
+
+static sjob *job_new(conn *c, job_type type, uint64_t id, Dvpp__Envelope *env)
+{
+    sjob *j = calloc(1, sizeof(*j));
+
+    if (!j)
+        return NULL;
+    j->type = type;
+    j->c = c;
+    conn_ref(c);
+    j->id = id;
+    j->env = env;
+    dvpp_buf_init(&j->out.encoded);
+    j->status = DVPP_OK;
+    return j;
+}
+
+/* Refuse a job that may not start now. */
+static dvpp_status admit(conn *c, dvpp_err *err)
+{
+    if (atomic_load(&c->s->draining))
+        return dvpp_err_set(err, DVPP_ECANCELED, NULL, "the daemon is stopping");
+    if (c->inflight >= c->s->cfg.max_inflight)
+        return dvpp_err_set(err, DVPP_EAGAIN, "inflight", "%u jobs in flight on this "
+                            "connection (Welcome.max_inflight)", c->inflight);
+    return DVPP_OK;
+}
+
+static dvpp_status single_input(sjob *j, const Dvpp__Submit *m, const int *fds, int nfds,
+                                dvpp_err *err)
+{
+    dvppd_sock *s = j->c->s;
+
+    if (m->input_fd) {
+        dvpp_status st;
+        j->maps = calloc(1, sizeof(*j->maps));
+        if (!j->maps)
+            return dvpp_err_set(err, DVPP_ENOMEM, NULL, "input");
+        j->nmaps = 1;
+        (void)nfds;
+        st = map_input(s, fds[0], m->input_len, &j->maps[0], err);
+        j->in = j->maps[0].addr;
+        j->in_len = j->maps[0].len;
+        return st;
+    }
+    if (m->input.len == 0)
+        return dvpp_err_set(err, DVPP_EINVAL, "input", "no input");
+    j->in = m->input.data;
+    j->in_len = m->input.len;
+    return DVPP_OK;
+}
+
+static dvpp_status submit_single(sjob *j, const Dvpp__Submit *m, const int *fds, int nfds,
+                                 dvpp_err *err)
+{
+    conn *c = j->c;
+    dvpp_stream *ds;
+    dvpp_status st = build_spec(j, spec_kind(m->kind), m->spec, m->aipp_config, err);
+
+    j->kind = m->kind;
+    if (st == DVPP_OK)
+        st = single_input(j, m, fds, nfds, err);
+    if (st == DVPP_OK)
+        st = prepare_output(j, m->ring, err);
+    if (st == DVPP_OK && m->stream) {
+        j->st = find_stream(c, m->stream);
+        if (!j->st || j->st->destroy_id)
+            st = dvpp_err_set(err, DVPP_ENOTFOUND, "stream", "no such stream");
+    }
+    if (st == DVPP_OK && !j->st)
+        st = dvpp_stream_new(c->s->device, 0, &j->own_stream, err);
+    if (st != DVPP_OK)
+        return st;
+    ds = j->st ? j->st->ds : j->own_stream;
+    j->pj.pipe = &j->spec.pipe;
+    j->pj.input = j->in;
+    j->pj.len = j->in_len;
+    j->pj.out = &j->out;
+    j->pj.bytes = j->in_len + (j->has_slot ? 0 : j->inline_cap);
+    j->pj.deadline_ns = m->deadline_ms ? dvpp_now_ns() + (uint64_t)m->deadline_ms * 1000000u
+                                       : 0;
+    j->pj.done = single_done;
+    j->pj.ctx = j;
+    j->t_submit = dvpp_now_ns();
+    st = dvpp_pipejob_submit(ds, &j->pj, NULL, err);
+    if (st == DVPP_OK && j->st)
+        j->st->pending++;
+    return st;
+}
+
+static void on_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
+{
+    const Dvpp__Submit *m = env->submit;
+    uint64_t id = env->id;
+    dvpp_err err;
+    dvpp_status st;
+    sjob *j;
+
+    dvpp_err_clear(&err);
+    if (nfds != (m->input_fd ? 1 : 0)) {
+        dvpp__envelope__free_unpacked(env, NULL);
+        violation(c, id, "the packet's fds do not match Submit.input_fd");
+        return;
+    }
+    st = admit(c, &err);
+    j = st == DVPP_OK ? job_new(c, JOB_SINGLE, id, env) : NULL;
+    if (st == DVPP_OK && !j)
+        st = dvpp_err_set(&err, DVPP_ENOMEM, NULL, "job");
+    if (!j)
+        dvpp__envelope__free_unpacked(env, NULL);
+    if (st == DVPP_OK)
+        st = submit_single(j, m, fds, nfds, &err);
+    atomic_fetch_add(&c->s->n.submitted, 1);
+    if (st != DVPP_OK) {
+        atomic_fetch_add(&c->s->n.failed, 1);
+        send_err(c, id, &err);
+        if (j)
+            job_free(j);
+        return;
+    }
+    c->inflight++;
+    atomic_fetch_add(&c->s->inflight, 1);
+}
+
+/* Batch inputs: inline bytes, or the packet's memfds. */
+static dvpp_status batch_inputs(sjob *j, const Dvpp__BatchSubmit *m, const int *fds,
+                                int nfds, dvpp_err *err)
+{
+    size_t n = m->input_fds ? (size_t)nfds : m->n_inputs;
+
+    if (n == 0 || n > j->c->s->max_batch_items)
+        return dvpp_err_set(err, n ? DVPP_ELIMIT : DVPP_EINVAL, "inputs",
+                            "%zu inputs (1..%u)", n, j->c->s->max_batch_items);
+    if (m->input_fds && m->n_input_lens != n)
+        return dvpp_err_set(err, DVPP_EINVAL, "input_lens", "one length per input fd");
+    j->inputs = calloc(n, sizeof(*j->inputs));
+    j->maps = m->input_fds ? calloc(n, sizeof(*j->maps)) : NULL;
+    if (!j->inputs || (m->input_fds && !j->maps))
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "inputs");
+    j->n = n;
+    for (size_t i = 0; i < n; i++) {
+        if (m->input_fds) {
+            dvpp_status st = map_input(j->c->s, fds[i], m->input_lens[i], &j->maps[i], err);
+            j->nmaps = i + 1;
+            if (st != DVPP_OK)
+                return st;
+            j->inputs[i] = (dvpp_batchjob_input){j->maps[i].addr, j->maps[i].len};
+        } else {
+            j->inputs[i] = (dvpp_batchjob_input){m->inputs[i].data, m->inputs[i].len};
+        }
+    }
+    return DVPP_OK;
+}
+
+static dvpp_status submit_batch(sjob *j, const Dvpp__BatchSubmit *m, const int *fds,
+                                int nfds, dvpp_err *err)
+{
+    dvpp_batchjob_opts o = {.strict = m->strict, .done = batch_done, .ctx = j};
+    uint8_t *dest = NULL;
+    dvpp_status st = build_spec(j, DVPPD_SPEC_TENSOR, m->spec, m->aipp_config, err);
+
+    if (st == DVPP_OK && m->ring == 0)
+        st = dvpp_err_set(err, DVPP_EINVAL, "ring", "a batch is delivered into a ring");
+    if (st == DVPP_OK)
+        st = batch_inputs(j, m, fds, nfds, err);
+    if (st == DVPP_OK)
+        st = dvpp_batchjob_tensor(&j->spec.pipe, (uint32_t)j->n, &j->out.tensor, err);
+    if (st == DVPP_OK)
+        st = take_output(j, m->ring, j->out.tensor.bytes, &dest, err);
+    if (st != DVPP_OK)
+        return st;
+    j->out.tensor.data = dest;
+    j->t_submit = dvpp_now_ns();
+    return dvpp_batchjob_start_opts(j->c->s->device, &j->spec.pipe, j->inputs, j->n,
+                                    &j->out.tensor, &o, &j->bj, err);
+}
+
+static void send_accepted(conn *c, uint64_t id, uint64_t batch, uint32_t items)
+{
+    Dvpp__Envelope e;
+    Dvpp__BatchAccepted a;
+
+    envelope_init(&e, id);
+    dvpp__batch_accepted__init(&a);
+    a.batch = batch;
+    a.items = items;
+    e.body_case = DVPP__ENVELOPE__BODY_BATCH_ACCEPTED;
+    e.batch_accepted = &a;
+    send_env(c, &e, NULL, 0);
+}
+
+static void on_batch_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
+{
+    const Dvpp__BatchSubmit *m = env->batch_submit;
+    uint64_t id = env->id;
+    sbatch *b = calloc(1, sizeof(*b));
+    dvpp_err err;
+    dvpp_status st;
+    sjob *j;
+
+    dvpp_err_clear(&err);
+    if ((uint32_t)nfds != m->input_fds) {
+        free(b);
+        dvpp__envelope__free_unpacked(env, NULL);
+        violation(c, id, "the packet's fds do not match BatchSubmit.input_fds");
+        return;
+    }
+    st = admit(c, &err);
+    j = st == DVPP_OK && b ? job_new(c, JOB_BATCH, id, env) : NULL;
+    if (st == DVPP_OK && !j)
+        st = dvpp_err_set(&err, DVPP_ENOMEM, NULL, "batch");
+    if (!j)
+        dvpp__envelope__free_unpacked(env, NULL);
+    if (st == DVPP_OK)
+        st = submit_batch(j, m, fds, nfds, &err);
+    atomic_fetch_add(&c->s->n.submitted, 1);
+    if (st != DVPP_OK) {
+        free(b);
+        atomic_fetch_add(&c->s->n.failed, 1);
+        send_err(c, id, &err);
+        if (j)
+            job_free(j);
+        return;
+    }
+    b->id = dvpp_batchjob_id(j->bj);
+    b->job = j;
+    b->next = c->batches;
+    c->batches = b;
+    c->inflight++;
+    atomic_fetch_add(&c->s->inflight, 1);
+    send_accepted(c, id, b->id, (uint32_t)j->n);
+}
+
+static sbatch *find_batch(conn *c, uint64_t id)
+{
+    sbatch *b = c->batches;
+
+    while (b && b->id != id)
+        b = b->next;
+    return b;
+}
+
+static void on_batch_query(conn *c, uint64_t id, uint64_t batch, bool cancel)
+{
+    sbatch *b = find_batch(c, batch);
+    Dvpp__Envelope e;
+    Dvpp__BatchProgress bp;
+    dvpp_batch_progress p;
+
+    if (!b) {
+        send_error(c, id, DVPP_ENOTFOUND, "batch", "no such batch (finished batches are "
+                   "answered by their Result)");
+        return;
+    }
+    if (cancel) {
+        dvpp_batchjob_cancel(b->job->bj);
+        send_ack(c, id);
+        return;
+    }
+    dvpp_batchjob_progress(b->job->bj, &p);
+    envelope_init(&e, id);
+    dvpp__batch_progress__init(&bp);
+    bp.batch = batch;
+    bp.total = (uint32_t)p.total;
+    bp.done = (uint32_t)p.done;
+    bp.failed = (uint32_t)p.failed;
+    bp.finished = p.finished;
+    e.body_case = DVPP__ENVELOPE__BODY_BATCH_PROGRESS;
+    e.batch_progress = &bp;
+    send_env(c, &e, NULL, 0);
+}
+
+/* --- handshake, stats ------------------------------------------------------------------- */
+
+static void on_hello(conn *c, uint64_t id, const Dvpp__Hello *h)
+{
+    dvppd_sock *s = c->s;
+    Dvpp__Envelope e;
+    Dvpp__Welcome w;
+    char *engines[DVPP_ENGINE_COUNT];
+    char *aipp[DVPPD_MAX_AIPP_CONFIGS];
+
+    if (h->protocol < 1) {
+        violation(c, id, "protocol version 0 is not spoken");
+        return;
+    }
+    c->hello = true;
+    envelope_init(&e, id);
+    dvpp__welcome__init(&w);
+    w.protocol = PROTOCOL;
+    w.version = DVPP_VERSION;
+    w.simd = (char *)dvpp_simd_name(dvpp_simd_active());
+    w.max_inline = s->cfg.max_inline;
+    w.max_input_bytes = s->limits.max_encoded_bytes;
+    w.max_rings = s->cfg.max_rings;
+    w.max_slots = s->cfg.max_slots;
+    w.max_ring_bytes = s->cfg.max_ring_bytes;
+    w.max_inflight = s->cfg.max_inflight;
+    w.lease_timeout_ms = s->cfg.lease_timeout_ms;
+    w.max_batch_items = s->max_batch_items;
+    for (int i = 0; i < DVPP_ENGINE_COUNT; i++)
+        engines[i] = (char *)dvpp_engine_name(i);
+    w.n_engines = DVPP_ENGINE_COUNT;
+    w.engines = engines;
+    for (unsigned i = 0; s->aipp && i < s->aipp->n; i++)
+        aipp[i] = (char *)s->aipp->names[i];
+    w.n_aipp_configs = s->aipp ? s->aipp->n : 0;
+    w.aipp_configs = aipp;
+    e.body_case = DVPP__ENVELOPE__BODY_WELCOME;
+    e.welcome = &w;
+    send_env(c, &e, NULL, 0);
+}
+
+static void on_stats(conn *c, uint64_t id)
+{
+    dvppd_sock *s = c->s;
+    Dvpp__Envelope e;
+    Dvpp__Stats st;
+    Dvpp__EngineStats es[DVPP_ENGINE_COUNT], *esp[DVPP_ENGINE_COUNT];
+    dvpp_device_counters dc;
+    uint64_t rings = 0, leased = 0;
+
+    dvpp_device_get_counters(s->device, &dc);
+    for (conn *k = s->conns; k; k = k->next)
+        for (uint32_t i = 0; !k->closed && i < s->cfg.max_rings; i++)
+            if (k->rings[i]) {
+                rings++;
+                leased += ipc_ring_leased(k->rings[i]);
+            }
+    envelope_init(&e, id);
+    dvpp__stats__init(&st);
+    for (int i = 0; i < DVPP_ENGINE_COUNT; i++) {
+        dvpp__engine_stats__init(&es[i]);
+        es[i].name = (char *)dvpp_engine_name(i);
+        es[i].queued = dc.engine[i].queued;
+        es[i].running = dc.engine[i].running;
+        es[i].done = dc.engine[i].done;
+        es[i].failed = dc.engine[i].failed;
+        esp[i] = &es[i];
+    }
+    st.n_engines = DVPP_ENGINE_COUNT;
+    st.engines = esp;
+    st.connections = s->nconns;
+    st.rings = rings;
+    st.slots_leased = leased;
+    st.leases_expired = atomic_load(&s->n.leases_expired);
+    st.bad_releases = atomic_load(&s->n.bad_releases);
+    st.dropped_connections = atomic_load(&s->n.dropped);
+    st.jobs_submitted = atomic_load(&s->n.submitted);
+    st.jobs_failed = atomic_load(&s->n.failed);
+    st.inflight_pixels = dc.inflight_pixels;
+    e.body_case = DVPP__ENVELOPE__BODY_STATS;
+    e.stats = &st;
+    send_env(c, &e, NULL, 0);
+}
+
+/* --- packets ------------------------------------------------------------------------ */
+
+/* Handle one decoded packet; takes @env. */
+static void dispatch(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
+{
+    uint64_t id = env->id;
+    bool takes_fds = env->body_case == DVPP__ENVELOPE__BODY_SUBMIT ||
+                     env->body_case == DVPP__ENVELOPE__BODY_BATCH_SUBMIT;
+
+    if (nfds && !takes_fds) {
+        dvpp__envelope__free_unpacked(env, NULL);
+        violation(c, id, "file descriptors on a message that takes none");
+        return;
+    }
+    if (!c->hello && env->body_case != DVPP__ENVELOPE__BODY_HELLO) {
+        dvpp__envelope__free_unpacked(env, NULL);
+        violation(c, id, "the first message must be Hello");
+        return;
+    }
+    switch (env->body_case) {
+    case DVPP__ENVELOPE__BODY_SUBMIT:
+        on_submit(c, env, fds, nfds); /* takes env */
+        return;
+    case DVPP__ENVELOPE__BODY_BATCH_SUBMIT:
+        on_batch_submit(c, env, fds, nfds); /* takes env */
+        return;
+    case DVPP__ENVELOPE__BODY_HELLO:
+        if (c->hello)
+            violation(c, id, "Hello twice");
+        else
+            on_hello(c, id, env->hello);
+        break;
+    case DVPP__ENVELOPE__BODY_STREAM_CREATE:
+        on_stream_create(c, id);
+        break;
+    case DVPP__ENVELOPE__BODY_STREAM_DESTROY:
+        on_stream_wait(c, id, env->stream_destroy->stream, true);
+        break;
+    case DVPP__ENVELOPE__BODY_STREAM_SYNC:
+        on_stream_wait(c, id, env->stream_sync->stream, false);
+        break;
+    case DVPP__ENVELOPE__BODY_RING_OPEN:
+        on_ring_open(c, id, env->ring_open);
+        break;
+    case DVPP__ENVELOPE__BODY_RING_CLOSE:
+        if (conn_ring(c, env->ring_close->ring)) {
+            close_ring(c, env->ring_close->ring);
+            send_ack(c, id);
+        } else {
+            send_error(c, id, DVPP_ENOTFOUND, "ring", "no such ring");
+        }
+        break;
+    case DVPP__ENVELOPE__BODY_SLOT_RELEASE:
+        on_slot_release(c, id, env->slot_release);
+        break;
+    case DVPP__ENVELOPE__BODY_BATCH_QUERY:
+        on_batch_query(c, id, env->batch_query->batch, false);
+        break;
+    case DVPP__ENVELOPE__BODY_BATCH_CANCEL:
+        on_batch_query(c, id, env->batch_cancel->batch, true);
+        break;
+    case DVPP__ENVELOPE__BODY_STATS_QUERY:
+        on_stats(c, id);
+        break;
+    case DVPP__ENVELOPE__BODY_VIDEO_OPEN:
+    case DVPP__ENVELOPE__BODY_VIDEO_PACKET:
+    case DVPP__ENVELOPE__BODY_VIDEO_CLOSE:
+        send_error(c, id, DVPP_EUNSUPPORTED, "video",
+                   "video channels arrive with the video milestone");
+        break;
+    default:
+        violation(c, id, "not a request the daemon takes");
+        break;
+    }
+    dvpp__envelope__free_unpacked(env, NULL);
+}
+
+static void read_packets(conn *c)
+{
+    dvppd_sock *s = c->s;
+
+    while (!c->closed) {
+        int fds[IPC_MAX_FDS], nfds = 0;
+        ssize_t n = ipc_recv(c->fd, s->rx, s->rx_cap, fds, IPC_MAX_FDS, &nfds);
+        Dvpp__Envelope *env;
+
+        if (n == -EAGAIN)
+            return;
+        if (n <= 0) {
+            if (n == -EMSGSIZE || n == -EBADMSG)
+                atomic_fetch_add(&s->n.dropped, 1);
+            conn_close(c, n == 0 ? NULL
+                          : n == -EMSGSIZE ? "packet too large"
+                          : n == -EBADMSG ? "bad ancillary data" : "receive failed");
+            return;
+        }
+        env = dvpp__envelope__unpack(NULL, (size_t)n, s->rx);
+        if (!env) {
+            ipc_close_fds(fds, nfds);
+            violation(c, 0, "undecodable packet");
+            return;
+        }
+        dispatch(c, env, fds, nfds);
+        ipc_close_fds(fds, nfds); /* inputs are mapped; the fds are not kept */
+    }
+}
+
+/* --- connections: accept, close --------------------------------------------------------- */
+
+static bool peer_allowed(const dvppd_sock *s, uid_t uid, gid_t gid)
+{
+    if (s->cfg.n_uids == 0 && s->cfg.n_gids == 0)
+        return uid == getuid() || uid == 0;
+    for (uint32_t i = 0; i < s->cfg.n_uids; i++)
+        if (s->cfg.allow_uids[i] == uid)
+            return true;
+    for (uint32_t i = 0; i < s->cfg.n_gids; i++)
+        if (s->cfg.allow_gids[i] == gid)
+            return true;
+    return false;
+}
+
+static void accept_one(dvppd_sock *s, int fd)
+{
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+    conn *c;
+    struct epoll_event ev = {.events = EPOLLIN};
+
+    if (ipc_peer_cred(fd, &pid, &uid, &gid) != 0 || !peer_allowed(s, uid, gid)) {
+        atomic_fetch_add(&s->n.refused_peers, 1);
+        dvpp_log(DVPP_LOG_WARN, "socket: refused peer pid %ld uid %ld gid %ld", (long)pid,
+                 (long)uid, (long)gid);
+        close(fd);
+        return;
+    }
+    if (s->nconns >= s->cfg.max_connections || atomic_load(&s->draining)) {
+        close(fd);
+        return;
+    }
+    c = calloc(1, sizeof(*c));
+    if (c) {
+        c->rings = calloc(s->cfg.max_rings, sizeof(*c->rings));
+        c->ring_names = calloc(s->cfg.max_rings, sizeof(*c->ring_names));
+    }
+    if (!c || !c->rings || !c->ring_names) {
+        if (c)
+            free(c->rings), free(c->ring_names);
+        free(c);
+        close(fd);
+        return;
+    }
+    c->s = s;
+    c->fd = fd;
+    c->pid = pid;
+    c->uid = uid;
+    atomic_init(&c->refs, 1);
+    ev.data.ptr = c;
+    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        conn_unref(c);
+        close(fd);
+        return;
+    }
+    c->next = s->conns;
+    s->conns = c;
+    s->nconns++;
+    atomic_fetch_add(&s->n.connections, 1);
+}
+
+static void accept_all(dvppd_sock *s)
+{
+    for (;;) {
+        int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        accept_one(s, fd);
+    }
+}
+
+/* Close @c now: rings end (leases free; slots being written finish into
+ * memory nobody reads), streams, batches and jobs in flight run on and are
+ * discarded at completion. The record lives while jobs reference it. */
+static void conn_close(conn *c, const char *why)
+{
+    if (c->closed)
+        return;
+    c->closed = true;
+    if (why)
+        dvpp_log(DVPP_LOG_INFO, "socket: closing connection of pid %ld: %s", (long)c->pid,
+                 why);
+    epoll_ctl(c->s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    for (uint32_t i = 1; i <= c->s->cfg.max_rings; i++)
+        close_ring(c, i);
+    while (c->outq) {
+        outpkt *p = c->outq;
+        c->outq = p->next;
+        ipc_close_fds(p->fds, p->nfds);
+        free(p);
+    }
+    c->outq_tail = NULL;
+    for (sbatch *b = c->batches; b; b = b->next)
+        dvpp_batchjob_cancel(b->job->bj);
+}
+
+/* Unlink closed connections with nothing in flight; their streams are
+ * idle then, so freeing them waits for nothing. */
+static void reap_conns(dvppd_sock *s)
+{
+    conn **pp = &s->conns;
+
+    while (*pp) {
+        conn *c = *pp;
+        if (!c->closed || c->inflight) {
+            pp = &c->next;
+            continue;
+        }
+        *pp = c->next;
+        s->nconns--;
+        while (c->streams)
+            stream_free(c, c->streams);
+        while (c->batches) {
+            sbatch *b = c->batches;
+            c->batches = b->next;
+            free(b);
+        }
+        conn_unref(c);
+    }
+}
+
+static void expire_leases(dvppd_sock *s)
+{
+    uint64_t now = now_ms();
+
+    for (conn *c = s->conns; c; c = c->next)
+        for (uint32_t i = 0; !c->closed && i < s->cfg.max_rings; i++)
+            if (c->rings[i]) {
+                unsigned n = ipc_ring_expire(c->rings[i], now);
+                if (n)
+                    atomic_fetch_add(&s->n.leases_expired, n);
+            }
+}
+
+/* --- the thread ------------------------------------------------------------------------- */
+
+static void *sock_main(void *arg)
+{
+    dvppd_sock *s = arg;
+    uint64_t last_tick = now_ms();
+
+    while (!atomic_load(&s->stop)) {
+        struct epoll_event evs[64];
+        int n = epoll_wait(s->epfd, evs, 64, TICK_MS);
+        for (int i = 0; i < n; i++) {
+            void *tag = evs[i].data.ptr;
+            if (tag == &k_tag_listen) {
+                accept_all(s);
+            } else if (tag == &k_tag_event) {
+                drain_done(s);
+            } else {
+                conn *c = tag;
+                if (!c->closed && (evs[i].events & EPOLLOUT))
+                    flush_outq(c);
+                if (!c->closed && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+                    read_packets(c);
+            }
+        }
+        if (now_ms() - last_tick >= TICK_MS) {
+            last_tick = now_ms();
+            expire_leases(s);
+        }
+        reap_conns(s);
+    }
+    return NULL;
+}
+
+/* --- listening ------------------------------------------------------------------------------ */
+
+/* A listening AF_UNIX SOCK_SEQPACKET socket passed by systemd, or -1. */
+static int inherited_socket(void)
+{
+    const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+    int n;
+
+    if (!pid || !fds || atol(pid) != (long)getpid())
+        return -1;
+    n = atoi(fds);
+    for (int fd = 3; fd < 3 + n; fd++) {
+        int type = 0, acc = 0;
+        socklen_t l = sizeof(type), la = sizeof(acc);
+        struct sockaddr_un a;
+        socklen_t al = sizeof(a);
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) == 0 && type == SOCK_SEQPACKET &&
+            getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &la) == 0 && acc &&
+            getsockname(fd, (struct sockaddr *)&a, &al) == 0 && a.sun_family == AF_UNIX)
+            return fd;
+    }
+    return -1;
+}
+
+/* The parent folder of @path, made if missing (run/ by default). */
+static void make_parent(const char *path)
+{
+    char dir[108];
+    char *slash;
+
+    snprintf(dir, sizeof(dir), "%s", path);
+    slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return;
+    *slash = '\0';
+    mkdir(dir, 0755);
+}
+
+static dvpp_status listen_path(dvppd_sock *s, const char *path, unsigned mode, dvpp_err *err)
+{
+    struct sockaddr_un a;
+    struct stat sb;
+
+    memset(&a, 0, sizeof(a));
+    a.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(a.sun_path))
+        return dvpp_err_set(err, DVPP_EINVAL, "socket.path", "socket.path too long");
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    make_parent(path);
+    /* A stale socket from a previous run is replaced; a live one (another
+     * daemon answers on it) or anything that is not a socket is left
+     * alone and refused. */
+    if (lstat(path, &sb) == 0 && S_ISSOCK(sb.st_mode)) {
+        int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        bool live = probe >= 0 && connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0;
+        if (probe >= 0)
+            close(probe);
+        if (live)
+            return dvpp_err_set(err, DVPP_EBUSY, "socket.path", "%s is in use by another "
+                                "process (another dvppd?)", path);
+        unlink(path);
+    }
+    s->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (s->lfd < 0 || bind(s->lfd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+        chmod(path, mode) != 0 || listen(s->lfd, 128) != 0)
+        return dvpp_err_set(err, DVPP_ESYS, "socket.path", "cannot listen on %s: %s", path,
+                            strerror(errno));
+    snprintf(s->path, sizeof(s->path), "%s", path);
+    s->own_path = true;
+    return DVPP_OK;
+}
+
+static dvpp_status start_loop(dvppd_sock *s, dvpp_err *err)
+{
+    struct epoll_event ev = {.events = EPOLLIN};
+
+    s->epfd = epoll_create1(EPOLL_CLOEXEC);
+    s->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (s->epfd < 0 || s->evfd < 0)
+        return dvpp_err_set(err, DVPP_ESYS, NULL, "epoll/eventfd: %s", strerror(errno));
+    ev.data.ptr = &k_tag_listen;
+    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev) != 0)
+        return dvpp_err_set(err, DVPP_ESYS, NULL, "epoll_ctl: %s", strerror(errno));
+    ev.data.ptr = &k_tag_event;
+    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->evfd, &ev) != 0)
+        return dvpp_err_set(err, DVPP_ESYS, NULL, "epoll_ctl: %s", strerror(errno));
+    if (pthread_create(&s->thread, NULL, sock_main, s) != 0)
+        return dvpp_err_set(err, DVPP_ESYS, NULL, "cannot start the socket thread");
+    return DVPP_OK;
+}
+
+static void sock_free(dvppd_sock *s)
+{
+    if (s->lfd >= 0)
+        close(s->lfd);
+    if (s->epfd >= 0)
+        close(s->epfd);
+    if (s->evfd >= 0)
+        close(s->evfd);
+    if (s->own_path)
+        unlink(s->path);
+    pthread_mutex_destroy(&s->mu);
+    free(s->rx);
+    free(s);
+}
+
+dvpp_status dvppd_sock_start(const dvppd_sock_env *env, dvppd_sock **out, dvpp_err *err)
+{
+    const dvppd_config *c = env->cfg;
+    dvppd_sock *s = calloc(1, sizeof(*s));
+    dvpp_status st = DVPP_OK;
+
+    *out = NULL;
+    if (!s)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "socket front end");
+    s->lfd = s->epfd = s->evfd = -1;
+    pthread_mutex_init(&s->mu, NULL);
+    s->cfg = c->sock;
+    s->limits = c->limits;
+    s->max_batch_items = c->http.max_batch_items;
+    s->device = env->device;
+    s->aipp = env->aipp;
+    s->rx_cap = (size_t)c->sock.max_inline + RX_SLACK;
+    s->rx = malloc(s->rx_cap);
+    if (!s->rx)
+        st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "receive buffer");
+    if (st == DVPP_OK) {
+        s->lfd = inherited_socket();
+        if (s->lfd >= 0)
+            fcntl(s->lfd, F_SETFL, fcntl(s->lfd, F_GETFL) | O_NONBLOCK);
+        else
+            st = listen_path(s, c->socket_path, c->socket_mode, err);
+    }
+    if (st == DVPP_OK)
+        st = start_loop(s, err);
+    if (st != DVPP_OK) {
+        sock_free(s);
+        return st;
+    }
+    *out = s;
+    return DVPP_OK;
+}
+
+const char *dvppd_sock_path(const dvppd_sock *s)
+{
+    return s->path;
+}
+
+void dvppd_sock_drain(dvppd_sock *s)
+{
+    if (s)
+        atomic_store(&s->draining, true);
+}
+
+void dvppd_sock_stop(dvppd_sock *s, unsigned timeout_s)
+{
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    uint64_t deadline;
+
+    if (!s)
+        return;
+    dvppd_sock_drain(s);
+    deadline = dvpp_now_ns() + (uint64_t)timeout_s * 1000000000u;
+    while (atomic_load(&s->inflight) > 0 && dvpp_now_ns() < deadline)
+        nanosleep(&tick, NULL);
+    atomic_store(&s->stop, true);
+    pthread_join(s->thread, NULL);
+    drain_done(s);
+    if (atomic_load(&s->inflight) > 0) {
+        /* Jobs past the timeout still hold this record (their completions
+         * post here when the device cancels them): it is left to the
+         * process's exit rather than freed under them. */
+        dvpp_log(DVPP_LOG_WARN, "socket: %u job(s) still in flight after %u s",
+                 atomic_load(&s->inflight), timeout_s);
+        return;
+    }
+    for (conn *c = s->conns; c; c = c->next)
+        conn_close(c, NULL);
+    for (conn *c = s->conns, *next; c; c = next) {
+        next = c->next;
+        while (c->streams)
+            stream_free(c, c->streams);
+        while (c->batches) {
+            sbatch *b = c->batches;
+            c->batches = b->next;
+            free(b);
+        }
+        conn_unref(c);
+    }
+    s->conns = NULL;
+    sock_free(s);
+}
+
+/* --- HTTP deliveries -------------------------------------------------------------------- */
+
+dvpp_status dvppd_sock_ring_reserve(dvppd_sock *s, const char *name, uint64_t bytes,
+                                    dvppd_ring_ticket *t, uint8_t **dest, dvpp_err *err)
+{
+    ipc_ring *r = NULL;
+    conn *owner = NULL;
+    uint32_t id = 0;
+    int rc;
+
+    memset(t, 0, sizeof(*t));
+    if (!s)
+        return dvpp_err_set(err, DVPP_ENOTFOUND, "ring", "the socket front end is off");
+    pthread_mutex_lock(&s->mu);
+    for (conn *c = s->conns; c && !r; c = c->next)
+        for (uint32_t i = 0; !c->closed && i < s->cfg.max_rings; i++)
+            if (c->rings[i] && c->ring_names[i][0] && !strcmp(c->ring_names[i], name)) {
+                r = c->rings[i];
+                owner = c;
+                id = i + 1;
+                ipc_ring_ref(r);
+                conn_ref(c);
+                break;
+            }
+    pthread_mutex_unlock(&s->mu);
+    if (!r)
+        return dvpp_err_set(err, DVPP_ENOTFOUND, "ring", "no open ring named '%.64s'", name);
+    if (bytes > ipc_ring_slot_bytes(r)) {
+        rc = -ENOSPC;
+    } else {
+        rc = ipc_ring_acquire(r, &t->slot);
+    }
+    if (rc != 0) {
+        ipc_ring_unref(r);
+        conn_unref(owner);
+        return rc == -ENOSPC
+                   ? dvpp_err_set(err, DVPP_ENOSPC, "ring", "the output needs %llu bytes, a "
+                                  "slot of '%.64s' has %llu", (unsigned long long)bytes, name,
+                                  (unsigned long long)ipc_ring_slot_bytes(r))
+                   : dvpp_err_set(err, DVPP_EAGAIN, "ring", "ring '%.64s' has no free slot",
+                                  name);
+    }
+    t->ring = r;
+    t->owner = owner;
+    t->ring_id = id;
+    t->offset = ipc_ring_payload_offset(r, t->slot);
+    *dest = ipc_ring_payload(r, t->slot);
+    return DVPP_OK;
+}
+
+dvpp_status dvppd_sock_ring_deliver(dvppd_sock *s, dvppd_ring_ticket *t, bool ok,
+                                    const ipc_slot_meta *m, uint32_t *generation)
+{
+    dvpp_status st = DVPP_OK;
+    sjob *j;
+
+    if (!t->ring)
+        return DVPP_EINVAL;
+    if (!ok) {
+        ipc_ring_abort(t->ring, t->slot);
+        st = DVPP_ECANCELED;
+    } else if (ipc_ring_lease(t->ring, t->slot, m, now_ms() + s->cfg.lease_timeout_ms,
+                              generation) != 0) {
+        st = DVPP_ECANCELED;
+    } else if ((j = job_new(t->owner, JOB_NOTICE, 0, NULL)) != NULL) {
+        j->ring = t->ring;       /* the ticket's reference moves to the notice */
+        j->ring_id = t->ring_id;
+        j->slot = t->slot;
+        j->generation = *generation;
+        j->meta = *m;
+        t->ring = NULL;
+        post_done(s, j);
+    }
+    ipc_ring_unref(t->ring);
+    conn_unref(t->owner);
+    memset(t, 0, sizeof(*t));
+    return st;
+}

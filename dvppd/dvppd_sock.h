@@ -1,0 +1,80 @@
+/* dvppd_sock: the Unix-socket front end (proto/PROTOCOL.md).
+ *
+ * One epoll thread owns the listening socket, every connection and every
+ * ring's bookkeeping; device workers only post completions to it (a queue
+ * + eventfd), so connection state is never shared between threads. The
+ * exceptions are the named-ring registry and the rings' slot tables, which
+ * the HTTP front end also uses (?ring=NAME), each under its own mutex.
+ *
+ * A job's output is written by the pipeline's last kernel straight into a
+ * ring slot (or a small inline buffer); the Result message then names the
+ * slot, leased to the ring's connection until a SlotRelease, the lease
+ * timeout, or the connection's end.
+ *
+ * Ownership: dvppd_sock_start borrows the device, the AIPP set and the
+ * config until dvppd_sock_stop returns.
+ */
+#ifndef DVPPD_SOCK_H
+#define DVPPD_SOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "device/dvpp_device.h"
+#include "device/dvpp_pipeline.h"
+#include "dvppd_aipp.h"
+#include "dvppd_config.h"
+#include "ipc_ring.h"
+
+typedef struct dvppd_sock dvppd_sock;
+
+typedef struct dvppd_sock_env {
+    const dvppd_config *cfg;
+    dvpp_device *device;         /* a pipe device */
+    const dvppd_aipp_set *aipp;
+} dvppd_sock_env;
+
+/* Listen on socket.path (or a socket passed by systemd: LISTEN_FDS) and
+ * start the epoll thread. DVPP_ESYS naming the path on failure. */
+dvpp_status dvppd_sock_start(const dvppd_sock_env *env, dvppd_sock **out, dvpp_err *err);
+
+/* The path listened on ("" for an inherited socket). */
+const char *dvppd_sock_path(const dvppd_sock *s);
+
+/* Stop accepting connections and submissions (answered ECANCELED); jobs in
+ * flight go on and their Results are still sent. */
+void dvppd_sock_drain(dvppd_sock *s);
+
+/* Wait up to @timeout_s for jobs in flight, then close every connection,
+ * stop the thread, remove the socket file and free. NULL is a no-op. */
+void dvppd_sock_stop(dvppd_sock *s, unsigned timeout_s);
+
+/* --- HTTP deliveries into named rings --------------------------------------- */
+
+/* A slot of a named ring reserved for one HTTP job. */
+typedef struct dvppd_ring_ticket {
+    ipc_ring *ring;      /* referenced until deliver */
+    uint32_t slot;
+    uint64_t offset;     /* payload offset in the memfd */
+    void *owner;         /* the ring's connection (referenced) */
+    uint32_t ring_id;
+} dvppd_ring_ticket;
+
+/* Reserve a slot of ring @name for @bytes of output: its address into
+ * *dest. DVPP_ENOTFOUND (field "ring") for no such ring, DVPP_ENOSPC when
+ * the slot is smaller than @bytes, DVPP_EAGAIN when the ring is full. */
+dvpp_status dvppd_sock_ring_reserve(dvppd_sock *s, const char *name, uint64_t bytes,
+                                    dvppd_ring_ticket *t, uint8_t **dest,
+                                    dvpp_err *err);
+
+/* The job is done: on success lease the slot to the ring's consumer (its
+ * generation into *generation) and send it an unsolicited Result
+ * (origin "http"); on failure give the slot back. Drops the ticket's
+ * references. DVPP_OK, or DVPP_ECANCELED when the ring closed meanwhile. */
+dvpp_status dvppd_sock_ring_deliver(dvppd_sock *s, dvppd_ring_ticket *t, bool ok,
+                                    const ipc_slot_meta *m, uint32_t *generation);
+
+/* Fill @m from a tensor and the letterbox geometry. */
+void dvppd_slot_meta_tensor(ipc_slot_meta *m, const dvpp_tensor *t, const dvpp_pipe_geom *g);
+
+#endif
