@@ -264,10 +264,12 @@ $(BUILD)/tests/fuzz/%: $(OBJ)/tests/fuzz/%.o $(LIB)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(FINAL_LIBS)
 
-$(BUILD)/bench/%: $(OBJ)/bench/%.o $(LIB)
+$(OBJ)/bench/%.o: FINAL_CFLAGS += -Iclients/include
+
+$(BUILD)/bench/%: $(OBJ)/bench/%.o $(CLIENT_A) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
-	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(PROTO_LIBS) $(FINAL_LIBS)
 
 # --- running ----------------------------------------------------------------
 run: deps
@@ -324,6 +326,7 @@ bench:
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_norm.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_batch.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_http.py
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_sock.py
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
