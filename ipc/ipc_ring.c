@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -108,8 +109,11 @@ int ipc_ring_create(uint32_t slots, uint64_t slot_bytes, const char *name,
         e = -errno;
         goto fail;
     }
-    /* Sealed after the daemon's own writable mapping exists: FUTURE_WRITE
-     * stops every later writable mapping and write(), the consumer's. */
+    /* Read-only for everyone from now on (a consumer reopening the fd via
+     * /proc for writing is refused by permissions, root aside), and sealed
+     * after the daemon's own writable mapping exists: FUTURE_WRITE stops
+     * every later writable mapping and write(), root's too. */
+    fchmod(r->fd, 0400);
     if (fcntl(r->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE |
                                       F_SEAL_SEAL) != 0) {
         e = -errno;
