@@ -338,11 +338,28 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include/dvpp\n\nName: libdvpp\nDescription: dvppd media preprocessing library\nVersion: %s\nRequires.private: libjpeg libpng16\nLibs: -L$${libdir} -ldvpp -lpthread -lm\nCflags: -I$${includedir}\n' \
 		'$(PREFIX)' '$(VERSION)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libdvpp.pc
+	install -m 0644 $(CLIENT_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0755 $(CLIENT_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libdvppclient.so.1 $(DESTDIR)$(PREFIX)/lib/libdvppclient.so
+	install -m 0644 clients/include/dvppclient.h proto/dvpp_ring.h \
+		$(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+		clients/lib/dvppclient.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dvppclient.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/dvpp \
+		$(DESTDIR)$(PREFIX)/share/dvppd
+	install -m 0644 clients/python/dvpp/*.py \
+		$(DESTDIR)$(PREFIX)/lib/python3/dist-packages/dvpp/
+	install -m 0644 proto/dvpp.proto proto/PROTOCOL.md $(DESTDIR)$(PREFIX)/share/dvppd/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/dvppd $(DESTDIR)$(PREFIX)/bin/dvppctl \
 		$(DESTDIR)$(PREFIX)/lib/libdvpp.a \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/libdvpp.pc
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/libdvpp.pc \
+		$(DESTDIR)$(PREFIX)/lib/libdvppclient.a $(DESTDIR)$(PREFIX)/lib/libdvppclient.so \
+		$(DESTDIR)$(PREFIX)/lib/libdvppclient.so.1 \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/dvppclient.pc \
+		$(DESTDIR)$(PREFIX)/include/dvppclient.h $(DESTDIR)$(PREFIX)/include/dvpp_ring.h
+	rm -rf $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/dvpp $(DESTDIR)$(PREFIX)/share/dvppd
 	rm -rf $(DESTDIR)$(PREFIX)/include/dvpp
 
 # Install only what is missing; apt-get needs root (sudo otherwise). A

@@ -736,6 +736,7 @@ static void describe_output(sjob *j, Dvpp__TensorMeta *meta, int64_t *shape,
         m->pad_x = j->out.geom.pad_x, m->pad_y = j->out.geom.pad_y;
     }
     m->byte_length = *bytes;
+    meta->bytes = *bytes;
 }
 
 /* Encoded images are copied into their slot or inline buffer now. */
@@ -1094,6 +1095,13 @@ static void on_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
         st = submit_single(j, m, fds, nfds, &err);
     atomic_fetch_add(&c->s->n.submitted, 1);
     if (st != DVPP_OK) {
+        sstream *ss = m->stream ? find_stream(c, m->stream) : NULL;
+        /* A refusal is a job error of its stream too (StreamSync says so). */
+        if (ss && ss->first_error == DVPP_OK) {
+            ss->first_error = st;
+            ss->first_err = err;
+            ss->first_err.status = st;
+        }
         atomic_fetch_add(&c->s->n.failed, 1);
         send_err(c, id, &err);
         if (j)

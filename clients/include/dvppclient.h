@@ -20,10 +20,12 @@
  * Rings and results belong to their connection; do not use them after
  * dvppc_close.
  *
- * Errors: functions return 0, or a negative dvpp status code (the values of
- * core/dvpp_status.h: -1 EINVAL, -3 EAGAIN, ...) with detail in @err (which
- * may be NULL). DVPPC_EPROTO-style transport failures use DVPP_EIO (-10)
- * and DVPP_ESYS (-11).
+ * Errors: functions return 0, or a negative status code (dvppc_status
+ * below: the values of dvppd's core/dvpp_status.h, -1 EINVAL, -3 EAGAIN,
+ * ...) with detail in @err (which may be NULL). Transport failures (the
+ * daemon went away, broke the protocol) use DVPPC_EIO (-10); failed system
+ * calls DVPPC_ESYS (-11). Once the transport failed, every later call on
+ * the connection returns that same failure.
  */
 #ifndef DVPPCLIENT_H
 #define DVPPCLIENT_H
@@ -44,6 +46,30 @@ extern "C" {
 #else
 #define DVPPC_API
 #endif
+
+/* Status codes: the values of dvppd's dvpp_status (part of the wire
+ * contract, never renumbered). */
+typedef enum dvppc_status {
+    DVPPC_OK = 0,
+    DVPPC_EINVAL = -1,       /* invalid argument */
+    DVPPC_ENOMEM = -2,       /* out of memory */
+    DVPPC_EAGAIN = -3,       /* try again (ring full, admission refused) */
+    DVPPC_ELIMIT = -4,       /* input exceeds a configured limit */
+    DVPPC_ECORRUPT = -5,     /* corrupt or truncated data */
+    DVPPC_EUNSUPPORTED = -6, /* unsupported input or request */
+    DVPPC_EFORMAT = -7,      /* unsupported or mismatched pixel format */
+    DVPPC_EOVERFLOW = -8,    /* size arithmetic overflows 64 bits */
+    DVPPC_ECODEC = -9,       /* codec error */
+    DVPPC_EIO = -10,         /* transport or protocol failure */
+    DVPPC_ESYS = -11,        /* a system call failed */
+    DVPPC_ESTRIDE = -12,     /* stride or alignment rule violated */
+    DVPPC_ENOSPC = -13,      /* destination (slot) too small */
+    DVPPC_ECANCELED = -14,   /* operation canceled */
+    DVPPC_ETIMEDOUT = -15,   /* deadline exceeded / nothing came in time */
+    DVPPC_ENOTFOUND = -16,   /* not found */
+    DVPPC_EBUSY = -17,       /* busy */
+    DVPPC_EPROFILE = -18,    /* rejected by the compatibility profile */
+} dvppc_status;
 
 typedef struct dvppc_conn dvppc_conn;
 typedef struct dvppc_ring dvppc_ring;
@@ -102,6 +128,10 @@ DVPPC_API int dvppc_stream_sync(dvppc_conn *c, uint64_t stream, dvppc_error *err
  * (?ring=NAME). Owned by @c; dvppc_ring_close or dvppc_close end it. */
 DVPPC_API int dvppc_ring_open(dvppc_conn *c, const char *name, uint32_t slots,
                     uint64_t slot_bytes, dvppc_ring **out, dvppc_error *err);
+/* Close @r: RingClose, waiting for the daemon's Ack (slots still being
+ * written finish first), then unmap. Results that point into it must not
+ * be used afterwards; results of it still to be collected come with data
+ * NULL. NULL is a no-op. */
 DVPPC_API void dvppc_ring_close(dvppc_ring *r);
 
 /* The ring's id on the connection, its slot count and slot size, and the
@@ -128,8 +158,12 @@ typedef struct dvppc_request {
     const void *input;      /* encoded image bytes (borrowed for the call) */
     size_t input_len;       /* inline when <= max_inline, else sent as a
                                sealed memfd the library makes */
-    int input_fd;           /* or: a memfd the caller sealed (F_SEAL_SHRINK|
-                               GROW|WRITE); -1 when unused; borrowed */
+    int input_fd;           /* or, with @input NULL: a memfd the caller
+                               sealed (F_SEAL_SHRINK|GROW|WRITE), its first
+                               @input_len bytes (0: all of it); borrowed.
+                               Ignored while @input is set, so a request
+                               initialised as in the example above (fd 0)
+                               sends its bytes */
     dvppc_ring *ring;       /* deliver into this ring (NULL: inline output,
                                at most max_inline bytes) */
     uint64_t stream;        /* 0 = unordered */
@@ -148,8 +182,11 @@ typedef struct dvppc_meta {
 } dvppc_meta;
 
 /* A finished job. @data points into the ring slot (zero copy; valid until
- * dvppc_release) or, for inline outputs, into memory the result owns
- * (dvppc_release frees it). */
+ * dvppc_release, the slot's lease timeout, or the ring's close) or, for
+ * inline outputs, into memory the result owns (dvppc_release frees it).
+ * A result for a ring closed before it was collected has @data NULL and
+ * @ring NULL (the daemon freed the slot with the ring). Every field is
+ * zeroed first, so dvppc_release is safe on any result a call filled. */
 typedef struct dvppc_result {
     int status;              /* 0 or a negative dvpp status */
     dvppc_error error;       /* when status != 0 */
@@ -168,7 +205,7 @@ typedef struct dvppc_result {
 } dvppc_result;
 
 /* Submit and wait: 0 with @res filled (give the slot back with
- * dvppc_release), or the job's error (status in @res too). DVPP_EAGAIN when
+ * dvppc_release), or the job's error (status in @res too). DVPPC_EAGAIN when
  * the ring is full or the daemon's admission refused it: retry after
  * releasing slots or later. */
 DVPPC_API int dvppc_submit(dvppc_conn *c, const dvppc_request *q, dvppc_result *res,
@@ -179,8 +216,12 @@ DVPPC_API int dvppc_submit_async(dvppc_conn *c, const dvppc_request *q, uint64_t
                        dvppc_error *err);
 
 /* Wait up to @timeout_ms (-1 = forever) for the result of @ticket (0 =
- * the next unsolicited HTTP delivery into one of this connection's rings).
- * DVPP_ETIMEDOUT when it has not come. */
+ * the next unsolicited HTTP delivery into one of this connection's rings;
+ * up to 1024 undelivered ones are kept, later ones are dropped and their
+ * leases expire). DVPPC_ETIMEDOUT when it has not come (the ticket stays
+ * valid); DVPPC_EBUSY when another thread already waits for @ticket. A
+ * ticket is spent once its result is returned. The caller owns @res
+ * (dvppc_release). */
 DVPPC_API int dvppc_wait(dvppc_conn *c, uint64_t ticket, dvppc_result *res, int timeout_ms,
                dvppc_error *err);
 
