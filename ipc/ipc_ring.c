@@ -229,8 +229,8 @@ static void write_desc(ipc_ring *r, uint32_t i, const ipc_slot_meta *m, uint32_t
     d->payload_offset = ipc_ring_payload_offset(r, i);
     d->scale_x = m->scale_x, d->scale_y = m->scale_y;
     d->pad_x = m->pad_x, d->pad_y = m->pad_y;
-    atomic_thread_fence(memory_order_release);
-    d->status = DVPP_RING_SLOT_READY;
+    /* release: a reader that sees READY sees the fields above */
+    __atomic_store_n(&d->status, DVPP_RING_SLOT_READY, __ATOMIC_RELEASE);
 }
 
 int ipc_ring_lease(ipc_ring *r, uint32_t i, const ipc_slot_meta *m, uint64_t expires_ms,
@@ -261,7 +261,7 @@ static void free_slot(ipc_ring *r, uint32_t i)
     dvpp_ring_slot *d = (dvpp_ring_slot *)(r->base + dvpp_ring_desc_offset(i));
 
     r->slots[i].state = SLOT_FREE;
-    d->status = DVPP_RING_SLOT_FREE;
+    __atomic_store_n(&d->status, DVPP_RING_SLOT_FREE, __ATOMIC_RELEASE);
 }
 
 int ipc_ring_release(ipc_ring *r, uint32_t i, uint32_t generation)
