@@ -1038,7 +1038,11 @@ static dvpp_status submit_single(sjob *j, const Dvpp__Submit *m, const int *fds,
 {
     conn *c = j->c;
     dvpp_stream *ds;
-    dvpp_status st = build_spec(j, spec_kind(m->kind), m->spec, m->aipp_config, err);
+    dvpp_status st;
+
+    if ((unsigned)m->kind > DVPP__KIND__PIXELS)
+        return dvpp_err_set(err, DVPP_EINVAL, "kind", "unknown kind %d", (int)m->kind);
+    st = build_spec(j, spec_kind(m->kind), m->spec, m->aipp_config, err);
 
     j->kind = m->kind;
     if (st == DVPP_OK)

@@ -1,0 +1,983 @@
+"""dvpp: the pure-Python client of dvppd's Unix socket.
+
+Protocol: proto/PROTOCOL.md (one protobuf ``Envelope`` per SOCK_SEQPACKET
+packet, file descriptors as SCM_RIGHTS), messages: proto/dvpp.proto (compiled
+by ``make`` into ``dvpp_pb2.py`` beside this file), ring layout:
+proto/dvpp_ring.h.
+
+    import dvpp
+    with dvpp.Client("/run/dvppd/dvppd.sock") as c:
+        ring = c.open_ring(slots=8, slot_bytes=3 * 224 * 224 * 4)
+        spec = {"ops": [{"resize": {"w": 224, "h": 224}}],
+                "normalize": {"mean": [0.485, 0.456, 0.406],
+                              "std": [0.229, 0.224, 0.225]}}
+        with c.submit(spec, jpeg_bytes, ring=ring) as r:
+            x = r.array()        # a read-only numpy view of the ring slot
+            model(x)             # use it before the slot goes back
+        # leaving the block sent SlotRelease: x must not be used any more
+
+Thread-safety: a ``Client`` may be shared by threads. One lock (a
+``threading.Condition``) guards its state; every request is one
+``sendmsg``; at any time one waiting thread reads the socket and files each
+answer under its request id (unsolicited HTTP deliveries in a queue), then
+wakes the others. ``Ring`` and ``Result`` objects belong to their client.
+
+Requires Python 3.8+ on Linux (memfd_create, F_ADD_SEALS) and the protobuf
+runtime; numpy only for ``Result.array()``.
+"""
+
+import array
+import collections
+import errno
+import fcntl
+import json
+import mmap
+import os
+import select
+import socket
+import struct
+import threading
+import time
+
+from . import dvpp_pb2 as pb
+
+__all__ = [
+    "Client", "Ring", "Result", "Batch", "DvppError", "Disconnected", "ProtocolError",
+    "sealed_memfd", "pb", "PROTOCOL", "STATUS",
+]
+
+__version__ = "0.1.0"
+
+PROTOCOL = 1
+
+# core/dvpp_status.h
+STATUS = {
+    "OK": 0, "EINVAL": -1, "ENOMEM": -2, "EAGAIN": -3, "ELIMIT": -4, "ECORRUPT": -5,
+    "EUNSUPPORTED": -6, "EFORMAT": -7, "EOVERFLOW": -8, "ECODEC": -9, "EIO": -10,
+    "ESYS": -11, "ESTRIDE": -12, "ENOSPC": -13, "ECANCELED": -14, "ETIMEDOUT": -15,
+    "ENOTFOUND": -16, "EBUSY": -17, "EPROFILE": -18,
+}
+
+KINDS = {"tensor": pb.TENSOR, "image": pb.IMAGE, "pixels": pb.PIXELS}
+
+# proto/dvpp_ring.h
+RING_MAGIC = 0x474E495250505644  # "DVPPRING"
+RING_VERSION = 1
+RING_ALIGN = 4096
+RING_MAX_DIMS = 5
+RING_HEADER = struct.Struct("<QIIIIQQQ16s")
+RING_SLOT = struct.Struct("<QIIIIII5qQQdddd8x")
+assert RING_HEADER.size == 64 and RING_SLOT.size == 128
+SLOT_FREE, SLOT_READY = 0, 1
+RING_DTYPES = {0: "uint8", 1: "int8", 2: "float16", 3: "float32"}
+RING_LAYOUTS = {0: "NCHW", 1: "NHWC", 2: "NC1HWC0", 255: "IMAGE"}
+
+# numpy dtype strings of TensorMeta.dtype (little-endian, as the ring is)
+NP_DTYPES = {"float32": "<f4", "float16": "<f2", "uint8": "u1", "int8": "i1"}
+
+_ITEMSIZE = {"float32": 4, "float16": 2, "uint8": 1, "int8": 1}
+
+MAX_FDS = 64  # ipc/ipc_msg.h IPC_MAX_FDS
+_F_SEAL_ALL = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL
+
+
+class DvppError(Exception):
+    """A refusal or failure reported by dvppd (an ``Error`` message or a
+    failed ``Result``), or by this library. ``status`` is the negative
+    dvpp_status, ``code`` its name ("EINVAL", "EAGAIN", ...), ``field`` the
+    message field or spec key at fault; ``result`` the failed Result, if
+    any."""
+
+    def __init__(self, status, code, message="", field="", result=None):
+        self.status = int(status)
+        self.code = code or ""
+        self.message = message or ""
+        self.field = field or ""
+        self.result = result
+        text = f"{self.code or self.status}: {self.message}"
+        if self.field:
+            text += f" (field {self.field})"
+        super().__init__(text)
+
+
+class ProtocolError(DvppError):
+    """The daemon sent something this client cannot accept (an undecodable
+    packet, a bad ring, an unexpected answer)."""
+
+    def __init__(self, message, field=""):
+        super().__init__(STATUS["EIO"], "EIO", message, field)
+
+
+class Disconnected(DvppError):
+    """The connection is gone (closed by dvppd, refused, or closed here).
+    ``last_error`` is the Error dvppd sent before dropping it, if any."""
+
+    def __init__(self, message, last_error=None):
+        self.last_error = last_error
+        if last_error is not None:
+            message += f" (last error: {last_error})"
+        super().__init__(STATUS["EIO"], "EIO", message)
+
+
+def _error_from(msg, result=None):
+    return DvppError(msg.status, msg.code, msg.message, msg.field, result)
+
+
+def sealed_memfd(data, name="dvpp-input"):
+    """A memfd holding @data, sealed F_SEAL_SHRINK | F_SEAL_GROW |
+    F_SEAL_WRITE | F_SEAL_SEAL (what dvppd wants as Submit.input_fd). The
+    caller owns (closes) the returned fd."""
+    mv = memoryview(data).cast("B")
+    fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        off = 0
+        while off < len(mv):
+            off += os.write(fd, mv[off:off + (1 << 24)])
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _F_SEAL_ALL)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _spec_text(spec):
+    if spec is None:
+        return ""
+    if isinstance(spec, (bytes, bytearray)):
+        return bytes(spec).decode()
+    if isinstance(spec, str):
+        return spec
+    return json.dumps(spec, separators=(",", ":"))
+
+
+def _kind(kind):
+    if isinstance(kind, int):
+        return kind
+    try:
+        return KINDS[kind.lower()]
+    except (KeyError, AttributeError):
+        raise ValueError(f"kind must be one of {sorted(KINDS)}, not {kind!r}") from None
+
+
+def _prod(xs):
+    n = 1
+    for x in xs:
+        n *= int(x)
+    return n
+
+
+# --------------------------------------------------------------------------
+# Rings
+
+
+class Ring:
+    """A ring the daemon made and this client maps read-only
+    (proto/dvpp_ring.h). ``header`` is the parsed header; ``descriptor(i)``
+    reads slot i's descriptor (the Result is authoritative)."""
+
+    def __init__(self, client, opened, fd, name=None):
+        self._client = client
+        self.id = opened.ring
+        self.slots = opened.slots
+        self.slot_bytes = opened.slot_bytes
+        self.map_bytes = opened.map_bytes
+        self.data_offset = opened.data_offset
+        self.name = name or None
+        self.fd = fd
+        self.closed = False
+        self._mm = None
+        try:
+            size = os.fstat(fd).st_size
+            if size != self.map_bytes:
+                raise ProtocolError(f"ring memfd is {size} bytes, RingOpened says "
+                                    f"{self.map_bytes}", "map_bytes")
+            if self.map_bytes < RING_HEADER.size:
+                raise ProtocolError("ring smaller than its header", "map_bytes")
+            self._mm = mmap.mmap(fd, self.map_bytes, mmap.MAP_SHARED, mmap.PROT_READ)
+            self.header = self._check_header()
+        except BaseException:
+            self._unmap()
+            raise
+
+    def _check_header(self):
+        (magic, version, header_bytes, slot_count, desc_bytes, slot_bytes, data_offset,
+         map_bytes, _) = RING_HEADER.unpack_from(self._mm, 0)
+        h = {"magic": magic, "version": version, "header_bytes": header_bytes,
+             "slot_count": slot_count, "desc_bytes": desc_bytes, "slot_bytes": slot_bytes,
+             "data_offset": data_offset, "map_bytes": map_bytes}
+        want = {"magic": RING_MAGIC, "version": RING_VERSION,
+                "header_bytes": RING_HEADER.size, "desc_bytes": RING_SLOT.size,
+                "slot_count": self.slots, "slot_bytes": self.slot_bytes,
+                "data_offset": self.data_offset, "map_bytes": self.map_bytes}
+        for k, v in want.items():
+            if h[k] != v:
+                raise ProtocolError(f"ring header {k} is {h[k]:#x}, want {v:#x}", k)
+        if slot_bytes % RING_ALIGN or data_offset % RING_ALIGN:
+            raise ProtocolError("ring slot_bytes/data_offset not 4096-aligned", "slot_bytes")
+        if data_offset < RING_HEADER.size + slot_count * RING_SLOT.size:
+            raise ProtocolError("ring descriptors overlap the payloads", "data_offset")
+        if data_offset + slot_count * slot_bytes > map_bytes:
+            raise ProtocolError("ring payloads pass the end of the memfd", "map_bytes")
+        return h
+
+    def slot_offset(self, slot):
+        if not 0 <= slot < self.slots:
+            raise IndexError(slot)
+        return self.data_offset + slot * self.slot_bytes
+
+    def descriptor(self, slot):
+        """Slot @slot's descriptor as a dict (read from the shared pages)."""
+        if not 0 <= slot < self.slots:
+            raise IndexError(slot)
+        (seq, gen, status, dtype, layout, ndim, _, s0, s1, s2, s3, s4, nbytes, off, sx, sy,
+         px, py) = RING_SLOT.unpack_from(self._map(), RING_HEADER.size + slot * RING_SLOT.size)
+        shape = (s0, s1, s2, s3, s4)[:min(ndim, RING_MAX_DIMS)]
+        return {"sequence": seq, "generation": gen, "status": status,
+                "dtype": RING_DTYPES.get(dtype, dtype), "layout": RING_LAYOUTS.get(layout, layout),
+                "ndim": ndim, "shape": tuple(shape), "byte_length": nbytes,
+                "payload_offset": off, "scale_x": sx, "scale_y": sy, "pad_x": px, "pad_y": py}
+
+    def view(self, offset, nbytes):
+        """A read-only memoryview of @nbytes at @offset of the memfd (no copy)."""
+        if offset < 0 or nbytes < 0 or offset + nbytes > self.map_bytes:
+            raise ValueError(f"[{offset}, {offset + nbytes}) outside the ring "
+                             f"({self.map_bytes} bytes)")
+        return memoryview(self._map())[offset:offset + nbytes]
+
+    def _map(self):
+        if self._mm is None:
+            raise ValueError("ring is closed")
+        return self._mm
+
+    @property
+    def mmap(self):
+        """The read-only mapping of the whole memfd."""
+        return self._map()
+
+    def fileno(self):
+        return self.fd
+
+    def _unmap(self):
+        mm, self._mm = self._mm, None
+        if mm is not None:
+            try:
+                mm.close()
+            except BufferError:
+                pass  # arrays still view it: unmapped when they are gone
+        if self.fd is not None and self.fd >= 0:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            self.fd = -1
+
+    def close(self, timeout=None):
+        """RingClose, then unmap. Results still viewing the ring keep the
+        mapping alive until they are garbage."""
+        if not self.closed:
+            self._client.close_ring(self, timeout=timeout)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return (f"<dvpp.Ring {self.id}{' ' + repr(self.name) if self.name else ''} "
+                f"{self.slots}x{self.slot_bytes}{' closed' if self.closed else ''}>")
+
+
+# --------------------------------------------------------------------------
+# Results
+
+
+class Result:
+    """A finished job (or an unsolicited HTTP delivery, ``id`` 0, ``origin``
+    "http"). For ring results the payload stays in the ring slot until
+    ``release()`` (or the end of a ``with`` block) sends SlotRelease; views
+    from ``array()``/``buffer()`` must not be used after that. Inline
+    results own their bytes (``data``)."""
+
+    def __init__(self, client, env_id, msg, seq):
+        self._client = client
+        self.id = env_id
+        self.seq = seq                 # arrival order on this connection
+        self.status = msg.status
+        self.code = msg.code
+        self.message = msg.message
+        self.field = msg.field
+        self.meta = msg.meta
+        self.ring_id = msg.ring
+        self.ring = client._rings.get(msg.ring) if msg.ring else None
+        self.slot = msg.slot
+        self.generation = msg.generation
+        self.offset = msg.offset
+        self.data = msg.data if not msg.ring else None
+        self.geom = msg.geom
+        self.timings = msg.timings
+        self.batch = msg.batch
+        self.item_status = list(msg.item_status)
+        self.origin = msg.origin
+        self._released = not (msg.ring and msg.status == 0)
+
+    @property
+    def ok(self):
+        return self.status == 0
+
+    @property
+    def dtype(self):
+        return self.meta.dtype
+
+    @property
+    def shape(self):
+        return tuple(self.meta.shape)
+
+    @property
+    def nbytes(self):
+        """Payload bytes: meta.bytes (or, for a ring result whose meta leaves
+        it 0, the shape's element count times the dtype's size)."""
+        if not self.ring_id:
+            return len(self.data or b"")
+        if self.meta.bytes or not self.meta.shape:
+            return self.meta.bytes
+        return _prod(self.meta.shape) * _ITEMSIZE.get(self.meta.dtype or "uint8", 1)
+
+    @property
+    def released(self):
+        return self._released
+
+    def buffer(self):
+        """The payload without a copy: a read-only memoryview of the ring
+        slot, or of the inline bytes."""
+        if self.status != 0:
+            raise _error_from(self, self)
+        if not self.ring_id:
+            return memoryview(self.data)
+        if self.ring is None:
+            raise ProtocolError(f"result names ring {self.ring_id}, unknown here", "ring")
+        if self._released:
+            raise ValueError("the slot was released")
+        return self.ring.view(self.offset, self.nbytes)
+
+    def tobytes(self):
+        """A copy of the payload."""
+        return bytes(self.buffer())
+
+    def array(self):
+        """The payload as a numpy array of the meta's dtype and shape: a
+        read-only view of the ring slot (no copy), or of the inline bytes."""
+        import numpy as np
+
+        buf = self.buffer()
+        dt = np.dtype(NP_DTYPES.get(self.meta.dtype or "uint8", self.meta.dtype))
+        count = len(buf) // dt.itemsize
+        a = np.frombuffer(buf, dtype=dt, count=count)
+        shape = self.shape
+        if shape and _prod(shape) == count:
+            a = a.reshape(shape)
+        return a
+
+    def release(self):
+        """Give the ring slot back (SlotRelease; once). No-op for inline or
+        failed results."""
+        if self._released:
+            return
+        self._released = True
+        self._client.release_slot(self.ring_id, self.slot, self.generation)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def __repr__(self):
+        if self.status:
+            return f"<dvpp.Result id={self.id} {self.code} {self.message!r}>"
+        where = (f"ring={self.ring_id} slot={self.slot} gen={self.generation}"
+                 if self.ring_id else f"inline {self.nbytes} B")
+        return (f"<dvpp.Result id={self.id} {self.meta.dtype} {list(self.meta.shape)} "
+                f"{where}{' origin=' + self.origin if self.origin else ''}>")
+
+
+class Batch:
+    """A BatchSubmit the daemon accepted: ``id`` (the request id: wait on
+    it), ``batch`` (the daemon's batch id), ``items``."""
+
+    def __init__(self, client, req_id, accepted):
+        self._client = client
+        self.id = req_id
+        self.batch = accepted.batch
+        self.items = accepted.items
+
+    def query(self, timeout=None):
+        return self._client.batch_query(self.batch, timeout=timeout)
+
+    def cancel(self, timeout=None):
+        return self._client.batch_cancel(self.batch, timeout=timeout)
+
+    def wait(self, timeout=None, check=True):
+        return self._client.wait(self.id, timeout=timeout, check=check)
+
+    def __repr__(self):
+        return f"<dvpp.Batch id={self.id} batch={self.batch} items={self.items}>"
+
+
+# --------------------------------------------------------------------------
+# The connection
+
+
+class Client:
+    """One connection to dvppd: ``Client(path)`` connects and does the
+    Hello/Welcome handshake (``info`` is the Welcome). ``timeout`` (seconds,
+    None = forever) is the default wait for every answer."""
+
+    def __init__(self, path, timeout=None, client_name=None):
+        self.path = path
+        self.timeout = timeout
+        self._cv = threading.Condition()
+        self._next_id = 1
+        self._reading = False
+        self._pending = set()            # ids whose answers are filed
+        self._answers = {}               # id -> deque[(seq, Envelope, fds)]
+        self._notices = collections.deque()
+        self.release_errors = collections.deque(maxlen=256)  # Errors to SlotRelease
+        self._release_ids = set()
+        self._rings = {}
+        self._seq = 0
+        self._dead = None                # the Disconnected once gone
+        self._last_error = None          # an unsolicited Error (before a drop)
+        self._recv_cap = 1 << 20
+        self.info = None
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET | socket.SOCK_CLOEXEC)
+        try:
+            self._sock.connect(path)
+            env = self._envelope()
+            env.hello.protocol = PROTOCOL
+            env.hello.client = client_name or f"dvpp-python {__version__}"
+            ans, _ = self._call(env, timeout=timeout if timeout is not None else 30.0,
+                                what="Welcome")
+            if ans.WhichOneof("body") != "welcome":
+                raise ProtocolError(f"answer to Hello is {ans.WhichOneof('body')}, not Welcome")
+            if ans.welcome.protocol != PROTOCOL:
+                raise ProtocolError(f"dvppd speaks protocol {ans.welcome.protocol}, "
+                                    f"this client {PROTOCOL}", "protocol")
+            self.info = ans.welcome
+            # a packet is at most max_inline + 64 KiB (PROTOCOL.md)
+            self._recv_cap = int(self.info.max_inline) + (128 << 10)
+        except Disconnected as e:
+            self._sock.close()
+            raise Disconnected(f"dvppd closed the connection before its Welcome "
+                               f"(peer not allowed?): {e.message}", e.last_error) from None
+        except BaseException:
+            self._sock.close()
+            raise
+
+    # -- plumbing ------------------------------------------------------------
+
+    def fileno(self):
+        return self._sock.fileno()
+
+    @property
+    def closed(self):
+        return self._dead is not None
+
+    def _envelope(self):
+        env = pb.Envelope()
+        env.protocol = PROTOCOL
+        with self._cv:
+            env.id = self._next_id
+            self._next_id += 1
+        return env
+
+    def _send(self, env, fds=()):
+        if self._dead is not None:
+            raise self._dead
+        data = env.SerializeToString()
+        try:
+            if fds:
+                self._sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                             array.array("i", fds))])
+            else:
+                self._sock.sendmsg([data])
+        except OSError as e:
+            if e.errno in (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.EBADF):
+                self._mark_dead(Disconnected(f"send: {e.strerror}", self._last_error))
+                raise self._dead from None
+            raise
+
+    def _mark_dead(self, exc):
+        with self._cv:
+            if self._dead is None:
+                self._dead = exc
+            self._cv.notify_all()
+
+    def _recv_packet(self, timeout):
+        """One packet, or None after @timeout seconds. Called by the one
+        reading thread, without the lock."""
+        if self._sock.fileno() < 0:
+            raise Disconnected("the client was closed")
+        p = select.poll()
+        p.register(self._sock, select.POLLIN)
+        ms = None if timeout is None else max(0, int(timeout * 1000 + 0.999))
+        if not p.poll(ms):
+            return None
+        try:
+            data, anc, flags, _ = self._sock.recvmsg(
+                self._recv_cap, socket.CMSG_SPACE(MAX_FDS * 4), socket.MSG_CMSG_CLOEXEC)
+        except (ConnectionResetError, BrokenPipeError) as e:
+            raise Disconnected(f"recv: {e.strerror}", self._last_error) from None
+        fds = []
+        for level, kind, d in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                a = array.array("i")
+                a.frombytes(d[:len(d) - len(d) % a.itemsize])
+                fds.extend(a)
+        if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
+            for f in fds:
+                os.close(f)
+            raise ProtocolError("truncated packet from dvppd")
+        if not data and not anc:
+            raise Disconnected("dvppd closed the connection", self._last_error)
+        env = pb.Envelope()
+        try:
+            env.ParseFromString(data)
+        except Exception as e:  # google.protobuf.message.DecodeError
+            for f in fds:
+                os.close(f)
+            raise ProtocolError(f"undecodable packet from dvppd: {e}") from None
+        return env, fds
+
+    def _file(self, env, fds):
+        """File one received packet (lock held)."""
+        self._seq += 1
+        body = env.WhichOneof("body")
+        if env.id == 0:
+            if body == "result":
+                self._notices.append(Result(self, 0, env.result, self._seq))
+            elif body == "error":
+                self._last_error = _error_from(env.error)
+            for f in fds:
+                os.close(f)
+            return
+        if env.id in self._pending:
+            self._answers.setdefault(env.id, collections.deque()).append((self._seq, env, fds))
+            return
+        for f in fds:
+            os.close(f)
+        if body == "error":
+            if env.id in self._release_ids:
+                self._release_ids.discard(env.id)
+                self.release_errors.append(_error_from(env.error))
+            else:
+                self._last_error = _error_from(env.error)
+
+    def _wait_for(self, take, timeout, what):
+        """Read packets until take() (called with the lock held) returns
+        something; one thread reads at a time."""
+        if timeout is None:
+            timeout = self.timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cv:
+            while True:
+                got = take()
+                if got is not None:
+                    return got
+                if self._dead is not None:
+                    raise self._dead
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise TimeoutError(f"no {what} from dvppd within {timeout} s")
+                if self._reading:
+                    self._cv.wait(left)
+                    continue
+                self._reading = True
+                self._cv.release()
+                pkt, exc = None, None
+                try:
+                    pkt = self._recv_packet(left)
+                except DvppError as e:
+                    exc = e
+                finally:
+                    self._cv.acquire()
+                    self._reading = False
+                    self._cv.notify_all()
+                if exc is not None:
+                    if isinstance(exc, Disconnected):
+                        # answers already filed stay there for their waiters
+                        self._dead = exc
+                        got = take()
+                        if got is not None:
+                            return got
+                    raise exc
+                if pkt is not None:
+                    self._file(*pkt)
+
+    def _take_answer(self, req_id):
+        q = self._answers.get(req_id)
+        if not q:
+            return None
+        item = q.popleft()
+        if not q:
+            del self._answers[req_id]
+        return item
+
+    def _wait_answer(self, req_id, timeout, what, final=True):
+        try:
+            seq, env, fds = self._wait_for(lambda: self._take_answer(req_id), timeout, what)
+        except TimeoutError:
+            raise  # still filed when it comes: wait again
+        except BaseException:
+            if final:
+                with self._cv:
+                    self._pending.discard(req_id)
+            raise
+        if final:
+            with self._cv:
+                self._pending.discard(req_id)
+        return seq, env, fds
+
+    def _call(self, env, fds=(), timeout=None, what="answer", final=True):
+        with self._cv:
+            self._pending.add(env.id)
+        try:
+            self._send(env, fds)
+        except BaseException:
+            with self._cv:
+                self._pending.discard(env.id)
+            raise
+        seq, ans, got_fds = self._wait_answer(env.id, timeout, what, final)
+        return ans, got_fds
+
+    def _simple(self, env, want, timeout=None):
+        """Send, wait, raise an Error answer, check the body kind."""
+        ans, fds = self._call(env, timeout=timeout, what=want)
+        for f in fds:
+            os.close(f)
+        body = ans.WhichOneof("body")
+        if body == "error":
+            raise _error_from(ans.error)
+        if body != want:
+            raise ProtocolError(f"expected {want}, got {body}")
+        return getattr(ans, want)
+
+    def close(self):
+        """Close the connection (the daemon closes its rings and frees
+        their slots) and unmap every ring."""
+        with self._cv:
+            if self._dead is None:
+                self._dead = Disconnected("the client was closed")
+            rings = list(self._rings.values())
+            self._rings.clear()
+            for q in self._answers.values():
+                for _, _, fds in q:
+                    for f in fds:
+                        os.close(f)
+            self._answers.clear()
+            self._cv.notify_all()
+        for r in rings:
+            r.closed = True
+            r._unmap()
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)  # wakes a thread polling it
+        except OSError:
+            pass
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            if self._dead is None:
+                self.close()
+        except Exception:
+            pass
+
+    # -- streams -------------------------------------------------------------
+
+    def create_stream(self, timeout=None):
+        """A new stream: jobs submitted on it run (and answer) in order."""
+        env = self._envelope()
+        env.stream_create.SetInParent()
+        return self._simple(env, "stream_created", timeout).stream
+
+    def sync_stream(self, stream, timeout=None):
+        """Wait until every job submitted on @stream before now has its
+        Result sent (those Results are then already received: ``wait`` on
+        them returns at once). Raises the first job error since the
+        previous sync."""
+        env = self._envelope()
+        env.stream_sync.stream = stream
+        self._simple(env, "ack", timeout)
+
+    def destroy_stream(self, stream, timeout=None):
+        env = self._envelope()
+        env.stream_destroy.stream = stream
+        self._simple(env, "ack", timeout)
+
+    # -- rings ---------------------------------------------------------------
+
+    def open_ring(self, slots, slot_bytes, name=None, timeout=None):
+        """A ring of @slots slots of @slot_bytes (rounded up to 4096 by the
+        daemon), mapped read-only. @name lets HTTP requests deliver into it
+        (?ring=NAME)."""
+        env = self._envelope()
+        env.ring_open.slots = slots
+        env.ring_open.slot_bytes = slot_bytes
+        if name:
+            env.ring_open.name = name
+        ans, fds = self._call(env, timeout=timeout, what="RingOpened")
+        body = ans.WhichOneof("body")
+        if body != "ring_opened":
+            for f in fds:
+                os.close(f)
+            if body == "error":
+                raise _error_from(ans.error)
+            raise ProtocolError(f"expected ring_opened, got {body}")
+        if len(fds) != 1:
+            for f in fds:
+                os.close(f)
+            raise ProtocolError(f"RingOpened came with {len(fds)} fds, want 1")
+        try:
+            ring = Ring(self, ans.ring_opened, fds[0], name)
+        except BaseException:
+            try:
+                env = self._envelope()
+                env.ring_close.ring = ans.ring_opened.ring
+                self._send(env)
+            except DvppError:
+                pass
+            raise
+        with self._cv:
+            self._rings[ring.id] = ring
+        return ring
+
+    def close_ring(self, ring, timeout=None):
+        """RingClose (answered once slots being written finish), then unmap."""
+        rid = ring.id if isinstance(ring, Ring) else int(ring)
+        r = self._rings.get(rid)
+        env = self._envelope()
+        env.ring_close.ring = rid
+        try:
+            self._simple(env, "ack", timeout)
+        finally:
+            if r is not None:
+                with self._cv:
+                    self._rings.pop(rid, None)
+                r.closed = True
+                r._unmap()
+
+    def release_slot(self, ring, slot, generation):
+        """SlotRelease (no answer; an invalid one is answered with an Error,
+        filed in ``release_errors``)."""
+        env = self._envelope()
+        env.slot_release.ring = ring.id if isinstance(ring, Ring) else int(ring)
+        env.slot_release.slot = slot
+        env.slot_release.generation = generation
+        with self._cv:
+            self._release_ids.add(env.id)
+            if len(self._release_ids) > 4096:
+                self._release_ids = set(sorted(self._release_ids)[-2048:])
+        self._send(env)
+
+    # -- jobs ----------------------------------------------------------------
+
+    def submit_async(self, spec=None, data=b"", kind="tensor", ring=None, stream=0, *,
+                     input_fd=None, input_len=None, memfd=None, aipp_config=None,
+                     deadline_ms=0):
+        """Send a Submit; returns its id for ``wait``. The input is @data
+        (inline when it fits Welcome.max_inline, else a sealed memfd; force
+        either with @memfd True/False) or @input_fd, a memfd the caller
+        sealed (borrowed)."""
+        env = self._envelope()
+        s = env.submit
+        s.stream = stream
+        s.kind = _kind(kind)
+        s.spec = _spec_text(spec)
+        if ring is not None:
+            s.ring = ring.id if isinstance(ring, Ring) else int(ring)
+        if aipp_config:
+            s.aipp_config = aipp_config
+        if deadline_ms:
+            s.deadline_ms = deadline_ms
+        fds, own = [], None
+        try:
+            if input_fd is not None:
+                s.input_fd = True
+                s.input_len = input_len if input_len is not None else os.fstat(input_fd).st_size
+                fds = [input_fd]
+            else:
+                n = memoryview(data).nbytes
+                big = n > (self.info.max_inline if self.info else 0)
+                if memfd or (memfd is None and big):
+                    own = sealed_memfd(data)
+                    s.input_fd = True
+                    s.input_len = n
+                    fds = [own]
+                else:
+                    s.input = bytes(data)
+            with self._cv:
+                self._pending.add(env.id)
+            try:
+                self._send(env, fds)
+            except BaseException:
+                with self._cv:
+                    self._pending.discard(env.id)
+                raise
+        finally:
+            if own is not None:
+                os.close(own)
+        return env.id
+
+    def ready(self, req_id):
+        """True when the answer to @req_id has been received (``wait`` will
+        not block)."""
+        with self._cv:
+            return bool(self._answers.get(req_id))
+
+    def wait(self, req_id, timeout=None, check=True):
+        """The Result of request @req_id (a Submit or a BatchSubmit). A
+        failed job raises DvppError (its ``result`` set) unless @check is
+        False."""
+        seq, env, fds = self._wait_answer(req_id, timeout, f"Result of request {req_id}")
+        for f in fds:
+            os.close(f)
+        body = env.WhichOneof("body")
+        if body == "error":
+            raise _error_from(env.error)
+        if body == "batch_accepted":  # wait() right after batch_submit_async's id
+            with self._cv:
+                self._pending.add(req_id)
+            return self.wait(req_id, timeout, check)
+        if body != "result":
+            raise ProtocolError(f"expected result, got {body}")
+        with self._cv:
+            res = Result(self, env.id, env.result, seq)
+        if check and res.status != 0:
+            raise _error_from(env.result, res)
+        return res
+
+    def submit(self, spec=None, data=b"", kind="tensor", ring=None, stream=0, *,
+               timeout=None, check=True, **kw):
+        """Submit and wait: the Result (release ring results, or use them as
+        a context manager). Raises DvppError on refusal (e.g. code "EAGAIN",
+        field "ring": the ring is full; submits never block) or failure."""
+        rid = self.submit_async(spec, data, kind, ring, stream, **kw)
+        return self.wait(rid, timeout=timeout, check=check)
+
+    def batch_submit_async(self, spec, inputs, ring, strict=False, *, memfd=None,
+                           aipp_config=None, timeout=None):
+        """Send a BatchSubmit and wait for BatchAccepted: a Batch (wait on
+        it for the Result). Inputs go inline when they fit Welcome.max_inline
+        together, else (or with @memfd) as sealed memfds."""
+        env = self._envelope()
+        b = env.batch_submit
+        b.spec = _spec_text(spec)
+        b.ring = ring.id if isinstance(ring, Ring) else int(ring)
+        b.strict = bool(strict)
+        if aipp_config:
+            b.aipp_config = aipp_config
+        views = [memoryview(x).cast("B") for x in inputs]
+        total = sum(v.nbytes for v in views)
+        fds = []
+        try:
+            if memfd or (memfd is None and total > self.info.max_inline):
+                if len(views) > MAX_FDS:
+                    raise ValueError(f"at most {MAX_FDS} memfd inputs per batch")
+                for v in views:
+                    fds.append(sealed_memfd(v))
+                    b.input_lens.append(v.nbytes)
+                b.input_fds = len(fds)
+            else:
+                for v in views:
+                    b.inputs.append(v.tobytes())
+            with self._cv:
+                self._pending.add(env.id)
+            try:
+                self._send(env, fds)
+                seq, ans, got = self._wait_answer(env.id, timeout, "BatchAccepted",
+                                                  final=False)
+            except BaseException:
+                with self._cv:
+                    self._pending.discard(env.id)
+                raise
+        finally:
+            for f in fds:
+                os.close(f)
+        for f in got:
+            os.close(f)
+        body = ans.WhichOneof("body")
+        if body == "error":
+            with self._cv:
+                self._pending.discard(env.id)
+            raise _error_from(ans.error)
+        if body == "result":  # finished (or failed) before accepting: keep it
+            with self._cv:
+                self._answers.setdefault(env.id, collections.deque()).appendleft(
+                    (seq, ans, []))
+            acc = pb.BatchAccepted(batch=ans.result.batch, items=len(views))
+            return Batch(self, env.id, acc)
+        if body != "batch_accepted":
+            with self._cv:
+                self._pending.discard(env.id)
+            raise ProtocolError(f"expected batch_accepted, got {body}")
+        return Batch(self, env.id, ans.batch_accepted)
+
+    def batch_submit(self, spec, inputs, ring, strict=False, *, timeout=None, check=True,
+                     **kw):
+        """N inputs through one pipeline into one N x ... tensor in a slot of
+        @ring; waits for the Result (``item_status`` per item; with
+        @strict the first failure fails it)."""
+        return self.batch_submit_async(spec, inputs, ring, strict, timeout=timeout,
+                                       **kw).wait(timeout=timeout, check=check)
+
+    def batch_query(self, batch, timeout=None):
+        env = self._envelope()
+        env.batch_query.batch = batch
+        return self._simple(env, "batch_progress", timeout)
+
+    def batch_cancel(self, batch, timeout=None):
+        env = self._envelope()
+        env.batch_cancel.batch = batch
+        self._simple(env, "ack", timeout)
+
+    # -- notices, stats --------------------------------------------------------
+
+    def next_notice(self, timeout=None):
+        """The next unsolicited Result (an HTTP request with ?ring=NAME that
+        delivered into one of this connection's rings: ``id`` 0, ``origin``
+        "http"), or None after @timeout seconds (None: the client's
+        default)."""
+        def take():
+            return self._notices.popleft() if self._notices else None
+        try:
+            return self._wait_for(take, timeout, "notice")
+        except TimeoutError:
+            return None
+
+    def stats(self, timeout=None):
+        """The daemon's counters (Stats) as a dict; ``engines`` is a list of
+        dicts."""
+        env = self._envelope()
+        env.stats_query.SetInParent()
+        st = self._simple(env, "stats", timeout)
+        out = {}
+        for f in pb.Stats.DESCRIPTOR.fields:
+            if f.name == "engines":
+                out["engines"] = [{g.name: getattr(e, g.name) for g in
+                                   pb.EngineStats.DESCRIPTOR.fields} for e in st.engines]
+            else:
+                out[f.name] = getattr(st, f.name)
+        return out
+
+    def __repr__(self):
+        v = self.info.version if self.info else "?"
+        return f"<dvpp.Client {self.path!r} dvppd {v}{' closed' if self.closed else ''}>"
