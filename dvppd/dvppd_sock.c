@@ -62,6 +62,22 @@ typedef struct outpkt {
     uint8_t data[];
 } outpkt;
 
+/* A sealed input memfd kept mapped for the connection: its bytes cannot
+ * change (checked seals), so a client that reuses its input buffers pays
+ * no mmap/munmap per job. Keyed by inode (the mapping pins the file, so
+ * the inode cannot be reused while cached). */
+#define MAPCACHE 8
+typedef struct cached_map {
+    dev_t dev;
+    ino_t ino;
+    void *addr;
+    size_t len;
+    unsigned refs;               /* jobs using it */
+    uint64_t last_use;
+} cached_map;
+
+#define STREAM_POOL 64
+
 typedef struct sbatch {
     uint64_t id;                 /* the device's batch id */
     sjob *job;
@@ -83,15 +99,24 @@ struct conn {
     sbatch *batches;
     outpkt *outq, *outq_tail;
     size_t outq_bytes;
+    cached_map maps[MAPCACHE];
+    uint64_t map_clock;
+    dvpp_stream *idle[STREAM_POOL];  /* per-job streams kept for reuse */
+    unsigned nidle;
+    /* the last spec parsed, for clients that repeat it */
+    char *last_spec, *last_aipp;
+    int last_kind;
+    dvppd_spec last;
     conn *next;
 };
 
 typedef enum job_type { JOB_SINGLE, JOB_BATCH, JOB_NOTICE } job_type;
 
-/* A mapped input memfd. */
+/* A mapped input memfd (from the connection's cache, or its own). */
 typedef struct input_map {
     void *addr;
     size_t len;
+    int cached;                  /* index in conn.maps, -1 = own mapping */
 } input_map;
 
 struct sjob {
@@ -486,18 +511,33 @@ static void on_stream_wait(conn *c, uint64_t id, uint64_t stream, bool destroy)
 
 static void unmap_inputs(sjob *j)
 {
-    for (size_t i = 0; i < j->nmaps; i++)
-        if (j->maps[i].addr)
-            munmap(j->maps[i].addr, j->maps[i].len);
+    for (size_t i = 0; i < j->nmaps; i++) {
+        input_map *m = &j->maps[i];
+        if (m->cached >= 0)
+            j->c->maps[m->cached].refs--;
+        else if (m->addr)
+            munmap(m->addr, m->len);
+    }
     free(j->maps);
     j->maps = NULL;
     j->nmaps = 0;
 }
 
+/* Keep a per-job stream for the connection's next unordered job. */
+static void stream_recycle(conn *c, dvpp_stream *ds)
+{
+    if (!ds)
+        return;
+    if (!c->closed && c->nidle < STREAM_POOL)
+        c->idle[c->nidle++] = ds;
+    else
+        dvpp_stream_free(ds);
+}
+
 static void job_free(sjob *j)
 {
     dvpp_batchjob_free(j->bj);
-    dvpp_stream_free(j->own_stream);
+    stream_recycle(j->c, j->own_stream);
     unmap_inputs(j);
     if (j->has_slot)
         ipc_ring_abort(j->ring, j->slot);
@@ -511,13 +551,47 @@ static void job_free(sjob *j)
     free(j);
 }
 
-/* Map a sealed memfd input read-only. */
-static dvpp_status map_input(dvppd_sock *s, int fd, uint64_t want, input_map *m,
-                             dvpp_err *err)
+/* The cache entry mapping (dev, ino) with at least @len bytes, or a free
+ * (or least recently used idle) entry to map it into; -1 when every entry
+ * is in use by a job. */
+static int cache_slot(conn *c, dev_t dev, ino_t ino, size_t len, bool *hit)
 {
-    uint64_t size;
+    int victim = -1;
 
-    if (!ipc_memfd_is_sealed(fd, &size))
+    *hit = false;
+    for (int i = 0; i < MAPCACHE; i++) {
+        cached_map *e = &c->maps[i];
+        if (e->addr && e->dev == dev && e->ino == ino && e->len >= len) {
+            *hit = true;
+            return i;
+        }
+        if (e->refs == 0 && (victim < 0 || !e->addr ||
+                             (c->maps[victim].addr && e->last_use < c->maps[victim].last_use)))
+            victim = i;
+    }
+    return victim;
+}
+
+static void cache_drop_all(conn *c)
+{
+    for (int i = 0; i < MAPCACHE; i++)
+        if (c->maps[i].addr && c->maps[i].refs == 0) {
+            munmap(c->maps[i].addr, c->maps[i].len);
+            c->maps[i].addr = NULL;
+        }
+}
+
+/* Map a sealed memfd input read-only, through the connection's cache. */
+static dvpp_status map_input(conn *c, int fd, uint64_t want, input_map *m, dvpp_err *err)
+{
+    dvppd_sock *s = c->s;
+    struct stat sb;
+    uint64_t size;
+    bool hit;
+    int k;
+
+    m->cached = -1;
+    if (!ipc_memfd_is_sealed(fd, &size) || fstat(fd, &sb) != 0)
         return dvpp_err_set(err, DVPP_EINVAL, "input_fd", "the input fd must be a memfd "
                             "sealed with F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_WRITE");
     if (want == 0 || want > size || want > s->limits.max_encoded_bytes)
@@ -525,12 +599,25 @@ static dvpp_status map_input(dvppd_sock *s, int fd, uint64_t want, input_map *m,
                             "input_len %llu: the memfd has %llu bytes, the limit is %llu",
                             (unsigned long long)want, (unsigned long long)size,
                             (unsigned long long)s->limits.max_encoded_bytes);
-    m->addr = mmap(NULL, (size_t)want, PROT_READ, MAP_SHARED, fd, 0);
-    if (m->addr == MAP_FAILED) {
-        m->addr = NULL;
-        return dvpp_err_set(err, DVPP_ESYS, "input_fd", "cannot map the input: %s",
-                            strerror(errno));
+    k = cache_slot(c, sb.st_dev, sb.st_ino, (size_t)size, &hit);
+    if (!hit) {
+        void *addr = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+        if (addr == MAP_FAILED)
+            return dvpp_err_set(err, DVPP_ESYS, "input_fd", "cannot map the input: %s",
+                                strerror(errno));
+        if (k < 0) { /* every entry busy: a mapping of its own */
+            m->addr = addr;
+            m->len = (size_t)size;
+            return DVPP_OK;
+        }
+        if (c->maps[k].addr)
+            munmap(c->maps[k].addr, c->maps[k].len);
+        c->maps[k] = (cached_map){sb.st_dev, sb.st_ino, addr, (size_t)size, 0, 0};
     }
+    c->maps[k].refs++;
+    c->maps[k].last_use = ++c->map_clock;
+    m->cached = k;
+    m->addr = c->maps[k].addr;
     m->len = (size_t)want;
     return DVPP_OK;
 }
@@ -542,20 +629,51 @@ static dvppd_spec_kind spec_kind(Dvpp__Kind k)
                                                             : DVPPD_SPEC_TENSOR;
 }
 
+static bool same_text(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Remember @spec's parse for the next job that repeats it (most clients
+ * send one spec many times). */
+static void remember_spec(conn *c, int kind, const char *spec, const char *aipp,
+                          const dvppd_spec *parsed)
+{
+    char *a = strdup(spec ? spec : ""), *b = strdup(aipp ? aipp : "");
+
+    if (!a || !b) {
+        free(a), free(b);
+        return;
+    }
+    free(c->last_spec), free(c->last_aipp);
+    c->last_spec = a, c->last_aipp = b;
+    c->last_kind = kind;
+    c->last = *parsed;
+}
+
 static dvpp_status build_spec(sjob *j, dvppd_spec_kind kind, const char *spec,
                               const char *aipp, dvpp_err *err)
 {
-    dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)j->c->s->aipp,
+    conn *c = j->c;
+    dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)c->s->aipp,
                           aipp && *aipp ? aipp : NULL, aipp ? strlen(aipp) : 0};
-    dvpp_status st = spec && *spec ? dvppd_spec_from_json(&env, spec, strlen(spec),
-                                                          &j->spec, err)
-                                   : dvppd_spec_from_query(&env, NULL, 0, &j->spec, err);
+    dvpp_status st;
 
+    if (c->last_spec && c->last_kind == (int)kind && same_text(c->last_spec, spec) &&
+        same_text(c->last_aipp, aipp)) {
+        j->spec = c->last; /* validated when it was parsed */
+        return DVPP_OK;
+    }
+    st = spec && *spec ? dvppd_spec_from_json(&env, spec, strlen(spec), &j->spec, err)
+                       : dvppd_spec_from_query(&env, NULL, 0, &j->spec, err);
     if (st == DVPP_OK && j->spec.ring[0])
         st = dvpp_err_set(err, DVPP_EINVAL, "output.ring",
                           "rings are named in the message, not the spec");
-    return st == DVPP_OK ? dvpp_pipeline_validate(&j->spec.pipe, &j->c->s->limits, err)
-                         : st;
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_validate(&j->spec.pipe, &c->s->limits, err);
+    if (st == DVPP_OK)
+        remember_spec(c, (int)kind, spec, aipp, &j->spec);
+    return st;
 }
 
 /* A slot of ring @id holding @bytes (or inline room for it). */
@@ -1012,8 +1130,6 @@ static dvpp_status admit(conn *c, dvpp_err *err)
 static dvpp_status single_input(sjob *j, const Dvpp__Submit *m, const int *fds, int nfds,
                                 dvpp_err *err)
 {
-    dvppd_sock *s = j->c->s;
-
     if (m->input_fd) {
         dvpp_status st;
         j->maps = calloc(1, sizeof(*j->maps));
@@ -1021,7 +1137,7 @@ static dvpp_status single_input(sjob *j, const Dvpp__Submit *m, const int *fds, 
             return dvpp_err_set(err, DVPP_ENOMEM, NULL, "input");
         j->nmaps = 1;
         (void)nfds;
-        st = map_input(s, fds[0], m->input_len, &j->maps[0], err);
+        st = map_input(j->c, fds[0], m->input_len, &j->maps[0], err);
         j->in = j->maps[0].addr;
         j->in_len = j->maps[0].len;
         return st;
@@ -1054,8 +1170,12 @@ static dvpp_status submit_single(sjob *j, const Dvpp__Submit *m, const int *fds,
         if (!j->st || j->st->destroy_id)
             st = dvpp_err_set(err, DVPP_ENOTFOUND, "stream", "no such stream");
     }
-    if (st == DVPP_OK && !j->st)
-        st = dvpp_stream_new(c->s->device, 0, &j->own_stream, err);
+    if (st == DVPP_OK && !j->st) {
+        if (c->nidle)
+            j->own_stream = c->idle[--c->nidle];
+        else
+            st = dvpp_stream_new(c->s->device, 0, &j->own_stream, err);
+    }
     if (st != DVPP_OK)
         return st;
     ds = j->st ? j->st->ds : j->own_stream;
@@ -1134,7 +1254,7 @@ static dvpp_status batch_inputs(sjob *j, const Dvpp__BatchSubmit *m, const int *
     j->n = n;
     for (size_t i = 0; i < n; i++) {
         if (m->input_fds) {
-            dvpp_status st = map_input(j->c->s, fds[i], m->input_lens[i], &j->maps[i], err);
+            dvpp_status st = map_input(j->c, fds[i], m->input_lens[i], &j->maps[i], err);
             j->nmaps = i + 1;
             if (st != DVPP_OK)
                 return st;
@@ -1554,6 +1674,26 @@ static void conn_close(conn *c, const char *why)
         dvpp_batchjob_cancel(b->job->bj);
 }
 
+/* Free what a closed, idle connection still holds and drop the list's
+ * reference. */
+static void conn_release(conn *c)
+{
+    while (c->streams)
+        stream_free(c, c->streams);
+    while (c->batches) {
+        sbatch *b = c->batches;
+        c->batches = b->next;
+        free(b);
+    }
+    while (c->nidle)
+        dvpp_stream_free(c->idle[--c->nidle]);
+    cache_drop_all(c);
+    free(c->last_spec);
+    free(c->last_aipp);
+    c->last_spec = c->last_aipp = NULL;
+    conn_unref(c);
+}
+
 /* Unlink closed connections with nothing in flight; their streams are
  * idle then, so freeing them waits for nothing. */
 static void reap_conns(dvppd_sock *s)
@@ -1568,14 +1708,7 @@ static void reap_conns(dvppd_sock *s)
         }
         *pp = c->next;
         s->nconns--;
-        while (c->streams)
-            stream_free(c, c->streams);
-        while (c->batches) {
-            sbatch *b = c->batches;
-            c->batches = b->next;
-            free(b);
-        }
-        conn_unref(c);
+        conn_release(c);
     }
 }
 
@@ -1805,14 +1938,7 @@ void dvppd_sock_stop(dvppd_sock *s, unsigned timeout_s)
         conn_close(c, NULL);
     for (conn *c = s->conns, *next; c; c = next) {
         next = c->next;
-        while (c->streams)
-            stream_free(c, c->streams);
-        while (c->batches) {
-            sbatch *b = c->batches;
-            c->batches = b->next;
-            free(b);
-        }
-        conn_unref(c);
+        conn_release(c);
     }
     s->conns = NULL;
     sock_free(s);
