@@ -8,6 +8,7 @@
 #include "dvpp_image.h"
 #include "dvpp_jpeg.h"
 #include "dvpp_limits.h"
+#include "dvpp_mem.h"
 #include "dvpp_png.h"
 #include "dvpp_status.h"
 #include "dvpp_aipp_cfg.h"
@@ -62,14 +63,42 @@ typedef struct ctl_args {
     bool layout_set, dtype_set;
     dvpp_layout layout;
     dvpp_dtype dtype;
+    /* the daemon */
+    const char *socket;        /* --socket PATH, else $DVPPD_SOCKET; NULL or
+                                  "" runs in-process */
+    unsigned long long count;  /* bench: -n N jobs */
+    unsigned concurrency;      /* bench: --concurrency K jobs in flight */
 } ctl_args;
 
 /* Parse @argv (argv[0] is the command name) into @a. Returns 0, or 2 after
  * printing why the command line is wrong. */
 int ctl_parse_args(int argc, char **argv, ctl_args *a);
 
+/* Like ctl_parse_args, for commands that may run without an input or -o
+ * (version, stats, bench). */
+int ctl_parse_options(int argc, char **argv, ctl_args *a);
+
+/* True when @a sends the work to a daemon (--socket or $DVPPD_SOCKET). */
+bool ctl_use_socket(const ctl_args *a);
+
 /* Print "dvppctl: @what: message (NAME)" and return 1. */
 int ctl_fail(const char *what, const dvpp_err *err);
+
+/* What an input file holds, from its magic (and, for a damaged signature,
+ * its extension). */
+typedef enum ctl_input_kind {
+    CTL_INPUT_RAW,  /* raw pixels (--input FMT:WxH) */
+    CTL_INPUT_JPEG,
+    CTL_INPUT_PNG,
+    CTL_INPUT_NPY,
+} ctl_input_kind;
+
+ctl_input_kind ctl_sniff(const dvpp_buf *b, const char *path);
+
+/* The format ctl_load_image decodes a JPEG or PNG input to when the
+ * command wants @want (--decode-format wins). */
+dvpp_pixfmt ctl_decode_format(ctl_input_kind kind, const ctl_args *a,
+                              dvpp_pixfmt want);
 
 /* Load @path as an image: JPEG/PNG are decoded (format: --decode-format,
  * else @want when the decoder can write it, else rgb); .npy and raw files
@@ -89,6 +118,11 @@ dvpp_status ctl_write_image(const char *path, const dvpp_image *img,
 dvpp_status ctl_write_stack(const char *path, const dvpp_image *imgs,
                             unsigned n, dvpp_err *err);
 
+/* Write @n images as one stacked .npy, or one file each when @pattern has
+ * a %d (ctl_write_image, at @quality). */
+dvpp_status ctl_write_batch(const char *pattern, const dvpp_image *imgs,
+                            unsigned n, int quality, dvpp_err *err);
+
 /* Parse "WxH" into two positive numbers. */
 bool ctl_parse_size(const char *s, unsigned *w, unsigned *h);
 
@@ -107,8 +141,14 @@ int ctl_cmd_aipp(int argc, char **argv);
 int ctl_cmd_aipp_check(int argc, char **argv);
 int ctl_cmd_preprocess(int argc, char **argv);
 
+/* The pixel format the aipp command loads its input in for @op. */
+dvpp_pixfmt ctl_aipp_pixfmt(const dvpp_aipp_op *op);
+
 /* The device-model commands (ctl_batch.c). */
 int ctl_cmd_batch(int argc, char **argv);
+
+/* A batch's progress bar on stderr, redrawn in place. */
+void ctl_draw_progress(size_t total, size_t done, size_t failed);
 
 /* The normalise spec the preprocess flags describe (--mean/--std, or
  * --mean/--scale, --order, --layout, --dtype). */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "ctl_remote.h"
 #include "dvpp_aipp.h"
 #include "dvpp_mem.h"
 #include "dvpp_npy.h"
@@ -70,8 +71,7 @@ int ctl_cmd_aipp_check(int argc, char **argv)
     return 0;
 }
 
-/* The pixel format to load the input in for @op. */
-static dvpp_pixfmt op_pixfmt(const dvpp_aipp_op *op)
+dvpp_pixfmt ctl_aipp_pixfmt(const dvpp_aipp_op *op)
 {
     switch (op->input_format) {
     case DVPP_AIPP_YUV420SP_U8:
@@ -94,7 +94,7 @@ static dvpp_pixfmt op_pixfmt(const dvpp_aipp_op *op)
 static dvpp_status load_for_op(ctl_args *a, const dvpp_aipp_op *op,
                                dvpp_vpc_ctx *vpc, dvpp_image *img, dvpp_err *err)
 {
-    dvpp_pixfmt want = op_pixfmt(op);
+    dvpp_pixfmt want = ctl_aipp_pixfmt(op);
     dvpp_image in = {0}, out = {0};
     uint32_t w, h;
     dvpp_status st;
@@ -175,7 +175,9 @@ int ctl_cmd_aipp(int argc, char **argv)
         fprintf(stderr, "dvppctl aipp: need one input and --config aipp.cfg\n");
         rc = 2;
     }
-    if (rc) {
+    if (!rc && ctl_use_socket(a))
+        rc = ctl_remote_aipp(a);
+    if (rc || ctl_use_socket(a)) {
         free(a), free(cfg), free(c);
         return rc;
     }
@@ -255,6 +257,11 @@ int ctl_cmd_preprocess(int argc, char **argv)
     }
     if (a->shrink_on_load && !a->shrink_w)
         a->shrink_w = a->size_w, a->shrink_h = a->size_h;
+    if (ctl_use_socket(a)) {
+        rc = ctl_remote_preprocess(a);
+        free(a), free(c);
+        return rc;
+    }
     ctl_norm_spec(a, &spec);
     dvpp_err_clear(&err);
     dvpp_aipp_ctx_init(c);

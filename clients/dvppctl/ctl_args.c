@@ -17,6 +17,7 @@ enum {
     OPT_PAD, OPT_CSC, OPT_RANGE, OPT_MARGINS, OPT_BORDER_TYPE, OPT_VALUE,
     OPT_INPUT, OPT_DECODE_FORMAT, OPT_CONFIG, OPT_DYNAMIC, OPT_OP, OPT_MEAN,
     OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE, OPT_CHANNELS, OPT_STRICT,
+    OPT_SOCKET, OPT_CONCURRENCY,
 };
 
 static const struct option k_opts[] = {
@@ -61,6 +62,9 @@ static const struct option k_opts[] = {
     {"dtype", required_argument, NULL, OPT_DTYPE},
     {"channels", required_argument, NULL, OPT_CHANNELS},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"socket", required_argument, NULL, OPT_SOCKET},
+    {"count", required_argument, NULL, 'n'},
+    {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -315,6 +319,28 @@ static bool apply_norm_option(ctl_args *a, int opt, const char *v)
     return apply_vpc_option(a, opt, v);
 }
 
+/* The daemon's options: where it is, and how hard bench pushes it. */
+static bool apply_daemon_option(ctl_args *a, int opt, const char *v)
+{
+    unsigned long long n;
+
+    switch (opt) {
+    case OPT_SOCKET:
+        a->socket = v;
+        return true;
+    case 'n':
+        return ctl_parse_u64(v, &a->count) && a->count > 0;
+    case OPT_CONCURRENCY:
+        /* More in flight than a connection's default max_inflight (256)
+         * would only be refused. */
+        if (!ctl_parse_u64(v, &n) || n == 0 || n > 256)
+            return false;
+        a->concurrency = (unsigned)n;
+        return true;
+    }
+    return apply_norm_option(a, opt, v);
+}
+
 static bool apply_option(ctl_args *a, int opt, const char *v)
 {
     unsigned long long n;
@@ -350,7 +376,7 @@ static bool apply_option(ctl_args *a, int opt, const char *v)
         a->norm_scale_set = a->norm_scale > 0;
         return a->norm_scale_set;
     }
-    return apply_norm_option(a, opt, v);
+    return apply_daemon_option(a, opt, v);
 }
 
 static void defaults(ctl_args *a)
@@ -368,17 +394,26 @@ static void defaults(ctl_args *a)
     a->border.type = DVPP_BORDER_CONSTANT;
     a->border.level = DVPP_SIMD_AVX512;
     a->std[0] = a->std[1] = a->std[2] = 1.0;
+    a->socket = getenv("DVPPD_SOCKET");
+    a->count = 100;
+    a->concurrency = 4;
 }
 
-int ctl_parse_args(int argc, char **argv, ctl_args *a)
+bool ctl_use_socket(const ctl_args *a)
+{
+    return a->socket && *a->socket;
+}
+
+int ctl_parse_options(int argc, char **argv, ctl_args *a)
 {
     int opt;
 
     defaults(a);
     a->scale_is_norm = strcmp(argv[0], "preprocess") == 0 ||
-                       strcmp(argv[0], "batch") == 0;
+                       strcmp(argv[0], "batch") == 0 ||
+                       strcmp(argv[0], "bench") == 0;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", k_opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "o:hn:", k_opts, NULL)) != -1) {
         if (opt == 'h') {
             ctl_usage(stdout);
             exit(0);
@@ -398,6 +433,15 @@ int ctl_parse_args(int argc, char **argv, ctl_args *a)
         }
         a->inputs[a->ninputs++] = argv[optind];
     }
+    return 0;
+}
+
+int ctl_parse_args(int argc, char **argv, ctl_args *a)
+{
+    int rc = ctl_parse_options(argc, argv, a);
+
+    if (rc)
+        return rc;
     if (a->ninputs == 0 || !a->out) {
         fprintf(stderr, "dvppctl %s: need an input FILE and -o OUT\n", argv[0]);
         return 2;

@@ -1,13 +1,18 @@
-/* dvppctl batch: a batch job through the device model, in-process. */
+/* dvppctl batch: a batch job through the device model, in-process or in
+ * a daemon (--socket). */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ctl.h"
+#include "ctl_remote.h"
 #include "device/dvpp_batchjob.h"
 #include "dvpp_mem.h"
 
@@ -32,18 +37,16 @@ static dvpp_status batch_pipeline(const ctl_args *a, dvpp_pipeline *p, dvpp_err 
     return dvpp_pipeline_add_op(p, &op, err);
 }
 
-/* Progress on a terminal: a bar redrawn in place on stderr. */
-static void draw_progress(const dvpp_batch_progress *pr)
+void ctl_draw_progress(size_t total, size_t done, size_t failed)
 {
-    size_t n = pr->done + pr->failed, width = 40;
-    size_t fill = pr->total ? n * width / pr->total : width;
+    size_t n = done + failed, width = 40;
+    size_t fill = total ? (n > total ? total : n) * width / total : width;
     char bar[64];
 
     memset(bar, '#', fill);
     memset(bar + fill, '.', width - fill);
     bar[width] = '\0';
-    fprintf(stderr, "\r[%s] %zu/%zu%s", bar, n, pr->total,
-            pr->failed ? " (failures)" : "");
+    fprintf(stderr, "\r[%s] %zu/%zu%s", bar, n, total, failed ? " (failures)" : "");
 }
 
 /* The job's completion notice, so the wait ends the moment the last item
@@ -93,7 +96,7 @@ static dvpp_status wait_with_progress(dvpp_batchjob *job, finish_flag *f, dvpp_e
         done = wait_tick(f);
         dvpp_batchjob_progress(job, &pr);
         if (tty)
-            draw_progress(&pr);
+            ctl_draw_progress(pr.total, pr.done, pr.failed);
     } while (!done);
     if (tty)
         fputc('\n', stderr);
@@ -132,9 +135,9 @@ static dvpp_status read_inputs(const ctl_args *a, dvpp_buf *bufs,
     return DVPP_OK;
 }
 
-int ctl_cmd_batch(int argc, char **argv)
+/* The batch in-process: the device model with --channels workers. */
+static int local_batch(ctl_args *a)
 {
-    ctl_args *a = calloc(1, sizeof(*a));
     dvpp_buf bufs[CTL_MAX_INPUTS];
     dvpp_batchjob_input in[CTL_MAX_INPUTS];
     dvpp_batchjob *job = NULL;
@@ -148,17 +151,6 @@ int ctl_cmd_batch(int argc, char **argv)
     unsigned failed = 0;
     int rc;
 
-    if (!a)
-        return 1;
-    rc = ctl_parse_args(argc, argv, a);
-    if (!rc && !a->size_set) {
-        fprintf(stderr, "dvppctl batch: need --size WxH\n");
-        rc = 2;
-    }
-    if (rc) {
-        free(a);
-        return rc;
-    }
     for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
         dvpp_buf_init(&bufs[i]);
     dvpp_err_clear(&err);
@@ -190,6 +182,291 @@ int ctl_cmd_batch(int argc, char **argv)
     dvpp_free(t.data, t.bytes);
     for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
         dvpp_buf_fini(&bufs[i]);
+    return rc;
+}
+
+/* --- through a daemon ---------------------------------------------------------- */
+
+/* A batch in flight in the daemon. */
+typedef struct remote_batch {
+    dvppc_conn *c;
+    dvppc_ring *ring;           /* one slot: the N x C x H x W tensor */
+    ctl_job job;                /* the pipeline of every item */
+    char *spec;
+    dvpp_tensor t;              /* its shape (no data) */
+    dvpp_buf bufs[CTL_MAX_INPUTS];
+    const void *inputs[CTL_MAX_INPUTS];
+    size_t lens[CTL_MAX_INPUTS];
+    uint64_t ticket, id;
+    dvppc_result res;
+} remote_batch;
+
+/* Wait for the Result, redrawing the bar from BatchQuery every 100 ms on
+ * a terminal (elsewhere nobody watches: wait without polling). */
+static dvpp_status remote_wait(remote_batch *b, unsigned n, dvpp_err *err)
+{
+    bool tty = isatty(STDERR_FILENO);
+    dvppc_progress pr;
+    dvppc_error e;
+    unsigned failed = 0;
+    int rc;
+
+    memset(&e, 0, sizeof(e));
+    while ((rc = dvppc_wait(b->c, b->ticket, &b->res, tty ? 100 : -1, &e)) ==
+           DVPPC_ETIMEDOUT) {
+        /* A batch that finished meanwhile is answered ENOTFOUND (its
+         * Result is on the way): nothing to draw. */
+        if (dvppc_batch_progress(b->c, b->id, &pr, NULL) == 0)
+            ctl_draw_progress(pr.total, pr.done, pr.failed);
+    }
+    for (uint32_t i = 0; rc == 0 && i < b->res.items; i++)
+        failed += b->res.item_status[i] != 0;
+    if (tty) {
+        if (rc == 0)
+            ctl_draw_progress(n, n - failed, failed);
+        fputc('\n', stderr);
+    }
+    return rc ? ctl_from_client(&e, err) : DVPP_OK;
+}
+
+/* The daemon's Result has each item's status, not its message: a failed
+ * item is run once more alone (the same pipeline on the same bytes fails
+ * the same way) so the report reads as the offline one does. Items that
+ * never ran say so as the device model does. */
+static void item_message(remote_batch *b, unsigned i, int status, dvpp_err *e)
+{
+    dvppc_request q = {.kind = DVPPC_TENSOR, .spec = b->spec, .input = b->inputs[i],
+                       .input_len = b->lens[i], .input_fd = -1};
+    dvppc_result r;
+    dvppc_ring *ring = NULL;
+    dvppc_error ce;
+    size_t slice = b->t.bytes / b->t.n;
+
+    dvpp_err_clear(e);
+    if (status == DVPP_ECANCELED || status == DVPP_ETIMEDOUT) {
+        dvpp_err_set(e, status, NULL, "item %u %s before it ran", i,
+                     status == DVPP_ECANCELED ? "canceled" : "timed out");
+        return;
+    }
+    memset(&ce, 0, sizeof(ce));
+    if (ctl_ring_for(b->c, slice, 1, &ring, e) == DVPP_OK) {
+        q.ring = ring;
+        if (dvppc_submit(b->c, &q, &r, &ce) != 0 && ce.status == status)
+            ctl_from_client(&ce, e);
+        dvppc_release(b->c, &r);
+        dvppc_ring_close(ring);
+    }
+    if (e->status != status)
+        dvpp_err_set(e, status, NULL, "%s", dvpp_strerror(status));
+}
+
+static unsigned remote_report(remote_batch *b, const ctl_args *a)
+{
+    unsigned failed = 0;
+
+    for (unsigned i = 0; i < a->ninputs && i < b->res.items; i++) {
+        int st = b->res.item_status[i];
+        dvpp_err e;
+        if (st == 0)
+            continue;
+        failed++;
+        item_message(b, i, st, &e);
+        fprintf(stderr, "dvppctl batch: item %u (%s): %s (%s)\n", i, a->inputs[i],
+                e.msg[0] ? e.msg : dvpp_strerror(st), dvpp_status_name(st));
+    }
+    return failed;
+}
+
+/* The job, its tensor's shape (to size the ring), and the inputs. */
+static dvpp_status remote_prepare(remote_batch *b, ctl_args *a, dvpp_err *err)
+{
+    dvpp_status st = batch_pipeline(a, &b->job.pipe, err);
+
+    b->job.kind = DVPPC_TENSOR;
+    /* --std wins over --scale (ctl_norm_spec); the daemon takes one. */
+    b->job.norm_mult = a->norm_scale_set && !a->std_set;
+    b->job.mult = a->norm_scale;
+    if (st == DVPP_OK)
+        st = dvpp_batchjob_tensor(&b->job.pipe, a->ninputs, &b->t, err);
+    if (st == DVPP_OK && !(b->spec = ctl_spec_json(&b->job)))
+        st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "cannot build the spec");
+    for (unsigned i = 0; st == DVPP_OK && i < a->ninputs; i++) {
+        st = dvpp_buf_read_file(&b->bufs[i], a->inputs[i], a->lim.max_encoded_bytes, err);
+        b->inputs[i] = b->bufs[i].data;
+        b->lens[i] = b->bufs[i].len;
+    }
+    return st;
+}
+
+static dvpp_status remote_run(remote_batch *b, ctl_args *a, unsigned *failed,
+                              dvpp_err *err)
+{
+    dvppc_error e;
+    dvpp_tensor t;
+    dvpp_status st;
+
+    memset(&e, 0, sizeof(e));
+    if (dvppc_ring_open(b->c, NULL, 1, b->t.bytes, &b->ring, &e) != 0 ||
+        dvppc_batch_submit(b->c, b->spec, b->inputs, b->lens, a->ninputs, b->ring,
+                           a->strict, &b->ticket, &b->id, &e) != 0)
+        return ctl_from_client(&e, err);
+    st = remote_wait(b, a->ninputs, err);
+    if (st != DVPP_OK)
+        return st;
+    *failed = remote_report(b, a);
+    st = ctl_out_tensor(&b->res, &t, err);
+    return st == DVPP_OK ? ctl_write_tensor(a->out, &t, err) : st;
+}
+
+static int remote_batch_cmd(ctl_args *a)
+{
+    remote_batch *b = calloc(1, sizeof(*b));
+    dvpp_err err;
+    dvpp_status st;
+    unsigned failed = 0;
+    int rc = ctl_spec_check(a, "batch");
+
+    if (!b || rc) {
+        free(b);
+        return b ? rc : 1;
+    }
+    for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
+        dvpp_buf_init(&b->bufs[i]);
+    dvpp_err_clear(&err);
+    st = remote_prepare(b, a, &err);
+    if (st == DVPP_OK)
+        st = ctl_remote_open(a, &b->c, &err);
+    if (st == DVPP_OK)
+        st = remote_run(b, a, &failed, &err);
+    rc = st == DVPP_OK ? 0 : ctl_fail("batch", &err);
+    if (st == DVPP_OK && failed)
+        fprintf(stderr, "dvppctl batch: %u of %u items failed; their slots are "
+                        "zero\n", failed, a->ninputs);
+    dvppc_release(b->c, &b->res);
+    dvppc_ring_close(b->ring);
+    dvppc_close(b->c);
+    free(b->spec);
+    for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
+        dvpp_buf_fini(&b->bufs[i]);
+    free(b);
+    return rc;
+}
+
+/* --- inputs: files and directories ------------------------------------------ */
+
+/* Names made for directory entries (the others point into argv). */
+typedef struct input_names {
+    char *owned[CTL_MAX_INPUTS];
+    unsigned n;
+} input_names;
+
+static bool is_image_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+
+    return name[0] != '.' && dot && (!strcasecmp(dot, ".jpg") ||
+                                     !strcasecmp(dot, ".jpeg") ||
+                                     !strcasecmp(dot, ".png"));
+}
+
+static int by_name(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Append @dir's .jpg/.jpeg/.png files (regular files, sorted by name) to
+ * @list; false after printing why not. */
+static bool add_dir(const char *dir, const char **list, unsigned *n, input_names *names)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    unsigned first = *n;
+    bool ok = true;
+
+    if (!d) {
+        fprintf(stderr, "dvppctl batch: %s: cannot read the directory\n", dir);
+        return false;
+    }
+    while (ok && (e = readdir(d)) != NULL) {
+        struct stat sb;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *path;
+        if (!is_image_name(e->d_name))
+            continue;
+        path = malloc(len);
+        if (!path) {
+            fprintf(stderr, "dvppctl batch: out of memory\n");
+            ok = false;
+            break;
+        }
+        snprintf(path, len, "%s/%s", dir, e->d_name);
+        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            free(path);
+            continue;
+        }
+        if (*n == CTL_MAX_INPUTS) {
+            fprintf(stderr, "dvppctl: more than %d inputs\n", CTL_MAX_INPUTS);
+            free(path);
+            ok = false;
+            break;
+        }
+        names->owned[names->n++] = path;
+        list[(*n)++] = path;
+    }
+    closedir(d);
+    qsort(list + first, *n - first, sizeof(*list), by_name);
+    return ok;
+}
+
+/* Replace every directory among a->inputs by its image files. Returns 0,
+ * or 2 after printing why. */
+static int expand_dirs(ctl_args *a, input_names *names)
+{
+    const char *list[CTL_MAX_INPUTS];
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < a->ninputs; i++) {
+        struct stat sb;
+        if (stat(a->inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            if (!add_dir(a->inputs[i], list, &n, names))
+                return 2;
+            continue;
+        }
+        if (n == CTL_MAX_INPUTS) {
+            fprintf(stderr, "dvppctl: more than %d inputs\n", CTL_MAX_INPUTS);
+            return 2;
+        }
+        list[n++] = a->inputs[i];
+    }
+    if (n == 0) {
+        fprintf(stderr, "dvppctl batch: no .jpg, .jpeg or .png files in the input "
+                        "directories\n");
+        return 2;
+    }
+    memcpy(a->inputs, list, n * sizeof(*list));
+    a->ninputs = n;
+    return 0;
+}
+
+int ctl_cmd_batch(int argc, char **argv)
+{
+    ctl_args *a = calloc(1, sizeof(*a));
+    input_names names = {{0}, 0};
+    int rc;
+
+    if (!a)
+        return 1;
+    rc = ctl_parse_args(argc, argv, a);
+    if (!rc && !a->size_set) {
+        fprintf(stderr, "dvppctl batch: need --size WxH\n");
+        rc = 2;
+    }
+    if (!rc)
+        rc = expand_dirs(a, &names);
+    if (!rc)
+        rc = ctl_use_socket(a) ? remote_batch_cmd(a) : local_batch(a);
+    for (unsigned i = 0; i < names.n; i++)
+        free(names.owned[i]);
     free(a);
     return rc;
 }

@@ -8,8 +8,6 @@
 #include "dvpp_mem.h"
 #include "dvpp_npy.h"
 
-typedef enum input_kind { INPUT_UNKNOWN, INPUT_JPEG, INPUT_PNG, INPUT_NPY } input_kind;
-
 static const char *extension(const char *path)
 {
     const char *dot = strrchr(path, '.');
@@ -17,22 +15,22 @@ static const char *extension(const char *path)
     return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
-static input_kind sniff(const dvpp_buf *b, const char *path)
+ctl_input_kind ctl_sniff(const dvpp_buf *b, const char *path)
 {
     const char *ext = extension(path);
 
     if (b->len >= 3 && b->data[0] == 0xFF && b->data[1] == 0xD8 && b->data[2] == 0xFF)
-        return INPUT_JPEG;
+        return CTL_INPUT_JPEG;
     if (b->len >= 6 && memcmp(b->data, "\x93NUMPY", 6) == 0)
-        return INPUT_NPY;
+        return CTL_INPUT_NPY;
     if (b->len >= 4 && memcmp(b->data + 1, "PNG", 3) == 0)
-        return INPUT_PNG;
+        return CTL_INPUT_PNG;
     /* A damaged signature still deserves the decoder's precise error. */
     if (strcasecmp(ext, "png") == 0)
-        return INPUT_PNG;
+        return CTL_INPUT_PNG;
     if (strcasecmp(ext, "jpg") == 0 || strcasecmp(ext, "jpeg") == 0)
-        return INPUT_JPEG;
-    return INPUT_UNKNOWN;
+        return CTL_INPUT_JPEG;
+    return CTL_INPUT_RAW;
 }
 
 /* "--input FMT[:WxH]" */
@@ -183,12 +181,20 @@ static dvpp_pixfmt png_format(dvpp_pixfmt want)
     }
 }
 
+dvpp_pixfmt ctl_decode_format(ctl_input_kind kind, const ctl_args *a,
+                              dvpp_pixfmt want)
+{
+    if (a->decode_format_set)
+        return a->decode_format;
+    return kind == CTL_INPUT_PNG ? png_format(want) : jpeg_format(want);
+}
+
 static dvpp_status decode_jpeg(const dvpp_buf *b, const ctl_args *a,
                                dvpp_pixfmt want, dvpp_image *img, dvpp_err *err)
 {
     dvpp_jpeg_decode_opts o = a->jpeg;
 
-    o.format = a->decode_format_set ? a->decode_format : jpeg_format(want);
+    o.format = ctl_decode_format(CTL_INPUT_JPEG, a, want);
     if (a->shrink_on_load && a->shrink_w) {
         dvpp_jpeg_info in;
         dvpp_status st = dvpp_jpeg_probe(b->data, b->len, &in, err);
@@ -215,15 +221,15 @@ dvpp_status ctl_load_image(const char *path, const ctl_args *a, dvpp_pixfmt want
     st = dvpp_buf_read_file(&b, path, a->lim.max_encoded_bytes, err);
     if (st != DVPP_OK)
         goto out;
-    switch (sniff(&b, path)) {
-    case INPUT_JPEG:
+    switch (ctl_sniff(&b, path)) {
+    case CTL_INPUT_JPEG:
         st = decode_jpeg(&b, a, want, img, err);
         break;
-    case INPUT_PNG:
-        po.format = a->decode_format_set ? a->decode_format : png_format(want);
+    case CTL_INPUT_PNG:
+        po.format = ctl_decode_format(CTL_INPUT_PNG, a, want);
         st = dvpp_png_decode(b.data, b.len, &po, &a->lim, img, err);
         break;
-    case INPUT_NPY:
+    case CTL_INPUT_NPY:
         st = load_npy(&b, a, img, err);
         break;
     default:

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "ctl_remote.h"
 #include "dvpp_mem.h"
 
 /* A context configured from the command line. */
@@ -110,6 +111,7 @@ typedef struct single_cmd {
                       dvpp_image *dst, void *state, dvpp_err *err);
     void (*done)(const ctl_args *a, void *state); /* after writing, or NULL */
     bool decode_rgb; /* JPEG/PNG inputs decode to RGB (convert) */
+    int (*remote)(ctl_args *a); /* the same through a daemon (--socket) */
 } single_cmd;
 
 static int run_single(int argc, char **argv, const single_cmd *cmd, void *state)
@@ -142,6 +144,11 @@ static int run_single(int argc, char **argv, const single_cmd *cmd, void *state)
     if (cmd->decode_rgb && !a->decode_format_set) {
         a->decode_format = DVPP_PIXEL_RGB;
         a->decode_format_set = true;
+    }
+    if (ctl_use_socket(a)) {
+        rc = cmd->remote(a);
+        free(a);
+        return rc;
     }
     dvpp_err_clear(&err);
     ctx_from_args(&c, a);
@@ -200,7 +207,8 @@ static void resize_done(const ctl_args *a, void *state)
 int ctl_cmd_resize(int argc, char **argv)
 {
     static const single_cmd cmd = {"resize", resize_check, resize_shape,
-                                   resize_op, resize_done, false};
+                                   resize_op, resize_done, false,
+                                   ctl_remote_resize};
     dvpp_resize_geom g;
 
     return run_single(argc, argv, &cmd, &g);
@@ -237,7 +245,7 @@ static dvpp_status crop_op(dvpp_vpc_ctx *c, const ctl_args *a,
 int ctl_cmd_crop(int argc, char **argv)
 {
     static const single_cmd cmd = {"crop", crop_check, crop_shape, crop_op, NULL,
-                                   false};
+                                   false, ctl_remote_crop};
     return run_single(argc, argv, &cmd, NULL);
 }
 
@@ -270,7 +278,7 @@ static dvpp_status convert_op(dvpp_vpc_ctx *c, const ctl_args *a,
 int ctl_cmd_convert(int argc, char **argv)
 {
     static const single_cmd cmd = {"convert", convert_check, convert_shape,
-                                   convert_op, NULL, true};
+                                   convert_op, NULL, true, ctl_remote_convert};
     return run_single(argc, argv, &cmd, NULL);
 }
 
@@ -303,14 +311,13 @@ static dvpp_status border_op(dvpp_vpc_ctx *c, const ctl_args *a,
 int ctl_cmd_make_border(int argc, char **argv)
 {
     static const single_cmd cmd = {"make-border", border_check, border_shape,
-                                   border_op, NULL, false};
+                                   border_op, NULL, false,
+                                   ctl_remote_make_border};
     return run_single(argc, argv, &cmd, NULL);
 }
 
-/* Write batch outputs: one file each when @pattern has a %d, else one
- * stacked .npy. */
-static dvpp_status write_batch(const char *pattern, const dvpp_image *dsts,
-                               unsigned n, int quality, dvpp_err *err)
+dvpp_status ctl_write_batch(const char *pattern, const dvpp_image *dsts,
+                            unsigned n, int quality, dvpp_err *err)
 {
     char path[4096];
     const char *pct = strstr(pattern, "%d");
@@ -371,7 +378,9 @@ int ctl_cmd_batch_crop(int argc, char **argv)
                         "--size WxH\n");
         rc = 2;
     }
-    if (rc) {
+    if (!rc && ctl_use_socket(a))
+        rc = ctl_remote_batch_crop(a);
+    if (rc || ctl_use_socket(a)) {
         free(a);
         return rc;
     }
@@ -392,7 +401,7 @@ int ctl_cmd_batch_crop(int argc, char **argv)
         st = dvpp_vpc_batch_crop_resize_paste(&c, srcs, a->ninputs, roi_nums,
                                               crops, dsts, NULL, &a->resize, &err);
     if (st == DVPP_OK)
-        st = write_batch(a->out, dsts, a->nrois, a->quality, &err);
+        st = ctl_write_batch(a->out, dsts, a->nrois, a->quality, &err);
     rc = st == DVPP_OK ? 0 : ctl_fail(a->inputs[0], &err);
     for (unsigned i = 0; i < a->ninputs; i++)
         dvpp_image_free(&srcs[i]);

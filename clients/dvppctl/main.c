@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "ctl.h"
+#include "ctl_remote.h"
 #include "dvpp_cpu.h"
 #include "dvpp_jpeg.h"
 #include "dvpp_limits.h"
@@ -42,10 +43,20 @@ void ctl_usage(FILE *f)
         "  aipp-check aipp.cfg       validate a config, print it with defaults\n"
         "  preprocess IN --size WxH --mean M --std S -o OUT.npy   the whole\n"
         "                            still-image pipeline into a tensor\n"
-        "  batch FILES... --size WxH -o OUT.npy   a batch job through the device\n"
+        "  batch FILES|DIRS... --size WxH -o OUT.npy   a batch job through the device\n"
         "                            model: N x C x H x W tensor ([--channels N]\n"
         "                            [--strict]; preprocess flags)\n"
-        "  version                   print version, SIMD level and codecs\n"
+        "  version                   print version, SIMD level and codecs (and the\n"
+        "                            daemon's with --socket)\n"
+        "  stats --socket PATH       the daemon's counters, as JSON\n"
+        "  bench --socket PATH FILE [--size WxH] [-n N] [--concurrency K]\n"
+        "                            one preprocess job N times, K in flight: one\n"
+        "                            JSON line of throughput and latency\n"
+        "\n"
+        "--socket PATH (or DVPPD_SOCKET): run the pixel commands (decode, resize,\n"
+        "  crop, convert, make-border, batch-crop, preprocess, aipp, batch) in a\n"
+        "  running dvppd; the output files are the same bytes. batch also takes\n"
+        "  directories (their .jpg/.jpeg/.png files, sorted).\n"
         "\n"
         "inputs: JPEG, PNG, .npy (uint8 HxWx3 = rgb, HxWx4 = rgba, HxW = gray, or\n"
         "  --input FMT[:WxH]) or raw pixels (--input FMT:WxH, tight layout).\n"
@@ -192,6 +203,8 @@ static int cmd_decode(int argc, char **argv)
                                      dvpp_roi_width(&a.rois[0]),
                                      dvpp_roi_height(&a.rois[0])};
     }
+    if (ctl_use_socket(&a))
+        return ctl_remote_decode(&a);
     dvpp_err_clear(&err);
     st = ctl_load_image(a.inputs[0], &a,
                         a.format_set ? a.format : DVPP_PIXEL_RGB, &img, &err);
@@ -206,22 +219,80 @@ static int cmd_decode(int argc, char **argv)
     return st == DVPP_OK ? 0 : ctl_fail(a.inputs[0], &err);
 }
 
-static int cmd_version(void)
+/* This build's version; with a daemon (--socket), its Welcome too. */
+static int cmd_version(int argc, char **argv)
 {
-    printf("dvppctl %s\nsimd: %s (cpu supports %s)\ncodecs: jpeg (%s), png\n",
-           DVPP_VERSION, dvpp_simd_name(dvpp_simd_active()),
-           dvpp_simd_name(dvpp_cpu_detect()), dvpp_jpeg_library());
-    return 0;
+    ctl_args *a = calloc(1, sizeof(*a));
+    int rc;
+
+    if (!a)
+        return 1;
+    rc = ctl_parse_options(argc, argv, a);
+    if (!rc && a->ninputs) {
+        fprintf(stderr, "dvppctl version: takes no FILE\n");
+        rc = 2;
+    }
+    if (!rc) {
+        printf("dvppctl %s\nsimd: %s (cpu supports %s)\ncodecs: jpeg (%s), png\n",
+               DVPP_VERSION, dvpp_simd_name(dvpp_simd_active()),
+               dvpp_simd_name(dvpp_cpu_detect()), dvpp_jpeg_library());
+        fflush(stdout);
+        if (ctl_use_socket(a))
+            rc = ctl_remote_version(a);
+    }
+    free(a);
+    return rc;
 }
 
-int main(int argc, char **argv)
+/* Remove --socket PATH / --socket=PATH from @argv for the commands that
+ * never need the daemon (info, aipp-check). Returns the new argc. */
+static int drop_socket(int argc, char **argv)
 {
-    if (argc < 2) {
-        ctl_usage(stderr);
-        return 2;
+    int n = 1;
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) {
+            i++;
+            continue;
+        }
+        if (strncmp(argv[i], "--socket=", 9) == 0)
+            continue;
+        argv[n++] = argv[i];
     }
+    argv[n] = NULL;
+    return n;
+}
+
+/* "dvppctl --socket PATH CMD ..." is "dvppctl CMD --socket PATH ...": the
+ * global option moves behind the command, whose parser reads it. Returns
+ * the argv to use (@argv itself, or a copy the caller frees). */
+static char **hoist_socket(int argc, char **argv)
+{
+    int skip = 0;
+    char **out;
+
+    if (argc >= 3 && strncmp(argv[1], "--socket=", 9) == 0)
+        skip = 1;
+    else if (argc >= 4 && strcmp(argv[1], "--socket") == 0)
+        skip = 2;
+    if (!skip)
+        return argv;
+    out = calloc((size_t)argc + 1, sizeof(*out));
+    if (!out)
+        return NULL;
+    out[0] = argv[0];
+    out[1] = argv[1 + skip];
+    for (int i = 0; i < skip; i++)
+        out[2 + i] = argv[1 + i];
+    for (int i = 2 + skip; i < argc; i++)
+        out[i] = argv[i];
+    return out;
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (strcmp(argv[1], "info") == 0)
-        return cmd_info(argc - 1, argv + 1);
+        return cmd_info(drop_socket(argc - 1, argv + 1), argv + 1);
     if (strcmp(argv[1], "decode") == 0)
         return cmd_decode(argc - 1, argv + 1);
     if (strcmp(argv[1], "resize") == 0)
@@ -237,13 +308,17 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "aipp") == 0)
         return ctl_cmd_aipp(argc - 1, argv + 1);
     if (strcmp(argv[1], "aipp-check") == 0)
-        return ctl_cmd_aipp_check(argc - 1, argv + 1);
+        return ctl_cmd_aipp_check(drop_socket(argc - 1, argv + 1), argv + 1);
     if (strcmp(argv[1], "preprocess") == 0)
         return ctl_cmd_preprocess(argc - 1, argv + 1);
     if (strcmp(argv[1], "batch") == 0)
         return ctl_cmd_batch(argc - 1, argv + 1);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0)
-        return cmd_version();
+        return cmd_version(argc - 1, argv + 1);
+    if (strcmp(argv[1], "stats") == 0)
+        return ctl_cmd_stats(argc - 1, argv + 1);
+    if (strcmp(argv[1], "bench") == 0)
+        return ctl_cmd_bench(argc - 1, argv + 1);
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "-h") == 0) {
         ctl_usage(stdout);
@@ -252,4 +327,24 @@ int main(int argc, char **argv)
     fprintf(stderr, "dvppctl: unknown command '%s'\n", argv[1]);
     ctl_usage(stderr);
     return 2;
+}
+
+int main(int argc, char **argv)
+{
+    char **args;
+    int rc;
+
+    if (argc < 2) {
+        ctl_usage(stderr);
+        return 2;
+    }
+    args = hoist_socket(argc, argv);
+    if (!args) {
+        fprintf(stderr, "dvppctl: out of memory\n");
+        return 1;
+    }
+    rc = dispatch(argc, args);
+    if (args != argv)
+        free(args);
+    return rc;
 }
