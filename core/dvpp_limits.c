@@ -10,6 +10,8 @@ dvpp_limits dvpp_limits_default(void)
         .max_png_chunk = DVPP_LIMIT_PNG_CHUNK_DEFAULT,
         .max_png_chunks = DVPP_LIMIT_PNG_CHUNKS_DEFAULT,
         .max_decode_memory = DVPP_LIMIT_DECODE_MEMORY_DEFAULT,
+        .max_video_bytes = DVPP_LIMIT_VIDEO_BYTES_DEFAULT,
+        .max_video_frames = DVPP_LIMIT_VIDEO_FRAMES_DEFAULT,
     };
 }
 

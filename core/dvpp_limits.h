@@ -21,6 +21,10 @@ typedef struct dvpp_limits {
     uint32_t max_png_chunks;    /* ancillary chunks libpng may cache (a
                                    backstop: the PNG decoder skips them) */
     uint64_t max_decode_memory; /* codec working memory besides pixels */
+    uint64_t max_video_bytes;   /* compressed video input size */
+    uint32_t max_video_frames;  /* frames decoded (not only delivered) per
+                                   video: a budget against streams of
+                                   countless tiny frames */
 } dvpp_limits;
 
 #define DVPP_LIMIT_ENCODED_BYTES_DEFAULT ((uint64_t)32 << 20)
@@ -30,6 +34,8 @@ typedef struct dvpp_limits {
 #define DVPP_LIMIT_PNG_CHUNK_DEFAULT (1u << 20)
 #define DVPP_LIMIT_PNG_CHUNKS_DEFAULT 128u
 #define DVPP_LIMIT_DECODE_MEMORY_DEFAULT ((uint64_t)256 << 20)
+#define DVPP_LIMIT_VIDEO_BYTES_DEFAULT ((uint64_t)256 << 20)
+#define DVPP_LIMIT_VIDEO_FRAMES_DEFAULT 100000u
 
 /* The safe defaults above. */
 dvpp_limits dvpp_limits_default(void);

@@ -367,6 +367,13 @@ static dvpp_status plan_source(const dvpp_pipeline *p, const dvpp_pipe_source *s
         pl->src_w = r->w, pl->src_h = r->h;
         pl->geom.pad_x = -(double)r->x, pl->geom.pad_y = -(double)r->y;
     }
+    /* The JPEG decoder's Ascend 310P rule: odd 4:2:0 outputs are rounded
+     * down to even; plan the image it will really produce. */
+    if (src->is_jpeg && p->decode.profile == DVPP_PROFILE_ASCEND310P &&
+        (pl->decode_format == DVPP_PIXEL_NV12 || pl->decode_format == DVPP_PIXEL_NV21)) {
+        pl->src_w &= ~1u;
+        pl->src_h &= ~1u;
+    }
     return DVPP_OK;
 }
 

@@ -117,6 +117,8 @@ static const key_def k_keys[] = {
     {"limits", "max_png_chunk", KEY_U32, OFF(limits.max_png_chunk), 0, 1, UINT32_MAX},
     {"limits", "max_png_chunks", KEY_U32, OFF(limits.max_png_chunks), 0, 1, UINT32_MAX},
     {"limits", "max_decode_memory", KEY_U64, OFF(limits.max_decode_memory), 0, 1, UINT64_MAX},
+    {"limits", "max_video_bytes", KEY_U64, OFF(limits.max_video_bytes), 0, 1, UINT64_MAX},
+    {"limits", "max_video_frames", KEY_U32, OFF(limits.max_video_frames), 0, 1, UINT32_MAX},
     {"log", "level", KEY_LEVEL, 0, 0, 0, 0},
 };
 
@@ -373,6 +375,10 @@ char *dvppd_config_dump(const dvppd_config *c)
     if (!j)
         return NULL;
     add_http_dump(json_object_get(j, "http"), &c->http);
+    json_object_set_new(json_object_get(j, "limits"), "max_video_bytes",
+                        json_integer((json_int_t)c->limits.max_video_bytes));
+    json_object_set_new(json_object_get(j, "limits"), "max_video_frames",
+                        json_integer((json_int_t)c->limits.max_video_frames));
     add_sock_dump(json_object_get(j, "socket"), &c->sock);
     add_aipp_dump(j, c);
     s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);

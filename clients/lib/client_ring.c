@@ -449,6 +449,13 @@ int dvppc__result_fill(dvppc_conn *c, cl_msg *m, dvppc_result *res, dvppc_error 
     r = env->result;
     if (r->status) {
         Dvpp__Error e = DVPP__ERROR__INIT;
+        /* a failed batch still says how each item ended */
+        if (r->n_item_status && r->n_item_status <= UINT32_MAX &&
+            (res->item_status = malloc(r->n_item_status * sizeof(int32_t))) != NULL) {
+            memcpy(res->item_status, r->item_status, r->n_item_status * sizeof(int32_t));
+            res->items = (uint32_t)r->n_item_status;
+            res->batch = r->batch;
+        }
         e.status = r->status;
         e.code = r->code;
         e.message = r->message;

@@ -1,0 +1,886 @@
+/* dvpp_video: VDEC/VENC on libavcodec, libavformat and libswscale. */
+#include "dvpp_video.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libswscale/swscale.h>
+
+/* Only these demuxers are ever tried; with custom I/O no protocol is. */
+#define FORMAT_WHITELIST "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,h264,hevc"
+#define IO_BUFFER 32768
+/* swscale flags of ffmpeg's auto-inserted scaler: the same bytes as the CLI. */
+#define SWS_FLAGS SWS_BICUBIC
+
+static pthread_once_t g_quiet_once = PTHREAD_ONCE_INIT;
+
+/* FFmpeg logs to stderr by default; a daemon wants our errors only. */
+static void make_quiet(void)
+{
+    av_log_set_level(AV_LOG_QUIET);
+}
+
+static void quiet(void)
+{
+    pthread_once(&g_quiet_once, make_quiet);
+}
+
+static const char *averr(int e, char buf[AV_ERROR_MAX_STRING_SIZE])
+{
+    av_strerror(e, buf, AV_ERROR_MAX_STRING_SIZE);
+    return buf;
+}
+
+bool dvpp_video_codec_parse(const char *s, dvpp_video_codec *out)
+{
+    if (!strcmp(s, "h264") || !strcmp(s, "avc")) {
+        *out = DVPP_VIDEO_H264;
+        return true;
+    }
+    if (!strcmp(s, "h265") || !strcmp(s, "hevc")) {
+        *out = DVPP_VIDEO_H265;
+        return true;
+    }
+    return false;
+}
+
+const char *dvpp_video_codec_name(dvpp_video_codec c)
+{
+    return c == DVPP_VIDEO_H265 ? "h265" : "h264";
+}
+
+/* --- demuxing from memory ------------------------------------------------------ */
+
+typedef struct mem_reader {
+    const uint8_t *data;
+    size_t len, pos;
+} mem_reader;
+
+static int mem_read(void *opaque, uint8_t *buf, int size)
+{
+    mem_reader *m = opaque;
+    size_t n = m->len - m->pos;
+
+    if (n == 0)
+        return AVERROR_EOF;
+    if (n > (size_t)size)
+        n = (size_t)size;
+    memcpy(buf, m->data + m->pos, n);
+    m->pos += n;
+    return (int)n;
+}
+
+static int64_t mem_seek(void *opaque, int64_t off, int whence)
+{
+    mem_reader *m = opaque;
+    int64_t base;
+
+    switch (whence & ~AVSEEK_FORCE) {
+    case AVSEEK_SIZE:
+        return (int64_t)m->len;
+    case SEEK_SET:
+        base = 0;
+        break;
+    case SEEK_CUR:
+        base = (int64_t)m->pos;
+        break;
+    case SEEK_END:
+        base = (int64_t)m->len;
+        break;
+    default:
+        return AVERROR(EINVAL);
+    }
+    if (off > (int64_t)m->len - base || base + off < 0)
+        return AVERROR(EINVAL);
+    m->pos = (size_t)(base + off);
+    return (int64_t)m->pos;
+}
+
+typedef struct demux {
+    mem_reader m;
+    AVIOContext *io;
+    AVFormatContext *fmt;
+    int stream;
+    dvpp_video_codec codec;
+} demux;
+
+static void demux_close(demux *d)
+{
+    if (d->fmt)
+        avformat_close_input(&d->fmt);
+    if (d->io) {
+        av_freep(&d->io->buffer);
+        avio_context_free(&d->io);
+    }
+}
+
+/* The options the probing decoders of avformat_find_stream_info get: the
+ * same pixel cap as ours, one thread. */
+static AVDictionary *probe_options(const dvpp_limits *lim)
+{
+    AVDictionary *o = NULL;
+    char px[32];
+
+    snprintf(px, sizeof(px), "%llu", (unsigned long long)lim->max_pixels);
+    av_dict_set(&o, "max_pixels", px, 0);
+    av_dict_set(&o, "threads", "1", 0);
+    return o;
+}
+
+static dvpp_status check_size(const dvpp_limits *lim, int w, int h, dvpp_err *err)
+{
+    if (w <= 0 || h <= 0)
+        return dvpp_err_set(err, DVPP_ECORRUPT, "video", "the stream declares no frame size");
+    return dvpp_limits_check_image(lim, (uint64_t)w, (uint64_t)h, err);
+}
+
+static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
+                              const dvpp_limits *lim, dvpp_err *err)
+{
+    AVDictionary **opts = NULL;
+    uint8_t *buf;
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+    int e;
+
+    memset(d, 0, sizeof(*d));
+    quiet();
+    if (!data || len == 0)
+        return dvpp_err_set(err, DVPP_EINVAL, "input", "no video bytes");
+    if (len > lim->max_video_bytes)
+        return dvpp_err_set(err, DVPP_ELIMIT, "max_video_bytes",
+                            "video of %zu bytes is above max_video_bytes (%llu)", len,
+                            (unsigned long long)lim->max_video_bytes);
+    d->m = (mem_reader){data, len, 0};
+    buf = av_malloc(IO_BUFFER);
+    d->io = buf ? avio_alloc_context(buf, IO_BUFFER, 0, &d->m, mem_read, NULL, mem_seek) : NULL;
+    d->fmt = d->io ? avformat_alloc_context() : NULL;
+    if (!d->fmt) {
+        if (!d->io)
+            av_free(buf);
+        demux_close(d);
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "demuxer");
+    }
+    d->fmt->pb = d->io;
+    d->fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
+    d->fmt->format_whitelist = av_strdup(FORMAT_WHITELIST);
+    d->fmt->protocol_whitelist = av_strdup("none");
+    e = avformat_open_input(&d->fmt, NULL, NULL, NULL);
+    if (e < 0) {
+        d->fmt = NULL; /* freed by avformat_open_input on failure */
+        demux_close(d);
+        return dvpp_err_set(err, DVPP_ECORRUPT, "video",
+                            "not a video dvppd reads (H.264/H.265 in Annex-B, MP4, MKV or "
+                            "MPEG-TS): %s", averr(e, eb));
+    }
+    opts = av_calloc(d->fmt->nb_streams ? d->fmt->nb_streams : 1, sizeof(*opts));
+    for (unsigned i = 0; opts && i < d->fmt->nb_streams; i++)
+        opts[i] = probe_options(lim);
+    e = avformat_find_stream_info(d->fmt, opts);
+    for (unsigned i = 0; opts && i < d->fmt->nb_streams; i++)
+        av_dict_free(&opts[i]);
+    av_free(opts);
+    if (e < 0) {
+        demux_close(d);
+        return dvpp_err_set(err, DVPP_ECORRUPT, "video", "cannot read the stream: %s",
+                            averr(e, eb));
+    }
+    d->stream = av_find_best_stream(d->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+    if (d->stream < 0) {
+        demux_close(d);
+        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "video", "no video stream");
+    }
+    switch (d->fmt->streams[d->stream]->codecpar->codec_id) {
+    case AV_CODEC_ID_H264:
+        d->codec = DVPP_VIDEO_H264;
+        break;
+    case AV_CODEC_ID_HEVC:
+        d->codec = DVPP_VIDEO_H265;
+        break;
+    default:
+        demux_close(d);
+        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "codec",
+                            "video codec %s: dvppd decodes H.264 and H.265",
+                            avcodec_get_name(d->fmt->streams[d->stream]->codecpar->codec_id));
+    }
+    return DVPP_OK;
+}
+
+static void fill_info(const demux *d, dvpp_video_info *info)
+{
+    const AVStream *st = d->fmt->streams[d->stream];
+    const AVCodecParameters *cp = st->codecpar;
+    const char *prof = avcodec_profile_name(cp->codec_id, cp->profile);
+    const AVPixFmtDescriptor *pd = av_pix_fmt_desc_get((enum AVPixelFormat)cp->format);
+    AVRational r = st->avg_frame_rate.num ? st->avg_frame_rate : st->r_frame_rate;
+
+    memset(info, 0, sizeof(*info));
+    info->codec = d->codec;
+    snprintf(info->container, sizeof(info->container), "%s", d->fmt->iformat->name);
+    snprintf(info->profile, sizeof(info->profile), "%s", prof ? prof : "");
+    info->width = (uint32_t)(cp->width > 0 ? cp->width : 0);
+    info->height = (uint32_t)(cp->height > 0 ? cp->height : 0);
+    info->bit_depth = pd ? (uint32_t)pd->comp[0].depth : 8;
+    info->fps = r.num && r.den ? av_q2d(r) : 0;
+    info->frames = st->nb_frames > 0 ? st->nb_frames : -1;
+    info->duration_s = st->duration > 0 ? (double)st->duration * av_q2d(st->time_base)
+                       : d->fmt->duration > 0 ? (double)d->fmt->duration / AV_TIME_BASE
+                                              : -1;
+}
+
+dvpp_status dvpp_video_probe(const uint8_t *data, size_t len, const dvpp_limits *lim,
+                             dvpp_video_info *info, dvpp_err *err)
+{
+    dvpp_limits def = dvpp_limits_default();
+    demux d;
+    dvpp_status st;
+
+    if (!lim)
+        lim = &def;
+    st = demux_open(&d, data, len, lim, err);
+    if (st != DVPP_OK)
+        return st;
+    fill_info(&d, info);
+    st = check_size(lim, (int)info->width, (int)info->height, err);
+    demux_close(&d);
+    return st;
+}
+
+/* --- decoding ------------------------------------------------------------------------- */
+
+void dvpp_vdec_opts_init(dvpp_vdec_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->format = DVPP_PIXEL_NV12;
+    o->every = 1;
+}
+
+static enum AVPixelFormat av_format_of(dvpp_pixfmt f)
+{
+    switch (f) {
+    case DVPP_PIXEL_NV12: return AV_PIX_FMT_NV12;
+    case DVPP_PIXEL_NV21: return AV_PIX_FMT_NV21;
+    case DVPP_PIXEL_RGB: return AV_PIX_FMT_RGB24;
+    case DVPP_PIXEL_BGR: return AV_PIX_FMT_BGR24;
+    case DVPP_PIXEL_I420: return AV_PIX_FMT_YUV420P;
+    default: return AV_PIX_FMT_NONE;
+    }
+}
+
+typedef struct vdec {
+    const dvpp_vdec_opts *o;
+    const dvpp_limits *lim;
+    demux d;
+    AVCodecContext *ctx;
+    AVFrame *frame;
+    AVPacket *pkt;
+    struct SwsContext *sws;
+    int sws_w, sws_h, sws_fmt;
+    dvpp_image out;             /* converted frame, reused */
+    uint64_t decoded, kept;
+    double fps, prev_kept_t;
+    bool have_prev;
+    bool done;                  /* max_frames reached */
+    dvpp_vdec_sink sink;
+    void *ctx_sink;
+} vdec;
+
+static dvpp_status open_decoder(vdec *v, dvpp_err *err)
+{
+    const AVStream *st = v->d.fmt->streams[v->d.stream];
+    const AVCodec *dec = avcodec_find_decoder(st->codecpar->codec_id);
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+    int e;
+
+    v->ctx = dec ? avcodec_alloc_context3(dec) : NULL;
+    v->frame = av_frame_alloc();
+    v->pkt = av_packet_alloc();
+    if (!dec)
+        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "codec", "no decoder in libavcodec");
+    if (!v->ctx || !v->frame || !v->pkt)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "decoder");
+    e = avcodec_parameters_to_context(v->ctx, st->codecpar);
+    if (e < 0)
+        return dvpp_err_set(err, DVPP_ECORRUPT, "video", "codec parameters: %s", averr(e, eb));
+    v->ctx->pkt_timebase = st->time_base;
+    v->ctx->thread_count = (int)(v->o->threads ? v->o->threads : 1);
+    /* A damaged frame is an error, never a concealed picture. */
+    v->ctx->err_recognition = AV_EF_EXPLODE | AV_EF_BITSTREAM | AV_EF_BUFFER;
+    v->ctx->error_concealment = 0;
+    v->ctx->max_pixels = (int64_t)v->lim->max_pixels;
+    e = avcodec_open2(v->ctx, dec, NULL);
+    if (e < 0)
+        return dvpp_err_set(err, DVPP_ECORRUPT, "video", "cannot open the decoder: %s",
+                            averr(e, eb));
+    return DVPP_OK;
+}
+
+static double frame_time(const vdec *v, const AVFrame *f)
+{
+    const AVStream *st = v->d.fmt->streams[v->d.stream];
+    int64_t ts = f->best_effort_timestamp;
+
+    if (ts != AV_NOPTS_VALUE) {
+        int64_t start = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
+        return (double)(ts - start) * av_q2d(st->time_base);
+    }
+    return v->fps > 0 ? (double)v->decoded / v->fps : (double)v->decoded;
+}
+
+/* The sampling rules, as ffmpeg's select filter evaluates them per decoded
+ * frame n (presentation order) and time t. */
+static bool keep_frame(vdec *v, uint64_t n, double t, bool key)
+{
+    const dvpp_vdec_opts *o = v->o;
+
+    if (o->every > 1 && n % o->every != 0)
+        return false;
+    if (o->keyframes_only && !key)
+        return false;
+    if (t < o->start_s || (o->end_s > 0 && t > o->end_s))
+        return false;
+    if (o->fps > 0 && v->have_prev && t - v->prev_kept_t < 1.0 / o->fps)
+        return false;
+    return true;
+}
+
+/* Convert @f into v->out (allocated once per size), through swscale. */
+static dvpp_status convert(vdec *v, const AVFrame *f, dvpp_err *err)
+{
+    enum AVPixelFormat dst = av_format_of(v->o->format);
+    uint8_t *dp[4] = {0};
+    int ds[4] = {0};
+    dvpp_planes pl;
+    dvpp_status st;
+
+    if (f->width != v->sws_w || f->height != v->sws_h || f->format != v->sws_fmt) {
+        st = check_size(v->lim, f->width, f->height, err);
+        if (st != DVPP_OK)
+            return st;
+        sws_freeContext(v->sws);
+        dvpp_image_free(&v->out);
+        v->sws = sws_getContext(f->width, f->height, (enum AVPixelFormat)f->format, f->width,
+                                f->height, dst, SWS_FLAGS, NULL, NULL, NULL);
+        if (!v->sws)
+            return dvpp_err_set(err, DVPP_EUNSUPPORTED, "video",
+                                "cannot convert %s frames", av_get_pix_fmt_name(f->format));
+        st = dvpp_image_init(&v->out, v->o->format, (uint32_t)f->width, (uint32_t)f->height,
+                             v->o->align_w ? v->o->align_w : 16,
+                             v->o->align_h ? v->o->align_h : 2, err);
+        if (st == DVPP_OK)
+            st = dvpp_image_alloc(&v->out, err);
+        if (st != DVPP_OK)
+            return st;
+        memset(v->out.data, 0, v->out.size); /* stride padding is defined */
+        v->sws_w = f->width, v->sws_h = f->height, v->sws_fmt = f->format;
+    }
+    st = dvpp_image_planes(&v->out, &pl, err);
+    if (st != DVPP_OK)
+        return st;
+    for (int k = 0; k < pl.count && k < 4; k++) {
+        dp[k] = v->out.data + pl.p[k].offset;
+        ds[k] = (int)pl.p[k].stride;
+    }
+    sws_scale(v->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, dp, ds);
+    return DVPP_OK;
+}
+
+static dvpp_status take_frame(vdec *v, dvpp_err *err)
+{
+    const AVFrame *f = v->frame;
+    uint64_t n = v->decoded++;
+    double t = frame_time(v, f);
+    dvpp_vframe vf;
+    dvpp_status st;
+
+    if (v->decoded > v->lim->max_video_frames)
+        return dvpp_err_set(err, DVPP_ELIMIT, "max_video_frames",
+                            "more than %u frames (max_video_frames)",
+                            v->lim->max_video_frames);
+    if (f->decode_error_flags || (f->flags & AV_FRAME_FLAG_CORRUPT))
+        return dvpp_err_set(err, DVPP_ECORRUPT, "video", "frame %llu is damaged",
+                            (unsigned long long)n);
+    if (!keep_frame(v, n, t, f->key_frame))
+        return DVPP_OK;
+    st = convert(v, f, err);
+    if (st != DVPP_OK)
+        return st;
+    vf = (dvpp_vframe){&v->out, n, v->kept, f->best_effort_timestamp, t, f->key_frame != 0};
+    st = v->sink(v->ctx_sink, &vf, err);
+    v->kept++;
+    v->prev_kept_t = t;
+    v->have_prev = true;
+    if (v->o->max_frames && v->kept >= v->o->max_frames)
+        v->done = true;
+    return st;
+}
+
+/* Receive every frame the decoder has; DVPP_OK at EAGAIN/EOF. */
+static dvpp_status drain(vdec *v, dvpp_err *err)
+{
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+
+    while (!v->done) {
+        int e = avcodec_receive_frame(v->ctx, v->frame);
+        dvpp_status st;
+        if (e == AVERROR(EAGAIN) || e == AVERROR_EOF)
+            return DVPP_OK;
+        if (e < 0)
+            return dvpp_err_set(err, DVPP_ECORRUPT, "video", "decoding frame %llu: %s",
+                                (unsigned long long)v->decoded, averr(e, eb));
+        st = take_frame(v, err);
+        av_frame_unref(v->frame);
+        if (st != DVPP_OK)
+            return st;
+    }
+    return DVPP_OK;
+}
+
+static dvpp_status send(vdec *v, const AVPacket *pkt, dvpp_err *err)
+{
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+
+    for (;;) {
+        int e = avcodec_send_packet(v->ctx, pkt);
+        dvpp_status st;
+        if (e >= 0 || e == AVERROR_EOF)
+            return drain(v, err);
+        if (e != AVERROR(EAGAIN))
+            return dvpp_err_set(err, DVPP_ECORRUPT, "video", "damaged stream near frame %llu: "
+                                "%s", (unsigned long long)v->decoded, averr(e, eb));
+        st = drain(v, err); /* the decoder is full: take frames, then resend */
+        if (st != DVPP_OK || v->done)
+            return st;
+    }
+}
+
+static dvpp_status run_decode(vdec *v, dvpp_err *err)
+{
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+    dvpp_status st = DVPP_OK;
+
+    while (st == DVPP_OK && !v->done) {
+        int e = av_read_frame(v->d.fmt, v->pkt);
+        if (e == AVERROR_EOF)
+            break;
+        if (e < 0)
+            return dvpp_err_set(err, DVPP_ECORRUPT, "video", "demuxing: %s", averr(e, eb));
+        if (v->pkt->stream_index == v->d.stream)
+            st = send(v, v->pkt, err);
+        av_packet_unref(v->pkt);
+    }
+    if (st == DVPP_OK && !v->done)
+        st = send(v, NULL, err); /* EOS: flush the frames held for reordering */
+    if (st == DVPP_OK && v->decoded == 0)
+        st = dvpp_err_set(err, DVPP_ECORRUPT, "video", "no frame could be decoded");
+    return st;
+}
+
+dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_opts *o,
+                              const dvpp_limits *lim, dvpp_vdec_sink sink, void *ctx,
+                              dvpp_video_info *info, dvpp_err *err)
+{
+    dvpp_limits def = dvpp_limits_default();
+    dvpp_video_info vi;
+    vdec v;
+    dvpp_status st;
+
+    if (!o || !sink || av_format_of(o->format) == AV_PIX_FMT_NONE ||
+        o->format == DVPP_PIXEL_I420)
+        return dvpp_err_set(err, DVPP_EINVAL, "format",
+                            "video frames come out as nv12, nv21, rgb or bgr");
+    if (o->threads > 64 || o->fps < 0 || o->start_s < 0 || o->end_s < 0 ||
+        (o->end_s > 0 && o->end_s < o->start_s))
+        return dvpp_err_set(err, DVPP_EINVAL, "options", "bad sampling options");
+    memset(&v, 0, sizeof(v));
+    v.o = o;
+    v.lim = lim ? lim : &def;
+    v.sink = sink;
+    v.ctx_sink = ctx;
+    v.sws_fmt = -1;
+    st = demux_open(&v.d, data, len, v.lim, err);
+    if (st != DVPP_OK)
+        return st;
+    fill_info(&v.d, &vi);
+    v.fps = vi.fps;
+    if (info)
+        *info = vi;
+    st = check_size(v.lim, (int)vi.width, (int)vi.height, err);
+    if (st == DVPP_OK)
+        st = open_decoder(&v, err);
+    if (st == DVPP_OK)
+        st = run_decode(&v, err);
+    sws_freeContext(v.sws);
+    dvpp_image_free(&v.out);
+    av_packet_free(&v.pkt);
+    av_frame_free(&v.frame);
+    avcodec_free_context(&v.ctx);
+    demux_close(&v.d);
+    return st;
+}
+
+/* --- encoding ------------------------------------------------------------------------ */
+
+void dvpp_venc_opts_init(dvpp_venc_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->codec = DVPP_VIDEO_H264;
+    o->fps_num = 30, o->fps_den = 1;
+    o->gop = 30;
+    o->rc = DVPP_VENC_RC_CRF;
+    o->bitrate_kbps = 2000;
+    o->crf = 23;
+    snprintf(o->preset, sizeof(o->preset), "veryfast");
+    o->container = DVPP_VENC_ANNEXB;
+}
+
+bool dvpp_venc_rc_parse(const char *s, dvpp_venc_rc *out)
+{
+    static const char *const names[] = {"crf", "cbr", "vbr"};
+
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *out = (dvpp_venc_rc)i;
+            return true;
+        }
+    return false;
+}
+
+/* A seekable in-memory output for the MP4 muxer (it rewrites the moov). */
+typedef struct mem_writer {
+    dvpp_buf *b;
+    size_t base, pos;           /* where this stream starts in @b; cursor */
+} mem_writer;
+
+static int mem_write(void *opaque, uint8_t *buf, int size)
+{
+    mem_writer *w = opaque;
+    size_t end = w->base + w->pos + (size_t)size;
+
+    if (end > w->b->len) {
+        if (dvpp_buf_reserve(w->b, end - w->b->len) != DVPP_OK)
+            return AVERROR(ENOMEM);
+        memset(w->b->data + w->b->len, 0, end - w->b->len);
+        w->b->len = end;
+    }
+    memcpy(w->b->data + w->base + w->pos, buf, (size_t)size);
+    w->pos += (size_t)size;
+    return size;
+}
+
+static int64_t mem_wseek(void *opaque, int64_t off, int whence)
+{
+    mem_writer *w = opaque;
+    size_t len = w->b->len - w->base;
+    int64_t base = (whence & ~AVSEEK_FORCE) == SEEK_CUR   ? (int64_t)w->pos
+                   : (whence & ~AVSEEK_FORCE) == SEEK_END ? (int64_t)len
+                                                          : 0;
+
+    if ((whence & ~AVSEEK_FORCE) == AVSEEK_SIZE)
+        return (int64_t)len;
+    if (base + off < 0)
+        return AVERROR(EINVAL);
+    w->pos = (size_t)(base + off);
+    return (int64_t)w->pos;
+}
+
+struct dvpp_venc {
+    dvpp_venc_opts o;
+    dvpp_buf *out;
+    AVCodecContext *ctx;
+    AVFrame *frame;
+    AVPacket *pkt;
+    struct SwsContext *sws;
+    int sws_fmt, sws_w, sws_h;
+    /* MP4 */
+    AVFormatContext *mux;
+    AVIOContext *io;
+    mem_writer w;
+    int64_t next_pts;
+    uint64_t packets, keyframes;
+    bool finished;
+};
+
+static dvpp_status venc_check(const dvpp_venc_opts *o, dvpp_err *err)
+{
+    if ((unsigned)o->codec > DVPP_VIDEO_H265)
+        return dvpp_err_set(err, DVPP_EINVAL, "codec", "codec h264 or h265");
+    if (o->width < 16 || o->height < 16 || o->width > 8192 || o->height > 8192 ||
+        (o->width & 1) || (o->height & 1))
+        return dvpp_err_set(err, DVPP_EINVAL, "size", "frames of %ux%u: even sides in "
+                            "16..8192", o->width, o->height);
+    if (!o->fps_num || !o->fps_den || o->fps_num / o->fps_den > 240)
+        return dvpp_err_set(err, DVPP_EINVAL, "fps", "frame rate 1..240");
+    if (o->gop < 1 || o->gop > 65536)
+        return dvpp_err_set(err, DVPP_EINVAL, "gop", "key frame interval 1..65536");
+    if ((unsigned)o->rc > DVPP_VENC_RC_VBR || o->crf > 51 ||
+        (o->rc != DVPP_VENC_RC_CRF && (o->bitrate_kbps < 10 || o->bitrate_kbps > 500000)))
+        return dvpp_err_set(err, DVPP_EINVAL, "rc", "rate control: crf 0..51, bitrate "
+                            "10..500000 kbit/s");
+    if (o->threads > 64)
+        return dvpp_err_set(err, DVPP_EINVAL, "threads", "threads 0..64");
+    return DVPP_OK;
+}
+
+static void set_rate_control(AVCodecContext *c, const dvpp_venc_opts *o)
+{
+    char crf[8];
+    int64_t br = (int64_t)o->bitrate_kbps * 1000;
+
+    switch (o->rc) {
+    case DVPP_VENC_RC_CRF:
+        snprintf(crf, sizeof(crf), "%u", o->crf);
+        av_opt_set(c->priv_data, "crf", crf, 0);
+        break;
+    case DVPP_VENC_RC_CBR:
+        c->bit_rate = c->rc_max_rate = c->rc_min_rate = br;
+        c->rc_buffer_size = (int)br;
+        break;
+    case DVPP_VENC_RC_VBR:
+        c->bit_rate = br;
+        c->rc_max_rate = br;
+        c->rc_buffer_size = (int)(2 * br);
+        break;
+    }
+}
+
+static dvpp_status open_mp4(dvpp_venc *e, dvpp_err *err)
+{
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+    AVStream *st;
+    uint8_t *buf = av_malloc(IO_BUFFER);
+    int r;
+
+    e->w = (mem_writer){e->out, e->out->len, 0};
+    e->io = buf ? avio_alloc_context(buf, IO_BUFFER, 1, &e->w, NULL, mem_write, mem_wseek)
+                : NULL;
+    if (!e->io) {
+        av_free(buf);
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "muxer");
+    }
+    r = avformat_alloc_output_context2(&e->mux, NULL, "mp4", NULL);
+    if (r < 0 || !(st = avformat_new_stream(e->mux, NULL)))
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "muxer");
+    e->mux->pb = e->io;
+    e->mux->flags |= AVFMT_FLAG_CUSTOM_IO;
+    st->time_base = e->ctx->time_base;
+    r = avcodec_parameters_from_context(st->codecpar, e->ctx);
+    if (r >= 0)
+        r = avformat_write_header(e->mux, NULL);
+    if (r < 0)
+        return dvpp_err_set(err, DVPP_ECODEC, "container", "MP4 header: %s", averr(r, eb));
+    return DVPP_OK;
+}
+
+dvpp_status dvpp_venc_open(const dvpp_venc_opts *o, dvpp_buf *out, dvpp_venc **enc,
+                           dvpp_err *err)
+{
+    const char *name;
+    const AVCodec *codec;
+    dvpp_venc *e;
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+    dvpp_status st = venc_check(o, err);
+    int r;
+
+    *enc = NULL;
+    if (st != DVPP_OK)
+        return st;
+    quiet();
+    name = o->codec == DVPP_VIDEO_H265 ? "libx265" : "libx264";
+    codec = avcodec_find_encoder_by_name(name);
+    if (!codec)
+        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "codec", "%s is not in this libavcodec",
+                            name);
+    e = dvpp_calloc(1, sizeof(*e));
+    if (!e)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "encoder");
+    e->o = *o;
+    e->out = out;
+    e->sws_fmt = -1;
+    e->ctx = avcodec_alloc_context3(codec);
+    e->frame = av_frame_alloc();
+    e->pkt = av_packet_alloc();
+    if (!e->ctx || !e->frame || !e->pkt) {
+        st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "encoder");
+        goto fail;
+    }
+    e->ctx->width = (int)o->width;
+    e->ctx->height = (int)o->height;
+    e->ctx->pix_fmt = AV_PIX_FMT_YUV420P;
+    e->ctx->time_base = (AVRational){(int)o->fps_den, (int)o->fps_num};
+    e->ctx->framerate = (AVRational){(int)o->fps_num, (int)o->fps_den};
+    e->ctx->gop_size = (int)o->gop;
+    e->ctx->max_b_frames = 0; /* frames leave in order, as DVPP VENC */
+    e->ctx->thread_count = (int)(o->threads ? o->threads : 1);
+    if (o->container == DVPP_VENC_MP4)
+        e->ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    av_opt_set(e->ctx->priv_data, "preset", o->preset[0] ? o->preset : "veryfast", 0);
+    av_opt_set(e->ctx->priv_data, "forced-idr", "1", 0);
+    if (o->profile[0])
+        av_opt_set(e->ctx->priv_data, "profile", o->profile, 0);
+    if (o->codec == DVPP_VIDEO_H265)
+        av_opt_set(e->ctx->priv_data, "x265-params", "log-level=error", 0);
+    set_rate_control(e->ctx, o);
+    e->frame->format = AV_PIX_FMT_YUV420P;
+    e->frame->width = (int)o->width;
+    e->frame->height = (int)o->height;
+    r = avcodec_open2(e->ctx, codec, NULL);
+    if (r >= 0)
+        r = av_frame_get_buffer(e->frame, 0);
+    if (r < 0) {
+        st = dvpp_err_set(err, DVPP_EINVAL, "profile", "%s refused the settings: %s", name,
+                          averr(r, eb));
+        goto fail;
+    }
+    if (o->container == DVPP_VENC_MP4) {
+        st = open_mp4(e, err);
+        if (st != DVPP_OK)
+            goto fail;
+    }
+    *enc = e;
+    return DVPP_OK;
+
+fail:
+    dvpp_venc_close(e);
+    return st;
+}
+
+/* Pull every packet the encoder has into the output. */
+static dvpp_status collect(dvpp_venc *e, dvpp_err *err)
+{
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+
+    for (;;) {
+        int r = avcodec_receive_packet(e->ctx, e->pkt);
+        dvpp_status st = DVPP_OK;
+        if (r == AVERROR(EAGAIN) || r == AVERROR_EOF)
+            return DVPP_OK;
+        if (r < 0)
+            return dvpp_err_set(err, DVPP_ECODEC, "video", "encoding: %s", averr(r, eb));
+        e->packets++;
+        e->keyframes += (e->pkt->flags & AV_PKT_FLAG_KEY) != 0;
+        if (e->mux) {
+            e->pkt->stream_index = 0;
+            av_packet_rescale_ts(e->pkt, e->ctx->time_base, e->mux->streams[0]->time_base);
+            r = av_interleaved_write_frame(e->mux, e->pkt);
+            if (r < 0)
+                st = dvpp_err_set(err, DVPP_ECODEC, "container", "MP4: %s", averr(r, eb));
+        } else {
+            st = dvpp_buf_append(e->out, e->pkt->data, (size_t)e->pkt->size);
+            if (st != DVPP_OK)
+                dvpp_err_set(err, st, NULL, "out of memory for the stream");
+        }
+        av_packet_unref(e->pkt);
+        if (st != DVPP_OK)
+            return st;
+    }
+}
+
+static dvpp_status load_frame(dvpp_venc *e, const dvpp_image *img, dvpp_err *err)
+{
+    enum AVPixelFormat src = av_format_of(img->format);
+    const uint8_t *sp[4] = {0};
+    int ss[4] = {0};
+    dvpp_planes pl;
+    dvpp_status st;
+
+    if (src == AV_PIX_FMT_NONE)
+        return dvpp_err_set(err, DVPP_EFORMAT, "format", "frames are nv12, nv21, i420, rgb "
+                            "or bgr, not %s", dvpp_pixfmt_name(img->format));
+    if (img->width != e->o.width || img->height != e->o.height)
+        return dvpp_err_set(err, DVPP_EINVAL, "size", "frame %ux%u, the stream is %ux%u",
+                            img->width, img->height, e->o.width, e->o.height);
+    st = dvpp_image_planes(img, &pl, err);
+    if (st != DVPP_OK)
+        return st;
+    if ((int)src != e->sws_fmt) {
+        sws_freeContext(e->sws);
+        e->sws = sws_getContext((int)img->width, (int)img->height, src, (int)img->width,
+                                (int)img->height, AV_PIX_FMT_YUV420P, SWS_FLAGS, NULL, NULL,
+                                NULL);
+        if (!e->sws)
+            return dvpp_err_set(err, DVPP_ENOMEM, NULL, "converter");
+        e->sws_fmt = (int)src;
+    }
+    for (int k = 0; k < pl.count && k < 4; k++) {
+        sp[k] = img->data + pl.p[k].offset;
+        ss[k] = (int)pl.p[k].stride;
+    }
+    if (av_frame_make_writable(e->frame) < 0)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame");
+    sws_scale(e->sws, sp, ss, 0, (int)img->height, e->frame->data, e->frame->linesize);
+    return DVPP_OK;
+}
+
+dvpp_status dvpp_venc_frame(dvpp_venc *e, const dvpp_image *img, bool force_idr,
+                            dvpp_err *err)
+{
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+    dvpp_status st;
+    int r;
+
+    if (e->finished)
+        return dvpp_err_set(err, DVPP_EINVAL, "state", "the encoder was finished");
+    st = load_frame(e, img, err);
+    if (st != DVPP_OK)
+        return st;
+    e->frame->pts = e->next_pts++;
+    e->frame->pict_type = force_idr ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+    e->frame->key_frame = force_idr;
+    r = avcodec_send_frame(e->ctx, e->frame);
+    if (r < 0)
+        return dvpp_err_set(err, DVPP_ECODEC, "video", "encoding: %s", averr(r, eb));
+    return collect(e, err);
+}
+
+dvpp_status dvpp_venc_finish(dvpp_venc *e, dvpp_err *err)
+{
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+    dvpp_status st;
+    int r;
+
+    if (e->finished)
+        return DVPP_OK;
+    e->finished = true;
+    r = avcodec_send_frame(e->ctx, NULL); /* EOS */
+    if (r < 0 && r != AVERROR_EOF)
+        return dvpp_err_set(err, DVPP_ECODEC, "video", "flush: %s", averr(r, eb));
+    st = collect(e, err);
+    if (st == DVPP_OK && e->mux) {
+        r = av_write_trailer(e->mux);
+        if (r < 0)
+            st = dvpp_err_set(err, DVPP_ECODEC, "container", "MP4 trailer: %s", averr(r, eb));
+        else
+            avio_flush(e->io);
+    }
+    return st;
+}
+
+uint64_t dvpp_venc_packets(const dvpp_venc *e, uint64_t *keyframes)
+{
+    if (keyframes)
+        *keyframes = e->keyframes;
+    return e->packets;
+}
+
+void dvpp_venc_close(dvpp_venc *e)
+{
+    if (!e)
+        return;
+    if (e->mux)
+        avformat_free_context(e->mux);
+    if (e->io) {
+        av_freep(&e->io->buffer);
+        avio_context_free(&e->io);
+    }
+    sws_freeContext(e->sws);
+    av_packet_free(&e->pkt);
+    av_frame_free(&e->frame);
+    avcodec_free_context(&e->ctx);
+    dvpp_free(e, sizeof(*e));
+}

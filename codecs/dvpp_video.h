@@ -1,0 +1,156 @@
+/* dvpp_video: VDEC and VENC on libavcodec/libavformat (FFmpeg 5.1).
+ *
+ * Decode: H.264 and H.265 (8-bit; 10-bit streams come out as 8-bit) from
+ * Annex-B elementary streams, or MP4/MOV, MKV and MPEG-TS files demuxed
+ * from memory (custom I/O: no file or network protocol is reachable).
+ * Frames come out as NV12/NV21 with DVPP VDEC strides (row ALIGN(w, 16),
+ * rows ALIGN(h, 2)) or packed RGB/BGR, one at a time to a sink, in
+ * presentation order, after sampling (every Nth frame, a target fps, key
+ * frames only, a time range, a frame cap). Pixel conversion is
+ * libswscale's, with the flags of the ffmpeg command line, so frames equal
+ * `ffmpeg -pix_fmt nv12` (or rgb24) byte for byte.
+ *
+ * Safe decoding: the container's and the decoder's sizes are checked
+ * against the limits before any frame is allocated (libavcodec's own
+ * max_pixels too), err_detect=explode with error concealment off (a damaged
+ * frame is an error, never a concealed picture), a budget of decoded
+ * frames (limits.max_video_frames), limited decoder threads, EOS flush.
+ *
+ * Encode: NV12/NV21/I420/RGB/BGR frames to H.264 (libx264) or H.265
+ * (libx265) with the DVPP VENC knobs (key frame interval, rate control
+ * CBR/VBR/CRF, bitrate, frame rate, profile, per-frame IDR), as an Annex-B
+ * stream or an MP4 file, in memory.
+ *
+ * Thread-safety: every call is independent (contexts are per call or per
+ * encoder); FFmpeg's log level is set once, lazily, to errors only.
+ * Memory: FFmpeg allocates through av_malloc; outputs go to caller
+ * buffers / dvpp_buf.
+ */
+#ifndef DVPP_VIDEO_H
+#define DVPP_VIDEO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dvpp_image.h"
+#include "dvpp_limits.h"
+#include "dvpp_mem.h"
+#include "dvpp_status.h"
+
+typedef enum dvpp_video_codec {
+    DVPP_VIDEO_H264 = 0,
+    DVPP_VIDEO_H265 = 1,
+} dvpp_video_codec;
+
+/* "h264" / "h265" (also "hevc", "avc") */
+bool dvpp_video_codec_parse(const char *s, dvpp_video_codec *out);
+const char *dvpp_video_codec_name(dvpp_video_codec c);
+
+typedef struct dvpp_video_info {
+    dvpp_video_codec codec;
+    char container[32];       /* "h264", "hevc", "mov,mp4,...", "matroska,webm", "mpegts" */
+    char profile[32];         /* "High", "Main", ... */
+    uint32_t width, height;
+    uint32_t bit_depth;
+    double fps;               /* average frame rate, 0 when unknown */
+    int64_t frames;           /* from the container, -1 when unknown */
+    double duration_s;        /* -1 when unknown */
+} dvpp_video_info;
+
+/* Probe a video in memory: container, codec, size, rate. DVPP_EUNSUPPORTED
+ * for another codec or no video stream, DVPP_ECORRUPT when nothing can be
+ * demuxed, DVPP_ELIMIT (max_video_bytes, max_side, max_pixels). */
+dvpp_status dvpp_video_probe(const uint8_t *data, size_t len, const dvpp_limits *lim,
+                             dvpp_video_info *info, dvpp_err *err);
+
+typedef struct dvpp_vdec_opts {
+    dvpp_pixfmt format;       /* NV12 (default), NV21, RGB, BGR */
+    uint32_t align_w, align_h;/* stride alignment; 0 = VDEC's 16 and 2 */
+    uint32_t every;           /* keep frame n when n % every == 0 (0, 1: all) */
+    double fps;               /* keep a frame when >= 1/fps after the last kept */
+    bool keyframes_only;
+    double start_s, end_s;    /* keep pts in [start, end) seconds; end 0 = open */
+    uint32_t max_frames;      /* stop after this many kept frames (0: no cap) */
+    unsigned threads;         /* decoder threads, 0 = 1 */
+} dvpp_vdec_opts;
+
+void dvpp_vdec_opts_init(dvpp_vdec_opts *o);
+
+/* One delivered frame; valid during the sink call only. */
+typedef struct dvpp_vframe {
+    const dvpp_image *image;  /* the converted frame (decoder-owned buffer) */
+    uint64_t index;           /* decoded frame number n (presentation order) */
+    uint64_t kept;            /* how many were delivered before this one */
+    int64_t pts;              /* in the stream's time base */
+    double time_s;            /* pts in seconds (n / fps when there is no pts) */
+    bool key;
+} dvpp_vframe;
+
+/* The sink: consume (copy, process) the frame; an error stops decoding
+ * and is returned by dvpp_video_decode. */
+typedef dvpp_status (*dvpp_vdec_sink)(void *ctx, const dvpp_vframe *f, dvpp_err *err);
+
+/* Decode @data and hand every kept frame to @sink. @info (may be NULL)
+ * receives the probe. Errors: those of dvpp_video_probe, DVPP_EINVAL for
+ * bad options, DVPP_ECORRUPT for a damaged or truncated stream (the
+ * message names the frame), DVPP_ELIMIT for a frame over the size limits
+ * or a stream over max_video_frames, the sink's status, DVPP_ENOMEM. */
+dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_opts *o,
+                              const dvpp_limits *lim, dvpp_vdec_sink sink, void *ctx,
+                              dvpp_video_info *info, dvpp_err *err);
+
+/* --- encode ---------------------------------------------------------------- */
+
+typedef enum dvpp_venc_rc {
+    DVPP_VENC_RC_CRF = 0,     /* constant quality (default; crf) */
+    DVPP_VENC_RC_CBR = 1,     /* constant bitrate (bitrate = maxrate = bufsize) */
+    DVPP_VENC_RC_VBR = 2,     /* variable, capped at bitrate */
+} dvpp_venc_rc;
+
+bool dvpp_venc_rc_parse(const char *s, dvpp_venc_rc *out);
+
+typedef enum dvpp_venc_container {
+    DVPP_VENC_ANNEXB = 0,
+    DVPP_VENC_MP4 = 1,
+} dvpp_venc_container;
+
+typedef struct dvpp_venc_opts {
+    dvpp_video_codec codec;
+    uint32_t width, height;   /* of the frames; even */
+    uint32_t fps_num, fps_den;/* frame rate, default 30/1 */
+    uint32_t gop;             /* key frame interval, default 30 (DVPP: 1..65536) */
+    dvpp_venc_rc rc;
+    uint32_t bitrate_kbps;    /* CBR/VBR target, default 2000 */
+    uint32_t crf;             /* CRF quality 0..51, default 23 (x264 and x265 default) */
+    char profile[16];         /* "baseline" "main" "high" (H.264), "main" (H.265); "" default */
+    char preset[16];          /* x264/x265 preset, default "veryfast" */
+    dvpp_venc_container container;
+    unsigned threads;         /* encoder threads, 0 = 1 */
+} dvpp_venc_opts;
+
+void dvpp_venc_opts_init(dvpp_venc_opts *o);
+
+typedef struct dvpp_venc dvpp_venc;
+
+/* An encoder writing into @out (caller-owned; appended to). DVPP_EINVAL for
+ * bad options (field named), DVPP_EUNSUPPORTED when libx264/libx265 is
+ * missing. */
+dvpp_status dvpp_venc_open(const dvpp_venc_opts *o, dvpp_buf *out, dvpp_venc **enc,
+                           dvpp_err *err);
+
+/* Encode one frame (NV12, NV21, I420, RGB or BGR, the opened size, any
+ * strides); @force_idr makes it an IDR frame. */
+dvpp_status dvpp_venc_frame(dvpp_venc *e, const dvpp_image *img, bool force_idr,
+                            dvpp_err *err);
+
+/* Flush (EOS) and finish the container; the stream is complete in @out. */
+dvpp_status dvpp_venc_finish(dvpp_venc *e, dvpp_err *err);
+
+/* Packets written so far, and how many were key frames. */
+uint64_t dvpp_venc_packets(const dvpp_venc *e, uint64_t *keyframes);
+
+/* Free (after finish or on error). NULL is a no-op. */
+void dvpp_venc_close(dvpp_venc *e);
+
+#endif
