@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "device/dvpp_batchjob.h"
+#include "device/dvpp_videojob.h"
 #include "dvpp_cpu.h"
 #include "dvpp_log.h"
 #include "dvppd_spec.h"
@@ -40,6 +42,32 @@
 
 typedef struct conn conn;
 typedef struct sjob sjob;
+typedef struct vchan vchan;
+
+/* A video channel (VideoOpen .. VideoClose). */
+struct vchan {
+    uint64_t id;
+    uint64_t open_id;            /* VideoOpen's id: frames and data carry it */
+    bool encode;
+    bool closing;                /* VideoClose or the connection's end */
+    unsigned busy;               /* jobs of this channel in flight */
+    /* decode */
+    dvpp_vdec_opts vdec;
+    bool has_pipe;
+    dvppd_spec spec;
+    ipc_ring *ring;              /* referenced */
+    uint32_t ring_id;
+    dvpp_buf bytes;              /* the stream so far */
+    /* encode */
+    dvpp_venc_opts eo;
+    dvpp_pixfmt infmt;
+    dvpp_venc *enc;              /* opened by the first frame's job */
+    dvpp_buf out;                /* the encoder's output (worker side) */
+    dvpp_stream *ds;             /* frames in order */
+    vchan *next;
+};
+
+
 
 /* A client stream: a device stream plus the bookkeeping StreamSync needs. */
 typedef struct sstream {
@@ -103,6 +131,8 @@ struct conn {
     uint64_t map_clock;
     dvpp_stream *idle[STREAM_POOL];  /* per-job streams kept for reuse */
     unsigned nidle;
+    vchan *channels;
+    uint64_t next_channel;
     /* the last spec parsed, for clients that repeat it */
     char *last_spec, *last_aipp;
     int last_kind;
@@ -110,7 +140,14 @@ struct conn {
     conn *next;
 };
 
-typedef enum job_type { JOB_SINGLE, JOB_BATCH, JOB_NOTICE } job_type;
+typedef enum job_type {
+    JOB_SINGLE, JOB_BATCH, JOB_NOTICE,
+    JOB_VDEC,      /* a decode channel's stream, decoded on a worker */
+    JOB_VFRAME,    /* one decoded frame in a slot: a VideoFrame to send */
+    JOB_VENC,      /* one raw frame through an encode channel */
+} job_type;
+
+
 
 /* A mapped input memfd (from the connection's cache, or its own). */
 typedef struct input_map {
@@ -147,9 +184,16 @@ struct sjob {
     dvpp_batchjob *bj;
     dvpp_batchjob_input *inputs;
     size_t n;
-    /* notices (HTTP deliveries) */
+    /* notices (HTTP deliveries, video frames) */
     ipc_slot_meta meta;
     uint32_t generation;
+    /* video */
+    vchan *vc;
+    dvpp_vframe vf;              /* JOB_VFRAME: the frame's facts */
+    dvpp_buf vdata;              /* JOB_VENC: the bytes this frame produced */
+    bool force_idr, eos;
+    uint64_t frames;             /* JOB_VDEC: frames delivered; JOB_VENC: packets */
+    uint64_t keyframes;          /* JOB_VENC */
 };
 
 typedef struct counters {
@@ -544,6 +588,7 @@ static void job_free(sjob *j)
     ipc_ring_unref(j->ring);
     free(j->inline_out);
     free(j->inputs);
+    dvpp_buf_fini(&j->vdata);
     dvpp_buf_fini(&j->out.encoded);
     if (j->env)
         dvpp__envelope__free_unpacked(j->env, NULL);
@@ -1064,6 +1109,10 @@ static void answer_notice(sjob *j)
     send_env(j->c, &e, NULL, 0);
 }
 
+static void send_video_frame(sjob *j);
+static void answer_video(sjob *j);
+static void vchan_settle(conn *c, vchan *ch);
+
 static void drain_done(dvppd_sock *s)
 {
     uint64_t v;
@@ -1087,12 +1136,25 @@ static void drain_done(dvppd_sock *s)
                 answer_single(j);
             else if (j->type == JOB_BATCH)
                 answer_batch(j);
+            else if (j->type == JOB_VFRAME)
+                send_video_frame(j);
+            else if (j->type == JOB_VDEC || j->type == JOB_VENC)
+                answer_video(j);
             else
                 answer_notice(j);
         }
-        if (j->type != JOB_NOTICE) {
+        if (j->type != JOB_NOTICE && j->type != JOB_VFRAME) {
             j->c->inflight--;
             atomic_fetch_sub(&s->inflight, 1);
+        }
+        if (j->type == JOB_VDEC || j->type == JOB_VENC) {
+            vchan *ch = j->vc;
+            ch->busy--;
+            if (j->type == JOB_VDEC)
+                ch->bytes.len = 0; /* the next stream starts afresh */
+            job_free(j);
+            vchan_settle(j->c, ch);
+            continue;
         }
         job_free(j);
     }
@@ -1468,6 +1530,538 @@ static void on_stats(conn *c, uint64_t id)
     send_env(c, &e, NULL, 0);
 }
 
+
+/* --- video channels ------------------------------------------------------------------ */
+
+static void vchan_free(conn *c, vchan *ch)
+{
+    vchan **pp = &c->channels;
+
+    while (*pp && *pp != ch)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = ch->next;
+    dvpp_stream_free(ch->ds);
+    dvpp_venc_close(ch->enc);
+    dvpp_buf_fini(&ch->out);
+    dvpp_buf_fini(&ch->bytes);
+    ipc_ring_unref(ch->ring);
+    free(ch);
+}
+
+static vchan *find_channel(conn *c, uint64_t id)
+{
+    vchan *ch = c->channels;
+
+    while (ch && (ch->id != id || ch->closing))
+        ch = ch->next;
+    return ch;
+}
+
+/* A channel whose last job finished after a close goes now. */
+static void vchan_settle(conn *c, vchan *ch)
+{
+    if (ch->closing && ch->busy == 0)
+        vchan_free(c, ch);
+}
+
+static dvpp_status decode_options(const Dvpp__VideoOpen *m, dvpp_vdec_opts *o, dvpp_err *err)
+{
+    dvpp_vdec_opts_init(o);
+    if (m->format[0] && (!dvpp_pixfmt_parse(m->format, &o->format) ||
+                         (o->format != DVPP_PIXEL_NV12 && o->format != DVPP_PIXEL_NV21 &&
+                          o->format != DVPP_PIXEL_RGB && o->format != DVPP_PIXEL_BGR)))
+        return dvpp_err_set(err, DVPP_EINVAL, "format", "frames are nv12, nv21, rgb or bgr");
+    if (m->fps < 0 || m->start_s < 0 || m->end_s < 0 || !isfinite(m->fps) ||
+        !isfinite(m->start_s) || !isfinite(m->end_s))
+        return dvpp_err_set(err, DVPP_EINVAL, "fps", "bad sampling values");
+    o->every = m->every ? m->every : 1;
+    o->fps = m->fps;
+    o->keyframes_only = m->keyframes_only;
+    o->start_s = m->start_s;
+    o->end_s = m->end_s;
+    o->max_frames = m->max_frames;
+    return DVPP_OK;
+}
+
+static dvpp_status encode_options(const Dvpp__VideoOpen *m, vchan *ch, dvpp_err *err)
+{
+    dvpp_venc_opts *o = &ch->eo;
+
+    dvpp_venc_opts_init(o);
+    if (m->codec[0] && !dvpp_video_codec_parse(m->codec, &o->codec))
+        return dvpp_err_set(err, DVPP_EINVAL, "codec", "codec h264 or h265");
+    if (m->rc[0] && !dvpp_venc_rc_parse(m->rc, &o->rc))
+        return dvpp_err_set(err, DVPP_EINVAL, "rc", "rc crf, cbr or vbr");
+    ch->infmt = DVPP_PIXEL_NV12;
+    if (m->input_format[0] && !dvpp_pixfmt_parse(m->input_format, &ch->infmt))
+        return dvpp_err_set(err, DVPP_EINVAL, "input_format", "unknown pixel format");
+    if (strlen(m->profile) >= sizeof(o->profile))
+        return dvpp_err_set(err, DVPP_EINVAL, "profile", "profile name too long");
+    o->width = m->width, o->height = m->height;
+    if (m->fps_num)
+        o->fps_num = m->fps_num, o->fps_den = m->fps_den ? m->fps_den : 1;
+    if (m->gop)
+        o->gop = m->gop;
+    if (m->bitrate_kbps)
+        o->bitrate_kbps = m->bitrate_kbps;
+    if (m->crf)
+        o->crf = m->crf;
+    memcpy(o->profile, m->profile, strlen(m->profile) + 1);
+    o->container = m->mp4 ? DVPP_VENC_MP4 : DVPP_VENC_ANNEXB;
+    if (o->width < 16 || o->height < 16 || o->width > 8192 || o->height > 8192 ||
+        (o->width & 1) || (o->height & 1))
+        return dvpp_err_set(err, DVPP_EINVAL, "width", "frames of even sides in 16..8192");
+    return DVPP_OK;
+}
+
+static void send_opened(conn *c, uint64_t id, uint64_t channel)
+{
+    Dvpp__Envelope e;
+    Dvpp__VideoOpened vo;
+
+    envelope_init(&e, id);
+    dvpp__video_opened__init(&vo);
+    vo.channel = channel;
+    e.body_case = DVPP__ENVELOPE__BODY_VIDEO_OPENED;
+    e.video_opened = &vo;
+    send_env(c, &e, NULL, 0);
+}
+
+static void on_video_open(conn *c, uint64_t id, const Dvpp__VideoOpen *m)
+{
+    vchan *ch = calloc(1, sizeof(*ch));
+    dvpp_err err;
+    dvpp_status st = DVPP_OK;
+
+    dvpp_err_clear(&err);
+    if (!ch) {
+        send_error(c, id, DVPP_ENOMEM, NULL, "video channel");
+        return;
+    }
+    if (atomic_load(&c->s->draining))
+        st = dvpp_err_set(&err, DVPP_ECANCELED, NULL, "the daemon is stopping");
+    else if (m->encode)
+        st = encode_options(m, ch, &err);
+    else if ((st = decode_options(m, &ch->vdec, &err)) == DVPP_OK) {
+        ipc_ring *r = conn_ring(c, m->ring);
+        if (!r)
+            st = dvpp_err_set(&err, DVPP_ENOTFOUND, "ring", "decoded frames go into a ring "
+                              "of this connection");
+        else {
+            ch->ring = r;
+            ipc_ring_ref(r);
+            ch->ring_id = m->ring;
+        }
+    }
+    if (st == DVPP_OK && !m->encode && m->spec[0]) {
+        dvppd_spec_env env = {DVPPD_SPEC_TENSOR, dvppd_aipp_find, (void *)c->s->aipp, NULL, 0};
+        st = dvppd_spec_from_json(&env, m->spec, strlen(m->spec), &ch->spec, &err);
+        ch->spec.pipe.input = DVPP_PIPE_IN_RAW;
+        ch->spec.pipe.raw = (dvpp_pipe_raw){ch->vdec.format, 16, 16, 0, 0};
+        if (st == DVPP_OK)
+            st = dvpp_pipeline_validate(&ch->spec.pipe, &c->s->limits, &err);
+        ch->has_pipe = true;
+    }
+    if (st == DVPP_OK && m->encode)
+        st = dvpp_stream_new(c->s->device, 0, &ch->ds, &err);
+    if (st != DVPP_OK) {
+        ipc_ring_unref(ch->ring);
+        dvpp_stream_free(ch->ds);
+        free(ch);
+        send_err(c, id, &err);
+        return;
+    }
+    ch->id = ++c->next_channel;
+    ch->open_id = id;
+    ch->encode = m->encode;
+    dvpp_buf_init(&ch->bytes);
+    dvpp_buf_init(&ch->out);
+    ch->next = c->channels;
+    c->channels = ch;
+    send_opened(c, id, ch->id);
+}
+
+/* --- decode: on a worker, frame by frame into the ring ---------------------------------- */
+
+/* A free slot, waiting for the consumer's releases up to the lease timeout
+ * (backpressure: frames are never dropped). */
+static dvpp_status wait_slot(sjob *j, dvpp_task *task, uint32_t *slot, dvpp_err *err)
+{
+    struct timespec ms = {0, 1000000};
+    uint64_t until = now_ms() + j->c->s->cfg.lease_timeout_ms;
+
+    for (;;) {
+        int rc = ipc_ring_acquire(j->vc->ring, slot);
+        if (rc == 0)
+            return DVPP_OK;
+        if (rc == -EPIPE)
+            return dvpp_err_set(err, DVPP_ECANCELED, "ring", "the ring was closed");
+        if (dvpp_task_canceled(task))
+            return dvpp_err_set(err, DVPP_ECANCELED, NULL, "canceled");
+        if (now_ms() > until)
+            return dvpp_err_set(err, DVPP_EAGAIN, "ring", "no slot was released for %u ms",
+                                j->c->s->cfg.lease_timeout_ms);
+        nanosleep(&ms, NULL);
+    }
+}
+
+typedef struct vdec_run {
+    sjob *j;
+    dvpp_task *task;
+    dvpp_worker *w;
+    dvpp_pipeline pipe;
+    bool planned;
+    dvpp_tensor t;               /* one frame's tensor (pipe) */
+} vdec_run;
+
+/* Write frame @f into @slot: its pixels, or the pipeline's output. */
+static dvpp_status fill_slot(vdec_run *v, const dvpp_vframe *f, uint32_t slot,
+                             sjob *n, dvpp_err *err)
+{
+    vchan *ch = v->j->vc;
+    uint8_t *dst = ipc_ring_payload(ch->ring, slot);
+    uint64_t cap = ipc_ring_slot_bytes(ch->ring);
+    dvpp_planes pl;
+    dvpp_status st = dvpp_image_planes(f->image, &pl, err);
+
+    if (st != DVPP_OK)
+        return st;
+    if (!ch->has_pipe) {
+        if (pl.total > cap)
+            return dvpp_err_set(err, DVPP_ENOSPC, "ring", "a frame has %zu bytes, a slot %llu",
+                                pl.total, (unsigned long long)cap);
+        memcpy(dst, f->image->data, pl.total);
+        n->out.image = *f->image;
+        n->out.image.data = NULL;
+        n->meta = (ipc_slot_meta){DVPP_RING_DTYPE_U8, DVPP_RING_LAYOUT_IMAGE, 1,
+                                  {(int64_t)pl.total}, pl.total, 1, 1, 0, 0};
+        return DVPP_OK;
+    }
+    v->pipe.raw = (dvpp_pipe_raw){f->image->format, f->image->width, f->image->height,
+                                  f->image->width_stride, f->image->height_stride};
+    if (!v->planned) {
+        dvpp_pipe_source src = {.width = f->image->width, .height = f->image->height};
+        dvpp_pipeline_plan plan;
+        st = dvpp_pipeline_plan_make(&v->pipe, &src, &plan, err);
+        if (st == DVPP_OK)
+            st = dvpp_tensor_init(&v->t, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w,
+                                  err);
+        if (st != DVPP_OK)
+            return st;
+        v->planned = true;
+    }
+    if (v->t.bytes > cap)
+        return dvpp_err_set(err, DVPP_ENOSPC, "ring", "a frame's tensor has %zu bytes, a "
+                            "slot %llu", v->t.bytes, (unsigned long long)cap);
+    memset(&n->out, 0, sizeof(n->out));
+    n->out.tensor = v->t;
+    n->out.tensor.data = dst;
+    st = dvpp_pipeline_run(v->w, &v->pipe, f->image->data, pl.total, &n->out, err);
+    if (st == DVPP_OK)
+        dvppd_slot_meta_tensor(&n->meta, &v->t, &n->out.geom);
+    return st;
+}
+
+static dvpp_status vdec_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
+{
+    vdec_run *v = ctx;
+    sjob *j = v->j, *n;
+    uint32_t slot = 0;
+    dvpp_status st = wait_slot(j, v->task, &slot, err);
+
+    if (st != DVPP_OK)
+        return st;
+    n = job_new(j->c, JOB_VFRAME, j->vc->open_id, NULL);
+    if (!n) {
+        ipc_ring_abort(j->vc->ring, slot);
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame notice");
+    }
+    st = fill_slot(v, f, slot, n, err);
+    if (st == DVPP_OK &&
+        ipc_ring_lease(j->vc->ring, slot, &n->meta,
+                       now_ms() + j->c->s->cfg.lease_timeout_ms, &n->generation) != 0)
+        st = dvpp_err_set(err, DVPP_ECANCELED, "ring", "the ring was closed");
+    else if (st != DVPP_OK)
+        ipc_ring_abort(j->vc->ring, slot);
+    if (st != DVPP_OK) {
+        job_free(n);
+        return st;
+    }
+    n->vc = j->vc;
+    n->ring = j->vc->ring;
+    ipc_ring_ref(n->ring);
+    n->ring_id = j->vc->ring_id;
+    n->slot = slot;
+    n->vf = *f;
+    n->vf.image = NULL;
+    n->has_slot = false;
+    n->spec.pipe.output = j->vc->has_pipe ? DVPP_PIPE_OUT_TENSOR : DVPP_PIPE_OUT_IMAGE;
+    j->frames++;
+    post_done(j->c->s, n);
+    return DVPP_OK;
+}
+
+static dvpp_status vdec_fn(dvpp_task *task, void *ctx, void *worker_state, dvpp_err *err)
+{
+    sjob *j = ctx;
+    vchan *ch = j->vc;
+    vdec_run v = {.j = j, .task = task, .w = worker_state};
+
+    if (!v.w)
+        return dvpp_err_set(err, DVPP_EINVAL, "device", "not a pipeline device");
+    if (ch->has_pipe)
+        v.pipe = ch->spec.pipe;
+    j->t_submit = dvpp_now_ns();
+    return dvpp_video_decode(ch->bytes.data, ch->bytes.len, &ch->vdec, &v.w->limits,
+                             vdec_sink, &v, NULL, err);
+}
+
+static void video_done(void *ctx, uint64_t ticket, dvpp_status st, const dvpp_err *err)
+{
+    sjob *j = ctx;
+
+    (void)ticket;
+    j->status = st;
+    if (st != DVPP_OK && err)
+        j->err = *err;
+    post_done(j->c->s, j);
+}
+
+/* Submit @j (JOB_VDEC or JOB_VENC) as a device job on @ds. */
+static dvpp_status submit_video(sjob *j, dvpp_stream *ds, dvpp_task_fn fn, dvpp_err *err)
+{
+    dvpp_job job = {.engine = DVPP_BATCHJOB_ENGINE, .fn = fn, .done = video_done, .ctx = j,
+                    .pixels = 1, .bytes = 0};
+
+    return dvpp_device_submit(ds, &job, NULL, err);
+}
+
+/* --- encode: frames in order on the channel's stream ------------------------------------ */
+
+static dvpp_status venc_fn(dvpp_task *task, void *ctx, void *worker_state, dvpp_err *err)
+{
+    sjob *j = ctx;
+    vchan *ch = j->vc;
+    dvpp_status st = DVPP_OK;
+
+    (void)task, (void)worker_state;
+    if (!ch->enc)
+        st = dvpp_venc_open(&ch->eo, &ch->out, &ch->enc, err);
+    if (st == DVPP_OK && j->in_len) {
+        dvpp_image img;
+        st = dvpp_image_init(&img, ch->infmt, ch->eo.width, ch->eo.height, 1, 1, err);
+        img.data = (uint8_t *)(uintptr_t)j->in;
+        img.size = j->in_len;
+        if (st == DVPP_OK)
+            st = dvpp_image_planes(&img, &(dvpp_planes){0}, err);
+        if (st == DVPP_OK)
+            st = dvpp_venc_frame(ch->enc, &img, j->force_idr, err);
+    }
+    if (st == DVPP_OK && j->eos)
+        st = dvpp_venc_finish(ch->enc, err);
+    if (st == DVPP_OK && ch->enc)
+        j->frames = dvpp_venc_packets(ch->enc, &j->keyframes);
+    /* Annex-B leaves as it is made; an MP4 is whole only at the end. */
+    if (st == DVPP_OK && (ch->eo.container == DVPP_VENC_ANNEXB || j->eos) && ch->out.len) {
+        st = dvpp_buf_append(&j->vdata, ch->out.data, ch->out.len);
+        ch->out.len = 0;
+    }
+    return st;
+}
+
+static void send_video_data(conn *c, sjob *j)
+{
+    Dvpp__Envelope e;
+    Dvpp__VideoData vd;
+    size_t off = 0, chunk = c->s->cfg.max_inline;
+
+    /* in packets of at most max_inline bytes (the socket's packet bound) */
+    do {
+        size_t n = j->vdata.len - off < chunk ? j->vdata.len - off : chunk;
+        envelope_init(&e, j->vc->open_id);
+        dvpp__video_data__init(&vd);
+        vd.channel = j->vc->id;
+        vd.data.data = j->vdata.data ? j->vdata.data + off : NULL;
+        vd.data.len = n;
+        vd.eos = j->eos && off + n == j->vdata.len;
+        vd.packets = j->frames;
+        vd.keyframes = j->keyframes;
+        e.body_case = DVPP__ENVELOPE__BODY_VIDEO_DATA;
+        e.video_data = &vd;
+        send_env(c, &e, NULL, 0);
+        off += n;
+    } while (off < j->vdata.len);
+}
+
+static void send_video_frame(sjob *j)
+{
+    Dvpp__Envelope e;
+    Dvpp__VideoFrame vf;
+    Dvpp__Result r;
+    Dvpp__TensorMeta meta;
+    Dvpp__Geom g;
+    int64_t shape[DVPP_RING_MAX_DIMS];
+
+    envelope_init(&e, j->id);
+    dvpp__video_frame__init(&vf);
+    dvpp__result__init(&r);
+    dvpp__tensor_meta__init(&meta);
+    dvpp__geom__init(&g);
+    r.origin = "video";
+    r.ring = j->ring_id;
+    r.slot = j->slot;
+    r.generation = j->generation;
+    r.offset = ipc_ring_payload_offset(j->ring, j->slot);
+    for (unsigned i = 0; i < j->meta.ndim; i++)
+        shape[i] = j->meta.shape[i];
+    meta.n_shape = j->meta.ndim;
+    meta.shape = shape;
+    meta.bytes = j->meta.byte_length;
+    if (j->spec.pipe.output == DVPP_PIPE_OUT_TENSOR) {
+        meta.dtype = (char *)dtype_name((dvpp_dtype)j->meta.dtype);
+        meta.layout = (char *)layout_name((dvpp_layout)j->meta.layout);
+    } else {
+        meta.dtype = "uint8";
+        meta.layout = "";
+        meta.format = (char *)dvpp_pixfmt_name(j->out.image.format);
+        meta.width = j->out.image.width;
+        meta.height = j->out.image.height;
+        meta.width_stride = j->out.image.width_stride;
+        meta.height_stride = j->out.image.height_stride;
+    }
+    g.scale_x = j->meta.scale_x, g.scale_y = j->meta.scale_y;
+    g.pad_x = j->meta.pad_x, g.pad_y = j->meta.pad_y;
+    r.meta = &meta;
+    r.geom = &g;
+    vf.channel = j->vc->id;
+    vf.result = &r;
+    vf.pts = j->vf.pts;
+    vf.index = j->vf.index;
+    vf.time_s = j->vf.time_s;
+    vf.key = j->vf.key;
+    e.body_case = DVPP__ENVELOPE__BODY_VIDEO_FRAME;
+    e.video_frame = &vf;
+    send_env(j->c, &e, NULL, 0);
+}
+
+/* Completion of a channel job, on the socket thread. */
+static void answer_video(sjob *j)
+{
+    conn *c = j->c;
+
+    if (j->type == JOB_VENC && j->status == DVPP_OK && (j->vdata.len || j->eos))
+        send_video_data(c, j);
+    if (j->status != DVPP_OK)
+        send_err(c, j->id, &j->err);
+    else if (j->type == JOB_VDEC || j->eos)
+        send_ack(c, j->id);
+}
+
+/* The packet's bytes: inline, or its sealed memfd mapped for the job. */
+static dvpp_status packet_bytes(sjob *j, const Dvpp__VideoPacket *m, const int *fds,
+                                int nfds, dvpp_err *err)
+{
+    if (!m->data_fd) {
+        j->in = m->data.data;
+        j->in_len = m->data.len;
+        return DVPP_OK;
+    }
+    if (nfds != 1)
+        return dvpp_err_set(err, DVPP_EINVAL, "data_fd", "one memfd expected");
+    j->maps = calloc(1, sizeof(*j->maps));
+    if (!j->maps)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "input");
+    j->nmaps = 1;
+    if (map_input(j->c, fds[0], m->data_len, &j->maps[0], err) != DVPP_OK)
+        return err ? err->status : DVPP_EINVAL;
+    j->in = j->maps[0].addr;
+    j->in_len = j->maps[0].len;
+    return DVPP_OK;
+}
+
+static dvpp_status video_packet(conn *c, sjob *j, vchan *ch, const Dvpp__VideoPacket *m,
+                                const int *fds, int nfds, dvpp_err *err)
+{
+    dvpp_status st = packet_bytes(j, m, fds, nfds, err);
+
+    j->vc = ch;
+    j->eos = m->eos;
+    j->force_idr = m->force_idr;
+    if (st != DVPP_OK)
+        return st;
+    if (ch->encode)
+        return submit_video(j, ch->ds, venc_fn, err);
+    if (ch->busy)
+        return dvpp_err_set(err, DVPP_EBUSY, "channel", "the stream is being decoded");
+    if (ch->bytes.len + j->in_len > c->s->limits.max_video_bytes)
+        return dvpp_err_set(err, DVPP_ELIMIT, "max_video_bytes", "the stream passes "
+                            "max_video_bytes (%llu)",
+                            (unsigned long long)c->s->limits.max_video_bytes);
+    if (j->in_len && dvpp_buf_append(&ch->bytes, j->in, j->in_len) != DVPP_OK)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "stream buffer");
+    unmap_inputs(j);
+    if (!m->eos)
+        return DVPP_EBUSY; /* kept; nothing to run yet (not an error) */
+    if (c->nidle)
+        j->own_stream = c->idle[--c->nidle];
+    else if (dvpp_stream_new(c->s->device, 0, &j->own_stream, err) != DVPP_OK)
+        return err->status;
+    return submit_video(j, j->own_stream, vdec_fn, err);
+}
+
+static void on_video_packet(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
+{
+    const Dvpp__VideoPacket *m = env->video_packet;
+    uint64_t id = env->id;
+    vchan *ch = find_channel(c, m->channel);
+    dvpp_err err;
+    dvpp_status st;
+    sjob *j;
+
+    dvpp_err_clear(&err);
+    if (nfds != (m->data_fd ? 1 : 0)) {
+        dvpp__envelope__free_unpacked(env, NULL);
+        violation(c, id, "the packet's fds do not match VideoPacket.data_fd");
+        return;
+    }
+    st = ch ? admit(c, &err)
+            : dvpp_err_set(&err, DVPP_ENOTFOUND, "channel", "no such video channel");
+    j = st == DVPP_OK ? job_new(c, ch->encode ? JOB_VENC : JOB_VDEC, id, env) : NULL;
+    if (st == DVPP_OK && !j)
+        st = dvpp_err_set(&err, DVPP_ENOMEM, NULL, "video job");
+    if (!j)
+        dvpp__envelope__free_unpacked(env, NULL);
+    if (st == DVPP_OK)
+        st = video_packet(c, j, ch, m, fds, nfds, &err);
+    if (st == DVPP_EBUSY && err.status == DVPP_OK) { /* a chunk kept for later */
+        job_free(j);
+        return;
+    }
+    if (st != DVPP_OK) {
+        send_err(c, id, &err);
+        if (j)
+            job_free(j);
+        return;
+    }
+    ch->busy++;
+    c->inflight++;
+    atomic_fetch_add(&c->s->inflight, 1);
+}
+
+static void on_video_close(conn *c, uint64_t id, uint64_t channel)
+{
+    vchan *ch = find_channel(c, channel);
+
+    if (!ch) {
+        send_error(c, id, DVPP_ENOTFOUND, "channel", "no such video channel");
+        return;
+    }
+    ch->closing = true;
+    vchan_settle(c, ch);
+    send_ack(c, id);
+}
+
 /* --- packets ------------------------------------------------------------------------ */
 
 /* Handle one decoded packet; takes @env. */
@@ -1475,7 +2069,8 @@ static void dispatch(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
 {
     uint64_t id = env->id;
     bool takes_fds = env->body_case == DVPP__ENVELOPE__BODY_SUBMIT ||
-                     env->body_case == DVPP__ENVELOPE__BODY_BATCH_SUBMIT;
+                     env->body_case == DVPP__ENVELOPE__BODY_BATCH_SUBMIT ||
+                     env->body_case == DVPP__ENVELOPE__BODY_VIDEO_PACKET;
 
     if (nfds && !takes_fds) {
         dvpp__envelope__free_unpacked(env, NULL);
@@ -1493,6 +2088,9 @@ static void dispatch(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
         return;
     case DVPP__ENVELOPE__BODY_BATCH_SUBMIT:
         on_batch_submit(c, env, fds, nfds); /* takes env */
+        return;
+    case DVPP__ENVELOPE__BODY_VIDEO_PACKET:
+        on_video_packet(c, env, fds, nfds); /* takes env */
         return;
     case DVPP__ENVELOPE__BODY_HELLO:
         if (c->hello)
@@ -1533,10 +2131,10 @@ static void dispatch(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
         on_stats(c, id);
         break;
     case DVPP__ENVELOPE__BODY_VIDEO_OPEN:
-    case DVPP__ENVELOPE__BODY_VIDEO_PACKET:
+        on_video_open(c, id, env->video_open);
+        break;
     case DVPP__ENVELOPE__BODY_VIDEO_CLOSE:
-        send_error(c, id, DVPP_EUNSUPPORTED, "video",
-                   "video channels arrive with the video milestone");
+        on_video_close(c, id, env->video_close->channel);
         break;
     default:
         violation(c, id, "not a request the daemon takes");
@@ -1687,6 +2285,8 @@ static void conn_release(conn *c)
     }
     while (c->nidle)
         dvpp_stream_free(c->idle[--c->nidle]);
+    while (c->channels)
+        vchan_free(c, c->channels);
     cache_drop_all(c);
     free(c->last_spec);
     free(c->last_aipp);

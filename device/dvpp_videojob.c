@@ -1,0 +1,218 @@
+/* dvpp_videojob: VDEC + per-frame pipeline into one T-frame batch. */
+#include "dvpp_videojob.h"
+
+#include <string.h>
+
+#include "dvpp_mem.h"
+
+void dvpp_video_request_init(dvpp_video_request *rq)
+{
+    memset(rq, 0, sizeof(*rq));
+    dvpp_vdec_opts_init(&rq->vdec);
+    dvpp_pipeline_init(&rq->pipe);
+}
+
+typedef struct vjob {
+    dvpp_worker *w;
+    const dvpp_video_request *rq;
+    dvpp_pipeline pipe;          /* rq->pipe with the frame as raw input */
+    dvpp_pipeline_out po;
+    dvpp_buf *out;
+    dvpp_video_result *res;
+    size_t cap;                  /* frame info slots */
+    uint64_t max_bytes;
+    uint32_t sc, sh, sw;         /* TENSOR: one slice's shape */
+} vjob;
+
+static dvpp_status note_frame(vjob *j, const dvpp_vframe *f, dvpp_err *err)
+{
+    dvpp_video_result *r = j->res;
+
+    if (r->frames == j->cap) {
+        size_t cap = j->cap ? j->cap * 2 : 64;
+        dvpp_video_frame_info *n = dvpp_malloc(cap * sizeof(*n));
+        if (!n)
+            return dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame list");
+        if (r->frames)
+            memcpy(n, r->frame, r->frames * sizeof(*n));
+        dvpp_free(r->frame, j->cap * sizeof(*n));
+        r->frame = n;
+        j->cap = cap;
+    }
+    r->frame[r->frames] = (dvpp_video_frame_info){f->index, f->pts, f->time_s, f->key};
+    return DVPP_OK;
+}
+
+/* Room for one more slice of @bytes at the end of @out. */
+static dvpp_status room(vjob *j, size_t bytes, dvpp_err *err)
+{
+    if (j->out->len + bytes > j->max_bytes)
+        return dvpp_err_set(err, DVPP_ELIMIT, "max_frames", "the batch would pass %llu bytes "
+                            "after %llu frames: sample fewer frames (every, fps, max_frames)",
+                            (unsigned long long)j->max_bytes,
+                            (unsigned long long)j->res->frames);
+    if (dvpp_buf_reserve(j->out, bytes) != DVPP_OK)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the frames");
+    return DVPP_OK;
+}
+
+/* A frame as pixels: its bytes as laid out (VDEC strides). */
+static dvpp_status copy_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
+{
+    dvpp_video_result *r = j->res;
+    dvpp_planes pl;
+    dvpp_status st = dvpp_image_planes(img, &pl, err);
+
+    if (st != DVPP_OK)
+        return st;
+    if (r->frames == 0) {
+        r->image = *img;
+        r->image.data = NULL;
+        r->image.size = pl.total;
+        r->slice_bytes = pl.total;
+    } else if (img->width != r->image.width || img->height != r->image.height) {
+        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "video", "the frame size changes at frame "
+                            "%llu", (unsigned long long)r->frames);
+    }
+    st = room(j, pl.total, err);
+    if (st == DVPP_OK)
+        st = dvpp_buf_append(j->out, img->data, pl.total);
+    return st;
+}
+
+/* The first frame fixes the slice: the pipeline's output for that size. */
+static dvpp_status plan_slice(vjob *j, dvpp_err *err)
+{
+    dvpp_video_result *r = j->res;
+    dvpp_pipe_source src = {.width = j->pipe.raw.width, .height = j->pipe.raw.height};
+    dvpp_pipeline_plan plan;
+    dvpp_status st = dvpp_pipeline_plan_make(&j->pipe, &src, &plan, err);
+
+    if (st != DVPP_OK)
+        return st;
+    r->geom = plan.geom;
+    if (j->pipe.output == DVPP_PIPE_OUT_TENSOR) {
+        dvpp_tensor t;
+        st = dvpp_tensor_init(&t, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w, err);
+        j->sc = plan.c, j->sh = plan.h, j->sw = plan.w;
+        r->is_tensor = true;
+        r->tensor = t;
+        r->slice_bytes = t.bytes;
+        return st;
+    }
+    st = dvpp_image_init(&r->image, plan.out_format, plan.img_w, plan.img_h,
+                         j->pipe.out_align_w, j->pipe.out_align_h, err);
+    r->image.size = plan.out_bytes;
+    r->slice_bytes = plan.out_bytes;
+    return st;
+}
+
+static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
+{
+    dvpp_video_result *r = j->res;
+    dvpp_planes pl;
+    dvpp_status st = dvpp_image_planes(img, &pl, err);
+
+    if (st != DVPP_OK)
+        return st;
+    j->pipe.input = DVPP_PIPE_IN_RAW;
+    j->pipe.raw = (dvpp_pipe_raw){img->format, img->width, img->height, img->width_stride,
+                                  img->height_stride};
+    if (r->frames == 0) {
+        st = plan_slice(j, err);
+        if (st != DVPP_OK)
+            return st;
+    }
+    st = room(j, r->slice_bytes, err);
+    if (st != DVPP_OK)
+        return st;
+    memset(&j->po, 0, sizeof(j->po));
+    if (r->is_tensor) {
+        j->po.tensor = r->tensor;
+        j->po.tensor.data = j->out->data + j->out->len;
+    } else {
+        j->po.image.data = j->out->data + j->out->len;
+        j->po.image.size = r->slice_bytes;
+    }
+    st = dvpp_pipeline_run(j->w, &j->pipe, img->data, pl.total, &j->po, err);
+    if (st != DVPP_OK) {
+        char msg[DVPP_ERR_LEN];
+        memcpy(msg, err ? err->msg : "", err ? sizeof(msg) : 1);
+        return dvpp_err_set(err, st, err ? err->field : NULL, "frame %llu: %.200s",
+                            (unsigned long long)r->frames, msg);
+    }
+    j->out->len += r->slice_bytes;
+    return DVPP_OK;
+}
+
+static dvpp_status on_frame(void *ctx, const dvpp_vframe *f, dvpp_err *err)
+{
+    vjob *j = ctx;
+    dvpp_status st = note_frame(j, f, err);
+
+    if (st == DVPP_OK)
+        st = j->rq->has_pipe ? pipe_frame(j, f->image, err) : copy_frame(j, f->image, err);
+    if (st == DVPP_OK)
+        j->res->frames++;
+    return st;
+}
+
+dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
+                           const dvpp_video_request *rq, dvpp_buf *out,
+                           dvpp_video_result *res, dvpp_err *err)
+{
+    vjob j;
+    dvpp_status st;
+
+    memset(res, 0, sizeof(*res));
+    memset(&j, 0, sizeof(j));
+    j.w = w;
+    j.rq = rq;
+    j.out = out;
+    j.res = res;
+    j.max_bytes = w->limits.max_decode_memory * 4;
+    if (rq->has_pipe) {
+        j.pipe = rq->pipe;
+        j.pipe.input = DVPP_PIPE_IN_RAW;
+        j.pipe.raw = (dvpp_pipe_raw){rq->vdec.format, 16, 16, 0, 0};
+        if (j.pipe.output == DVPP_PIPE_OUT_IMAGE && j.pipe.encoding != DVPP_PIPE_ENC_NONE)
+            return dvpp_err_set(err, DVPP_EINVAL, "output",
+                                "frames come out as tensors or raw pixels");
+        st = dvpp_pipeline_validate(&j.pipe, &w->limits, err);
+        if (st != DVPP_OK)
+            return st;
+    }
+    st = dvpp_video_decode(data, len, &rq->vdec, &w->limits, on_frame, &j, &res->info, err);
+    if (st == DVPP_OK && res->is_tensor) {
+        dvpp_tensor t;
+        st = dvpp_tensor_init(&t, res->tensor.dtype, res->tensor.layout, (uint32_t)res->frames,
+                              j.sc, j.sh, j.sw, err);
+        t.data = out->data;
+        res->tensor = t;
+    }
+    if (st != DVPP_OK) {
+        dvpp_free(res->frame, j.cap * sizeof(*res->frame));
+        res->frame = NULL;
+        res->frames = 0;
+        return st;
+    }
+    /* The list is exactly @frames long from here on (see the header). */
+    if (res->frame && j.cap != res->frames) {
+        dvpp_video_frame_info *n = dvpp_malloc(res->frames * sizeof(*n));
+        if (!n) {
+            dvpp_free(res->frame, j.cap * sizeof(*n));
+            res->frame = NULL;
+            return dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame list");
+        }
+        memcpy(n, res->frame, res->frames * sizeof(*n));
+        dvpp_free(res->frame, j.cap * sizeof(*n));
+        res->frame = n;
+    }
+    return DVPP_OK;
+}
+
+void dvpp_video_result_fini(dvpp_video_result *res)
+{
+    dvpp_free(res->frame, res->frames * sizeof(*res->frame));
+    res->frame = NULL;
+}

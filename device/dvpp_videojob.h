@@ -1,0 +1,68 @@
+/* dvpp_videojob: a video through VDEC and, per kept frame, the VPC + AIPP
+ * stages of a dvpp_pipeline, into one batch (T frames).
+ *
+ * The frames are decoded by dvpp_video_decode (codecs/dvpp_video.h) with
+ * the request's sampling; each kept frame is either copied out as pixels
+ * (NV12/NV21 with VDEC strides, or RGB/BGR) or run through @pipe as raw
+ * input (the frame's format and strides; the pipeline's own input fields
+ * are replaced) into slice t of a T x C x H x W tensor (TENSOR output) or
+ * as an image of T images. The output grows in @out as frames arrive: T is
+ * known only at the end (max_frames bounds it).
+ *
+ * Ownership: @out is the caller's (dvpp_buf, appended to). @frames (per
+ * kept frame: index, pts, time, key) is allocated here; free with
+ * dvpp_free(frames, n * sizeof(*frames)).
+ * Thread-safety: one call per worker at a time (the worker's buffers are
+ * used for the per-frame pipeline).
+ */
+#ifndef DVPP_VIDEOJOB_H
+#define DVPP_VIDEOJOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dvpp_pipeline.h"
+#include "dvpp_video.h"
+
+typedef struct dvpp_video_request {
+    dvpp_vdec_opts vdec;      /* sampling and the decoded frame format */
+    bool has_pipe;            /* run @pipe on every kept frame */
+    dvpp_pipeline pipe;       /* input fields are set per frame; TENSOR or
+                                 unencoded IMAGE output */
+} dvpp_video_request;
+
+void dvpp_video_request_init(dvpp_video_request *rq);
+
+typedef struct dvpp_video_frame_info {
+    uint64_t index;           /* decoded frame number */
+    int64_t pts;
+    double time_s;
+    bool key;
+} dvpp_video_frame_info;
+
+typedef struct dvpp_video_result {
+    dvpp_video_info info;     /* the stream */
+    uint64_t frames;          /* T: frames kept */
+    /* TENSOR output: the T x ... tensor's descriptor (data = out->data) */
+    bool is_tensor;
+    dvpp_tensor tensor;
+    /* frames or pipeline images: each slice's image geometry (all equal) */
+    dvpp_image image;         /* data NULL; size = one slice */
+    size_t slice_bytes;
+    dvpp_video_frame_info *frame;  /* [frames], allocated (see header) */
+    dvpp_pipe_geom geom;      /* of the pipeline, when has_pipe */
+} dvpp_video_result;
+
+/* Decode @data with @rq into @out. Errors: those of dvpp_video_decode and
+ * dvpp_pipeline_run (for a frame: the message names it), DVPP_EINVAL for a
+ * pipeline whose output is encoded, DVPP_ELIMIT when @out would pass
+ * @lim->max_decode_memory x 4 (the batch's memory cap), DVPP_ENOMEM. On
+ * error @res->frame is NULL and @out holds whatever was written. */
+dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
+                           const dvpp_video_request *rq, dvpp_buf *out,
+                           dvpp_video_result *res, dvpp_err *err);
+
+void dvpp_video_result_fini(dvpp_video_result *res);
+
+#endif
