@@ -339,7 +339,7 @@ install: all
 	install -m 0644 $(wildcard core/dvpp_*.h codecs/dvpp_*.h) \
 		$(DESTDIR)$(PREFIX)/include/dvpp/
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include/dvpp\n\nName: libdvpp\nDescription: dvppd media preprocessing library\nVersion: %s\nRequires.private: libjpeg libpng16\nLibs: -L$${libdir} -ldvpp -lpthread -lm\nCflags: -I$${includedir}\n' \
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include/dvpp\n\nName: libdvpp\nDescription: dvppd media preprocessing library\nVersion: %s\nRequires.private: libjpeg libpng16 jansson libavformat libavcodec libswscale libavutil\nLibs: -L$${libdir} -ldvpp -lpthread -lm\nCflags: -I$${includedir}\n' \
 		'$(PREFIX)' '$(VERSION)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libdvpp.pc
 	install -m 0644 $(CLIENT_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(CLIENT_SO) $(DESTDIR)$(PREFIX)/lib/
