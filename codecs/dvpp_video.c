@@ -202,11 +202,14 @@ static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
     case AV_CODEC_ID_HEVC:
         d->codec = DVPP_VIDEO_H265;
         break;
-    default:
+    default: {
+        /* Read the name before demux_close frees the context. */
+        enum AVCodecID id = d->fmt->streams[d->stream]->codecpar->codec_id;
         demux_close(d);
         return dvpp_err_set(err, DVPP_EUNSUPPORTED, "codec",
                             "video codec %s: dvppd decodes H.264 and H.265",
-                            avcodec_get_name(d->fmt->streams[d->stream]->codecpar->codec_id));
+                            avcodec_get_name(id));
+    }
     }
     return DVPP_OK;
 }
@@ -320,7 +323,8 @@ static dvpp_status open_decoder(vdec *v, dvpp_err *err)
     return DVPP_OK;
 }
 
-static double frame_time(const vdec *v, const AVFrame *f)
+/* The time of decoded frame @n: its pts, else n / fps. */
+static double frame_time(const vdec *v, const AVFrame *f, uint64_t n)
 {
     const AVStream *st = v->d.fmt->streams[v->d.stream];
     int64_t ts = f->best_effort_timestamp;
@@ -329,7 +333,7 @@ static double frame_time(const vdec *v, const AVFrame *f)
         int64_t start = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
         return (double)(ts - start) * av_q2d(st->time_base);
     }
-    return v->fps > 0 ? (double)v->decoded / v->fps : (double)v->decoded;
+    return v->fps > 0 ? (double)n / v->fps : (double)n;
 }
 
 /* The sampling rules, as ffmpeg's select filter evaluates them per decoded
@@ -344,7 +348,9 @@ static bool keep_frame(vdec *v, uint64_t n, double t, bool key)
         return false;
     if (t < o->start_s || (o->end_s > 0 && t > o->end_s))
         return false;
-    if (o->fps > 0 && v->have_prev && t - v->prev_kept_t < 1.0 / o->fps)
+    /* The epsilon absorbs the rounding of pts x time_base: at 30 fps,
+     * fps=5 keeps every 6th frame, not the 19th after the 12th. */
+    if (o->fps > 0 && v->have_prev && t - v->prev_kept_t < 1.0 / o->fps - 1e-9)
         return false;
     return true;
 }
@@ -394,10 +400,16 @@ static dvpp_status take_frame(vdec *v, dvpp_err *err)
 {
     const AVFrame *f = v->frame;
     uint64_t n = v->decoded++;
-    double t = frame_time(v, f);
+    double t = frame_time(v, f, n);
     dvpp_vframe vf;
     dvpp_status st;
 
+    if (v->o->check) {
+        dvpp_status stop = v->o->check(v->o->check_ctx);
+        if (stop != DVPP_OK)
+            return dvpp_err_set(err, stop, NULL, "decoding stopped at frame %llu: %s",
+                                (unsigned long long)n, dvpp_strerror(stop));
+    }
     if (v->decoded > v->lim->max_video_frames)
         return dvpp_err_set(err, DVPP_ELIMIT, "max_video_frames",
                             "more than %u frames (max_video_frames)",

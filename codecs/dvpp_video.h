@@ -70,9 +70,14 @@ typedef struct dvpp_vdec_opts {
     uint32_t every;           /* keep frame n when n % every == 0 (0, 1: all) */
     double fps;               /* keep a frame when >= 1/fps after the last kept */
     bool keyframes_only;
-    double start_s, end_s;    /* keep pts in [start, end) seconds; end 0 = open */
+    double start_s, end_s;    /* keep pts in [start, end] seconds; end 0 = open */
     uint32_t max_frames;      /* stop after this many kept frames (0: no cap) */
     unsigned threads;         /* decoder threads, 0 = 1 */
+    /* Polled once per decoded frame (may be NULL): a status other than
+     * DVPP_OK stops decoding and is returned (a canceled job, a passed
+     * deadline: DVPP_ECANCELED, DVPP_ETIMEDOUT). */
+    dvpp_status (*check)(void *ctx);
+    void *check_ctx;
 } dvpp_vdec_opts;
 
 void dvpp_vdec_opts_init(dvpp_vdec_opts *o);

@@ -21,6 +21,7 @@ typedef struct vjob {
     dvpp_video_result *res;
     size_t cap;                  /* frame info slots */
     uint64_t max_bytes;
+    size_t base;                 /* out->len at the start: the batch follows it */
     uint32_t sc, sh, sw;         /* TENSOR: one slice's shape */
 } vjob;
 
@@ -46,7 +47,7 @@ static dvpp_status note_frame(vjob *j, const dvpp_vframe *f, dvpp_err *err)
 /* Room for one more slice of @bytes at the end of @out. */
 static dvpp_status room(vjob *j, size_t bytes, dvpp_err *err)
 {
-    if (j->out->len + bytes > j->max_bytes)
+    if (j->out->len - j->base + bytes > j->max_bytes)
         return dvpp_err_set(err, DVPP_ELIMIT, "max_frames", "the batch would pass %llu bytes "
                             "after %llu frames: sample fewer frames (every, fps, max_frames)",
                             (unsigned long long)j->max_bytes,
@@ -171,6 +172,7 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
     j.out = out;
     j.res = res;
     j.max_bytes = w->limits.max_decode_memory * 4;
+    j.base = out->len;
     if (rq->has_pipe) {
         j.pipe = rq->pipe;
         j.pipe.input = DVPP_PIPE_IN_RAW;
@@ -187,7 +189,7 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
         dvpp_tensor t;
         st = dvpp_tensor_init(&t, res->tensor.dtype, res->tensor.layout, (uint32_t)res->frames,
                               j.sc, j.sh, j.sw, err);
-        t.data = out->data;
+        t.data = out->data ? out->data + j.base : NULL;
         res->tensor = t;
     }
     if (st != DVPP_OK) {

@@ -22,6 +22,8 @@
 #include "dvpp_jpeg.h"
 #include "dvpp_log.h"
 #include "dvpp_npy.h"
+#include "dvpp_video.h"
+#include "device/dvpp_videojob.h"
 #include "dvppd_jobs.h"
 #include "dvppd_sock.h"
 #include "dvppd_spec.h"
@@ -167,6 +169,9 @@ typedef struct part {
     dvpp_buf data;
 } part;
 
+struct video;
+static void video_free(struct video *v);
+
 typedef struct req {
     dvppd_http *h;
     struct MHD_Connection *conn;
@@ -196,6 +201,7 @@ typedef struct req {
     dvpp_batchjob_input *inputs;
     size_t ninputs;
     dvppd_ring_ticket ticket;          /* ?ring=NAME: the slot written */
+    struct video *vid;                 /* the video routes' job, else NULL */
     uint64_t t_submit;
     pthread_mutex_t mu;                /* guards the three below */
     bool suspended, done;
@@ -243,6 +249,7 @@ static void req_free(req *r)
      * died between submit and suspend, which libmicrohttpd cannot do). */
     dvpp_stream_free(r->stream);
     dvpp_batchjob_free(r->bj);
+    video_free(r->vid);
     if (r->ticket.ring) /* reserved, never answered: give the slot back */
         dvppd_sock_ring_deliver(r->h->sock, &r->ticket, false, NULL, NULL);
     if (r->pp)
@@ -396,6 +403,8 @@ static const route_def k_routes[] = {
     {"/readyz", "GET", DVPPD_ROUTE_READYZ},
     {"/metrics", "GET", DVPPD_ROUTE_METRICS},
     {"/v1/info", "GET", DVPPD_ROUTE_INFO},
+    {"/v1/video/decode", "POST", DVPPD_ROUTE_VIDEO_DECODE},
+    {"/v1/video/encode", "POST", DVPPD_ROUTE_VIDEO_ENCODE},
 };
 
 static bool method_is(const char *m, const char *want)
@@ -449,9 +458,14 @@ static bool route_request(req *r, const char *url, const char *method,
     return false;
 }
 
+static bool route_is_video(dvppd_route r)
+{
+    return r == DVPPD_ROUTE_VIDEO_DECODE || r == DVPPD_ROUTE_VIDEO_ENCODE;
+}
+
 static bool route_has_body(dvppd_route r)
 {
-    return r <= DVPPD_ROUTE_JOBS;
+    return r <= DVPPD_ROUTE_JOBS || route_is_video(r);
 }
 
 static bool route_is_batch(dvppd_route r)
@@ -516,7 +530,12 @@ static enum MHD_Result start_body(req *r, bool *answered)
     char msg[160];
 
     *answered = true;
-    r->limit = route_is_batch(r->route) ? r->h->cfg.max_batch_bytes : r->h->max_body;
+    /* A video is bounded by limits.max_video_bytes; the frames of an encode
+     * are raw pixels, bounded as a batch of images is. */
+    r->limit = r->route == DVPPD_ROUTE_VIDEO_DECODE ? r->h->limits.max_video_bytes
+               : route_is_batch(r->route) || r->route == DVPPD_ROUTE_VIDEO_ENCODE
+                   ? r->h->cfg.max_batch_bytes
+                   : r->h->max_body;
     if (cl) {
         char *end;
         errno = 0;
@@ -1308,6 +1327,965 @@ static enum MHD_Result serve_job(req *r, const char *method)
     return ret;
 }
 
+/* --- video ----------------------------------------------------------------------------- */
+
+/* POST /v1/video/decode and /v1/video/encode. The HTTP thread parses the
+ * parameters (and, for an encode, the .npy header: no pixel is touched);
+ * the codec work is one dvpp_job on DVPP_BATCHJOB_ENGINE, whose worker
+ * state is the channel's dvpp_worker (dvpp_video_run needs it for the
+ * per-frame pipeline). The connection is suspended meanwhile, exactly as
+ * for a single image. The answer's bytes grow in a dvpp_buf on the worker
+ * and are handed to libmicrohttpd as they are (an iovec of the .npy header
+ * and the buffer): a video's frames are never copied on an HTTP thread. */
+
+#define VIDEO_MAX_THREADS 16   /* codec threads one request may ask for */
+#define VIDEO_MAX_ALIGN 4096   /* stride alignment, pixels or rows */
+
+typedef enum vout_kind {
+    VOUT_NPY,   /* .npy of the frames or the tensor */
+    VOUT_RAW,   /* the same bytes without the header */
+    VOUT_JPEG,  /* multipart/mixed of JPEG frames */
+} vout_kind;
+
+/* The answer's body, owned by the request until it is handed to
+ * libmicrohttpd, then freed by vout_free when the response is. */
+typedef struct vout {
+    char head[DVPP_NPY_HEADER_MAX]; /* the .npy header */
+    size_t head_len;                /* 0: no header */
+    dvpp_buf body;                  /* frames, tensor, stream or multipart */
+} vout;
+
+/* One video request: its parameters (parsed on the HTTP thread), then what
+ * the job made (written on the worker, read after finish()). */
+typedef struct video {
+    bool encode;                    /* /v1/video/encode */
+    const uint8_t *in;              /* the video or the frames (borrowed body) */
+    size_t in_len;                  /* bytes at @in */
+    vout *out;                      /* the answer's body; NULL once handed over */
+    dvpp_task *task;                /* the running job (decode: polled per frame) */
+    uint64_t started_ns;            /* when the job started on its worker */
+    uint64_t run_ns;                /* how long it ran */
+    /* decode */
+    vout_kind kind;                 /* out= */
+    int quality;                    /* out=jpeg: JPEG quality */
+    dvpp_video_request rq;          /* sampling, frame format, pipeline */
+    dvpp_video_result res;          /* the stream, T, geometry, frame list */
+    char boundary[48];              /* out=jpeg: the multipart boundary */
+    /* encode */
+    dvpp_venc_opts eo;              /* the encoder's settings */
+    dvpp_image frame;               /* one input frame's geometry (data NULL) */
+    size_t frame_bytes;             /* bytes of one input frame */
+    uint64_t nframes;               /* T frames in */
+    bool *idr;                      /* [nframes]: frames forced to IDR */
+    bool rc_set;                    /* rc= given */
+    bool bitrate_set;               /* bitrate= given */
+    bool crf_set;                   /* crf= given */
+    uint64_t packets;               /* packets out */
+    uint64_t keyframes;             /* of them, key frames */
+} video;
+
+static void vout_free(void *cls)
+{
+    vout *o = cls;
+
+    if (!o)
+        return;
+    dvpp_buf_fini(&o->body);
+    free(o);
+}
+
+static void video_free(video *v)
+{
+    if (!v)
+        return;
+    vout_free(v->out);
+    dvpp_video_result_fini(&v->res);
+    free(v->idr);
+    free(v);
+}
+
+/* --- parameters --- */
+
+static bool parse_uint(const char *v, uint64_t max, uint64_t *out)
+{
+    unsigned long long n;
+    char *end;
+
+    if (!v || *v < '0' || *v > '9')
+        return false;
+    errno = 0;
+    n = strtoull(v, &end, 10);
+    if (errno || *end || n > max)
+        return false;
+    *out = n;
+    return true;
+}
+
+static bool parse_u32v(const char *v, uint32_t max, uint32_t *out)
+{
+    uint64_t n;
+
+    if (!parse_uint(v, max, &n))
+        return false;
+    *out = (uint32_t)n;
+    return true;
+}
+
+/* A finite number >= 0. */
+static bool parse_seconds(const char *v, double *out)
+{
+    char *end;
+
+    if (!v || !*v || *v == '-' || *v == '+')
+        return false;
+    errno = 0;
+    *out = strtod(v, &end);
+    return !errno && !*end && *out >= 0 && *out < 1e9;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+    if (!v || !*v || !strcmp(v, "1") || !strcmp(v, "true"))
+        return *out = true, true;
+    if (!strcmp(v, "0") || !strcmp(v, "false"))
+        return *out = false, true;
+    return false;
+}
+
+/* "WxH", both 1..@max. */
+static bool parse_wxh(const char *v, uint32_t max, uint32_t *w, uint32_t *h)
+{
+    char a[16];
+    const char *x = v ? strchr(v, 'x') : NULL;
+
+    if (!x || x == v || (size_t)(x - v) >= sizeof(a))
+        return false;
+    memcpy(a, v, (size_t)(x - v));
+    a[x - v] = '\0';
+    return parse_u32v(a, max, w) && parse_u32v(x + 1, max, h) && *w && *h;
+}
+
+/* "N" or "N/D" frames per second. */
+static bool parse_rate(const char *v, uint32_t *num, uint32_t *den)
+{
+    char a[16];
+    const char *slash = v ? strchr(v, '/') : NULL;
+
+    *den = 1;
+    if (!slash)
+        return parse_u32v(v, 240, num) && *num;
+    if ((size_t)(slash - v) >= sizeof(a))
+        return false;
+    memcpy(a, v, (size_t)(slash - v));
+    a[slash - v] = '\0';
+    return parse_u32v(a, 240000, num) && parse_u32v(slash + 1, 100000, den) && *num &&
+           *den;
+}
+
+static dvpp_status bad_param(dvpp_err *err, const char *key, const char *want)
+{
+    return dvpp_err_set(err, DVPP_EINVAL, key, "%s: want %s", key, want);
+}
+
+/* The query, split: @q gets every pair; "spec" is set aside by on_arg. */
+static dvpp_status video_query(req *r, query *q, dvpp_err *err)
+{
+    memset(q, 0, sizeof(*q));
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, on_arg, q);
+    if (q->overflow)
+        return dvpp_err_set(err, DVPP_EINVAL, "query", "more than %d query parameters",
+                            MAX_QUERY_ARGS);
+    return DVPP_OK;
+}
+
+/* One sampling/output parameter of a decode; false when @k is not one. */
+static bool decode_param(video *v, const char *k, const char *s, dvpp_status *st,
+                         dvpp_err *err)
+{
+    dvpp_vdec_opts *o = &v->rq.vdec;
+    uint32_t n;
+
+    *st = DVPP_OK;
+    if (!strcmp(k, "every")) {
+        if (!parse_u32v(s, UINT32_MAX, &o->every) || !o->every)
+            *st = bad_param(err, k, "a frame interval >= 1");
+    } else if (!strcmp(k, "fps")) {
+        if (!parse_seconds(s, &o->fps) || o->fps <= 0)
+            *st = bad_param(err, k, "frames per second > 0");
+    } else if (!strcmp(k, "keyframes")) {
+        if (!parse_bool(s, &o->keyframes_only))
+            *st = bad_param(err, k, "0 or 1");
+    } else if (!strcmp(k, "start")) {
+        if (!parse_seconds(s, &o->start_s))
+            *st = bad_param(err, k, "seconds >= 0");
+    } else if (!strcmp(k, "end")) {
+        if (!parse_seconds(s, &o->end_s) || o->end_s <= 0)
+            *st = bad_param(err, k, "seconds > 0");
+    } else if (!strcmp(k, "max_frames")) {
+        if (!parse_u32v(s, UINT32_MAX, &o->max_frames) || !o->max_frames)
+            *st = bad_param(err, k, "a frame count >= 1");
+    } else if (!strcmp(k, "format")) {
+        if (!s || !dvpp_pixfmt_parse(s, &o->format) ||
+            (o->format != DVPP_PIXEL_NV12 && o->format != DVPP_PIXEL_NV21 &&
+             o->format != DVPP_PIXEL_RGB && o->format != DVPP_PIXEL_BGR))
+            *st = bad_param(err, k, "nv12, nv21, rgb or bgr");
+    } else if (!strcmp(k, "align")) {
+        if (!parse_wxh(s, VIDEO_MAX_ALIGN, &o->align_w, &o->align_h))
+            *st = bad_param(err, k, "WxH, pixels x rows, 1..4096");
+    } else if (!strcmp(k, "threads")) {
+        if (!parse_u32v(s, VIDEO_MAX_THREADS, &n))
+            *st = bad_param(err, k, "0..16 decoder threads");
+        else
+            o->threads = n;
+    } else if (!strcmp(k, "out")) {
+        if (s && !strcmp(s, "npy"))
+            v->kind = VOUT_NPY;
+        else if (s && !strcmp(s, "raw"))
+            v->kind = VOUT_RAW;
+        else if (s && !strcmp(s, "jpeg"))
+            v->kind = VOUT_JPEG;
+        else
+            *st = bad_param(err, k, "npy, raw or jpeg");
+    } else if (!strcmp(k, "quality")) {
+        if (!parse_u32v(s, 100, &n) || !n)
+            *st = bad_param(err, k, "1..100");
+        else
+            v->quality = (int)n;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Pipeline parameters that make no sense for video frames (the frames
+ * are the input; a ring or a batch mode has no video form). */
+static bool pipe_param_refused(const char *k)
+{
+    return !strcmp(k, "input") || !strcmp(k, "raw") || !strcmp(k, "ring") ||
+           !strcmp(k, "strict");
+}
+
+/* The frames' pipeline, from the pipeline parameters (@kv) or a JSON
+ * spec: a tensor, or (out=jpeg) resized RGB images. */
+static dvpp_status decode_pipeline(req *r, video *v, const query *q, const dvppd_kv *kv,
+                                   size_t n, dvpp_err *err)
+{
+    const char *hdr = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Dvpp-Spec");
+    const part *sp = find_part(r, "spec"), *ap = find_part(r, "aipp");
+    dvppd_spec_env env = {v->kind == VOUT_JPEG ? DVPPD_SPEC_DECODE : DVPPD_SPEC_TENSOR,
+                          dvppd_aipp_find, (void *)r->h->aipp, NULL, 0};
+    dvppd_spec *s = &r->spec;
+    const char *json = NULL;
+    size_t json_len = 0;
+    dvpp_pipeline check;
+    dvpp_status st;
+
+    /* As build_spec: one JSON spec (query, header or multipart part), and
+     * an inline AIPP config from the "aipp" part. */
+    if ((q->spec != NULL) + (hdr != NULL) + (sp != NULL) > 1)
+        return dvpp_err_set(err, DVPP_EINVAL, "spec", "one JSON spec: the query, the "
+                            "X-Dvpp-Spec header or the spec part");
+    if (q->spec || hdr)
+        json = q->spec ? q->spec : hdr, json_len = strlen(json);
+    else if (sp)
+        json = sp->data.data ? (const char *)sp->data.data : "", json_len = sp->data.len;
+    if (ap) {
+        env.aipp_text = ap->data.data ? (const char *)ap->data.data : "";
+        env.aipp_len = ap->data.len;
+    }
+    if (json && n)
+        return dvpp_err_set(err, DVPP_EINVAL, kv[0].key,
+                            "%s: give it in the JSON spec, not beside it", kv[0].key);
+    if (!json && !n && !ap)
+        return DVPP_OK; /* raw frames */
+    st = json ? dvppd_spec_from_json(&env, json, json_len, s, err)
+              : dvppd_spec_from_query(&env, kv, n, s, err);
+    if (st != DVPP_OK)
+        return st;
+    if (s->ring[0])
+        return dvpp_err_set(err, DVPP_EINVAL, "ring", "video frames are not delivered to "
+                            "rings over HTTP (the socket has video channels)");
+    if (s->raw_out && v->kind == VOUT_NPY)
+        v->kind = VOUT_RAW; /* "output": {"out": "raw"} in a spec */
+    /* The output format of a jpeg pipeline is the JPEG encoder's input. */
+    if (v->kind == VOUT_JPEG && s->pipe.out_format != DVPP_PIXEL_RGB &&
+        s->pipe.out_format != DVPP_PIXEL_BGR)
+        return dvpp_err_set(err, DVPP_EINVAL, "format", "out=jpeg frames are rgb");
+    v->rq.has_pipe = true;
+    v->rq.pipe = s->pipe;
+    /* Validate here for a 400 before any work: the frame replaces the
+     * input (dvpp_video_run does the same with the real frame). */
+    check = s->pipe;
+    check.input = DVPP_PIPE_IN_RAW;
+    check.raw = (dvpp_pipe_raw){v->rq.vdec.format, 16, 16, 0, 0};
+    return dvpp_pipeline_validate(&check, &r->h->limits, err);
+}
+
+static dvpp_status decode_options(req *r, video *v, dvpp_err *err)
+{
+    dvppd_kv pipe_kv[MAX_QUERY_ARGS];
+    size_t npipe = 0;
+    bool format_set = false;
+    query q;
+    dvpp_status st = video_query(r, &q, err);
+
+    dvpp_video_request_init(&v->rq);
+    v->kind = VOUT_NPY;
+    v->quality = 0;
+    for (size_t i = 0; st == DVPP_OK && i < q.n; i++) {
+        const char *k = q.kv[i].key, *s = q.kv[i].value;
+        if (decode_param(v, k, s, &st, err)) {
+            format_set |= !strcmp(k, "format");
+            continue;
+        }
+        if (pipe_param_refused(k))
+            st = dvpp_err_set(err, DVPP_EINVAL, k, "%s: not for video (the decoded frames "
+                              "are the input)", k);
+        else if (dvppd_spec_is_param(k))
+            pipe_kv[npipe++] = q.kv[i];
+        else
+            st = dvpp_err_set(err, DVPP_EINVAL, k, "unknown parameter '%.64s'", k);
+    }
+    if (st != DVPP_OK)
+        return st;
+    if (v->rq.vdec.end_s > 0 && v->rq.vdec.end_s < v->rq.vdec.start_s)
+        return dvpp_err_set(err, DVPP_EINVAL, "end", "end: before start");
+    if (v->quality && v->kind != VOUT_JPEG)
+        return dvpp_err_set(err, DVPP_EINVAL, "quality", "quality: only with out=jpeg");
+    if (v->kind == VOUT_JPEG && !format_set)
+        v->rq.vdec.format = DVPP_PIXEL_RGB; /* JPEGs are made from RGB frames */
+    if (!v->quality)
+        v->quality = 95;
+    st = decode_pipeline(r, v, &q, pipe_kv, npipe, err);
+    /* A .npy of packed pixels is H x W x 3: no stride padding in it. */
+    if (st == DVPP_OK && !v->rq.has_pipe && v->kind != VOUT_RAW &&
+        dvpp_pixfmt_get(v->rq.vdec.format)->planes == 1)
+        v->rq.vdec.align_w = v->rq.vdec.align_h = 1;
+    return st;
+}
+
+static dvpp_status encode_param(video *v, const char *k, const char *s, bool *format_set,
+                                dvpp_pixfmt *fmt, const char **idr, dvpp_err *err)
+{
+    static const char *const presets[] = {"ultrafast", "superfast", "veryfast", "faster",
+                                          "fast", "medium", "slow", "slower", "veryslow"};
+    dvpp_venc_opts *o = &v->eo;
+    uint32_t n;
+
+    if (!strcmp(k, "codec")) {
+        if (!s || !dvpp_video_codec_parse(s, &o->codec))
+            return dvpp_err_set(err, DVPP_EUNSUPPORTED, k, "codec '%.32s': dvppd encodes "
+                                "h264 and h265", s ? s : "");
+    } else if (!strcmp(k, "bitrate")) {
+        if (!parse_u32v(s, 500000, &o->bitrate_kbps) || o->bitrate_kbps < 10)
+            return bad_param(err, k, "kbit/s, 10..500000");
+        v->bitrate_set = true;
+    } else if (!strcmp(k, "gop")) {
+        if (!parse_u32v(s, 65536, &o->gop) || !o->gop)
+            return bad_param(err, k, "a key frame interval, 1..65536");
+    } else if (!strcmp(k, "fps")) {
+        if (!parse_rate(s, &o->fps_num, &o->fps_den))
+            return bad_param(err, k, "N or N/D frames per second");
+    } else if (!strcmp(k, "rc")) {
+        if (!s || !dvpp_venc_rc_parse(s, &o->rc))
+            return bad_param(err, k, "cbr, vbr or crf");
+        v->rc_set = true;
+    } else if (!strcmp(k, "crf")) {
+        if (!parse_u32v(s, 51, &o->crf))
+            return bad_param(err, k, "0..51");
+        v->crf_set = true;
+    } else if (!strcmp(k, "profile")) {
+        if (!s || !*s || strlen(s) >= sizeof(o->profile) ||
+            strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(s))
+            return bad_param(err, k, "a codec profile (baseline, main, high)");
+        memcpy(o->profile, s, strlen(s) + 1);
+    } else if (!strcmp(k, "preset")) {
+        size_t i = 0;
+        while (i < sizeof(presets) / sizeof(presets[0]) && (!s || strcmp(s, presets[i])))
+            i++;
+        if (i == sizeof(presets) / sizeof(presets[0]))
+            return bad_param(err, k, "an x264/x265 preset (ultrafast .. veryslow)");
+        memcpy(o->preset, s, strlen(s) + 1);
+    } else if (!strcmp(k, "container")) {
+        if (s && !strcmp(s, "annexb"))
+            o->container = DVPP_VENC_ANNEXB;
+        else if (s && !strcmp(s, "mp4"))
+            o->container = DVPP_VENC_MP4;
+        else
+            return bad_param(err, k, "annexb or mp4");
+    } else if (!strcmp(k, "format")) {
+        if (!s || !dvpp_pixfmt_parse(s, fmt) ||
+            (*fmt != DVPP_PIXEL_NV12 && *fmt != DVPP_PIXEL_NV21 && *fmt != DVPP_PIXEL_RGB &&
+             *fmt != DVPP_PIXEL_BGR))
+            return bad_param(err, k, "rgb, bgr, nv12 or nv21");
+        *format_set = true;
+    } else if (!strcmp(k, "idr")) {
+        *idr = s ? s : "";
+    } else if (!strcmp(k, "threads")) {
+        if (!parse_u32v(s, VIDEO_MAX_THREADS, &n))
+            return bad_param(err, k, "0..16 encoder threads");
+        o->threads = n;
+    } else {
+        return dvpp_err_set(err, DVPP_EINVAL, k, "unknown parameter '%.64s'", k);
+    }
+    return DVPP_OK;
+}
+
+/* idr=0,30,...: frame numbers below @n, into v->idr. */
+static dvpp_status parse_idr(video *v, const char *s, dvpp_err *err)
+{
+    const char *p = s;
+
+    while (*p) {
+        char num[24];
+        size_t len = strcspn(p, ",");
+        uint64_t f;
+        if (len == 0 || len >= sizeof(num))
+            return bad_param(err, "idr", "frame numbers, comma separated");
+        memcpy(num, p, len);
+        num[len] = '\0';
+        if (!parse_uint(num, UINT64_MAX, &f))
+            return bad_param(err, "idr", "frame numbers, comma separated");
+        if (f >= v->nframes)
+            return dvpp_err_set(err, DVPP_EINVAL, "idr", "idr: frame %" PRIu64 " of %" PRIu64
+                                " frames", f, v->nframes);
+        v->idr[f] = true;
+        p += len + (p[len] == ',');
+    }
+    return DVPP_OK;
+}
+
+/* The frames of the .npy body: T x H x W x 3 (rgb, bgr) or T x (H*3/2) x W
+ * (nv12, nv21, tight); the format from the query or, without one, the
+ * number of dimensions. */
+static dvpp_status encode_frames(req *r, video *v, bool format_set, dvpp_pixfmt fmt,
+                                 dvpp_err *err)
+{
+    char descr[16];
+    int64_t shape[5];
+    int ndim = 0;
+    size_t off = 0, bytes;
+    uint64_t w, h;
+    dvpp_status st = dvpp_npy_parse(v->in, v->in_len, descr, sizeof(descr), shape, 5,
+                                    &ndim, &off, err);
+
+    if (st != DVPP_OK)
+        return st;
+    if (strcmp(descr, "|u1") && strcmp(descr, "<u1") && strcmp(descr, ">u1"))
+        return dvpp_err_set(err, DVPP_EINVAL, "body", "frames are uint8, not '%s'", descr);
+    if (!format_set)
+        fmt = ndim == 4 ? DVPP_PIXEL_RGB : DVPP_PIXEL_NV12;
+    if (fmt == DVPP_PIXEL_RGB || fmt == DVPP_PIXEL_BGR) {
+        if (ndim != 4 || shape[3] != 3)
+            return dvpp_err_set(err, DVPP_EINVAL, "body", "%s frames are a T x H x W x 3 "
+                                "array", dvpp_pixfmt_name(fmt));
+        h = (uint64_t)shape[1], w = (uint64_t)shape[2];
+    } else {
+        if (ndim != 3 || shape[1] % 3)
+            return dvpp_err_set(err, DVPP_EINVAL, "body", "%s frames are a T x (H*3/2) x W "
+                                "array", dvpp_pixfmt_name(fmt));
+        h = (uint64_t)shape[1] / 3 * 2, w = (uint64_t)shape[2];
+    }
+    if (shape[0] < 1)
+        return dvpp_err_set(err, DVPP_EINVAL, "body", "no frames");
+    st = dvpp_limits_check_image(&r->h->limits, w, h, err);
+    if (st == DVPP_OK && (w > UINT32_MAX || h > UINT32_MAX))
+        st = dvpp_err_set(err, DVPP_ELIMIT, "max_side", "frames of %" PRIu64 "x%" PRIu64, w, h);
+    if (st == DVPP_OK)
+        st = dvpp_image_init(&v->frame, fmt, (uint32_t)w, (uint32_t)h, 1, 1, err);
+    if (st != DVPP_OK)
+        return st;
+    bytes = fmt == DVPP_PIXEL_RGB || fmt == DVPP_PIXEL_BGR ? (size_t)(w * h * 3)
+                                                           : (size_t)(w * h / 2 * 3);
+    v->frame_bytes = bytes;
+    v->nframes = (uint64_t)shape[0];
+    if (v->nframes > r->h->limits.max_video_frames)
+        return dvpp_err_set(err, DVPP_ELIMIT, "max_video_frames", "%" PRIu64 " frames, above "
+                            "max_video_frames (%u)", v->nframes,
+                            r->h->limits.max_video_frames);
+    v->in += off;
+    v->in_len -= off;
+    if (v->nframes > v->in_len / bytes) /* dvpp_npy_parse checked it; stay safe */
+        return dvpp_err_set(err, DVPP_ECORRUPT, "body", "the .npy data is short");
+    v->eo.width = (uint32_t)w;
+    v->eo.height = (uint32_t)h;
+    return DVPP_OK;
+}
+
+static dvpp_status encode_options(req *r, video *v, dvpp_err *err)
+{
+    bool format_set = false;
+    dvpp_pixfmt fmt = DVPP_PIXEL_RGB;
+    const char *idr = NULL;
+    query q;
+    dvpp_status st = video_query(r, &q, err);
+
+    dvpp_venc_opts_init(&v->eo);
+    if (st == DVPP_OK && q.spec)
+        st = dvpp_err_set(err, DVPP_EINVAL, "spec", "unknown parameter 'spec'");
+    for (size_t i = 0; st == DVPP_OK && i < q.n; i++)
+        st = encode_param(v, q.kv[i].key, q.kv[i].value, &format_set, &fmt, &idr, err);
+    /* As dvppctl video-encode: bitrate alone is VBR (capped at it), crf
+     * goes with rc=crf. */
+    if (st == DVPP_OK && !v->rc_set)
+        v->eo.rc = v->bitrate_set ? DVPP_VENC_RC_VBR : DVPP_VENC_RC_CRF;
+    if (st == DVPP_OK && v->eo.rc == DVPP_VENC_RC_CRF && v->bitrate_set)
+        st = dvpp_err_set(err, DVPP_EINVAL, "bitrate", "bitrate: needs rc=cbr or rc=vbr");
+    if (st == DVPP_OK && v->eo.rc != DVPP_VENC_RC_CRF && v->crf_set)
+        st = dvpp_err_set(err, DVPP_EINVAL, "crf", "crf: goes with rc=crf");
+    if (st == DVPP_OK)
+        st = encode_frames(r, v, format_set, fmt, err);
+    if (st == DVPP_OK && !(v->idr = calloc(v->nframes, sizeof(*v->idr))))
+        st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "idr list");
+    if (st == DVPP_OK && idr)
+        st = parse_idr(v, idr, err);
+    return st;
+}
+
+/* --- the job, on a worker --- */
+
+/* True when @s occurs in @data (memmem is a GNU extension). */
+static bool contains(const uint8_t *data, size_t len, const char *s)
+{
+    size_t n = strlen(s);
+
+    for (const uint8_t *p = data; n && len >= n && (size_t)(p - data) <= len - n; p++) {
+        p = memchr(p, s[0], len - n + 1 - (size_t)(p - data));
+        if (!p)
+            return false;
+        if (!memcmp(p, s, n))
+            return true;
+    }
+    return false;
+}
+
+/* The kept frames, JPEG-encoded, as one multipart/mixed body (replacing
+ * the frames in v->out->body). */
+static dvpp_status frames_to_jpeg(dvpp_task *task, video *v, dvpp_err *err)
+{
+    const dvpp_video_result *res = &v->res;
+    dvpp_jpeg_encode_opts jo;
+    dvpp_buf jpegs, mp;
+    size_t *end = NULL, nend = (size_t)res->frames + 1;
+    dvpp_status st = DVPP_OK;
+    unsigned attempt = 0;
+    bool clash;
+
+    dvpp_jpeg_encode_opts_init(&jo);
+    jo.quality = v->quality;
+    dvpp_buf_init(&jpegs);
+    dvpp_buf_init(&mp);
+    end = dvpp_malloc(nend * sizeof(*end));
+    if (!end)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "jpeg frames");
+    end[0] = 0;
+    for (uint64_t t = 0; st == DVPP_OK && t < res->frames; t++) {
+        dvpp_image img = res->image;
+        if (dvpp_task_canceled(task) || dvpp_task_expired(task)) {
+            st = dvpp_err_set(err, dvpp_task_canceled(task) ? DVPP_ECANCELED : DVPP_ETIMEDOUT,
+                              NULL, "stopped at frame %" PRIu64 " of the JPEG encode", t);
+            break;
+        }
+        img.data = v->out->body.data + t * res->slice_bytes;
+        img.size = res->slice_bytes;
+        st = dvpp_jpeg_encode(&img, &jo, &jpegs, err);
+        end[t + 1] = jpegs.len;
+    }
+    /* A boundary no JPEG contains (a clash is astronomically rare; the
+     * attempt counter makes the next candidate differ). */
+    do {
+        clash = false;
+        snprintf(v->boundary, sizeof(v->boundary), "dvppd-frame-%016" PRIx64 "-%u",
+                 dvpp_now_ns() ^ (uint64_t)(uintptr_t)v, attempt++);
+        for (uint64_t t = 0; st == DVPP_OK && !clash && t < res->frames; t++)
+            clash = contains(jpegs.data + end[t], end[t + 1] - end[t], v->boundary);
+    } while (clash && attempt < 16);
+    for (uint64_t t = 0; st == DVPP_OK && t < res->frames; t++) {
+        const dvpp_video_frame_info *f = &res->frame[t];
+        char head[320];
+        int n = snprintf(head, sizeof(head),
+                         "--%s\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
+                         "X-Dvpp-Frame-Index: %" PRIu64 "\r\nX-Dvpp-Frame-Pts: %" PRId64
+                         "\r\nX-Dvpp-Frame-Time: %.6f\r\nX-Dvpp-Key-Frame: %d\r\n\r\n",
+                         v->boundary, end[t + 1] - end[t], f->index, f->pts, f->time_s,
+                         f->key ? 1 : 0);
+        st = dvpp_buf_append(&mp, head, (size_t)n);
+        if (st == DVPP_OK)
+            st = dvpp_buf_append(&mp, jpegs.data + end[t], end[t + 1] - end[t]);
+        if (st == DVPP_OK)
+            st = dvpp_buf_append(&mp, "\r\n", 2);
+        if (st != DVPP_OK)
+            dvpp_err_set(err, st, NULL, "out of memory for the multipart answer");
+    }
+    if (st == DVPP_OK) {
+        char tail[64];
+        int n = snprintf(tail, sizeof(tail), "--%s--\r\n", v->boundary);
+        st = dvpp_buf_append(&mp, tail, (size_t)n);
+        if (st != DVPP_OK)
+            dvpp_err_set(err, st, NULL, "out of memory for the multipart answer");
+    }
+    if (st == DVPP_OK) {
+        dvpp_buf_fini(&v->out->body);
+        v->out->body = mp;
+        dvpp_buf_init(&mp);
+    }
+    dvpp_buf_fini(&mp);
+    dvpp_buf_fini(&jpegs);
+    dvpp_free(end, nend * sizeof(*end));
+    return st;
+}
+
+/* No frame matched the sampling: the answer is an empty batch (T = 0) of
+ * the geometry a frame of the stream would have, as dvppctl video-decode
+ * writes it. */
+static dvpp_status empty_result(video *v, dvpp_err *err)
+{
+    dvpp_video_result *res = &v->res;
+    const dvpp_vdec_opts *o = &v->rq.vdec;
+    uint32_t w = res->info.width, h = res->info.height;
+    dvpp_pipeline p = v->rq.pipe;
+    dvpp_pipe_source src = {.width = w, .height = h};
+    dvpp_pipeline_plan plan;
+    dvpp_status st;
+
+    if (!v->rq.has_pipe)
+        return dvpp_image_init(&res->image, o->format, w, h, o->align_w ? o->align_w : 16,
+                               o->align_h ? o->align_h : 2, err);
+    p.input = DVPP_PIPE_IN_RAW;
+    p.raw = (dvpp_pipe_raw){o->format, w, h, 0, 0};
+    st = dvpp_pipeline_plan_make(&p, &src, &plan, err);
+    if (st != DVPP_OK)
+        return st;
+    res->geom = plan.geom;
+    if (p.output != DVPP_PIPE_OUT_TENSOR)
+        return dvpp_image_init(&res->image, plan.out_format, plan.img_w, plan.img_h,
+                               p.out_align_w, p.out_align_h, err);
+    st = dvpp_tensor_init(&res->tensor, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w,
+                          err);
+    res->tensor.n = 0;
+    res->tensor.shape[0] = 0;
+    res->tensor.bytes = 0;
+    res->is_tensor = true;
+    return st;
+}
+
+/* Polled by the decoder once per frame: a canceled job (the daemon stops)
+ * or a passed deadline ends the decode. */
+static dvpp_status video_check(void *ctx)
+{
+    const video *v = ctx;
+
+    if (dvpp_task_canceled(v->task))
+        return DVPP_ECANCELED;
+    return dvpp_task_expired(v->task) ? DVPP_ETIMEDOUT : DVPP_OK;
+}
+
+static dvpp_status video_decode_fn(dvpp_task *task, void *ctx, void *worker_state,
+                                   dvpp_err *err)
+{
+    req *r = ctx;
+    video *v = r->vid;
+    dvpp_status st;
+
+    v->started_ns = dvpp_now_ns();
+    if (!worker_state) /* only a pipe device's VPC channels carry a dvpp_worker */
+        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "device", "not a pipeline device");
+    v->task = task;
+    v->rq.vdec.check = video_check;
+    v->rq.vdec.check_ctx = v;
+    st = dvpp_video_run(worker_state, v->in, v->in_len, &v->rq, &v->out->body, &v->res,
+                        err);
+    if (st == DVPP_OK && v->res.frames == 0)
+        st = empty_result(v, err);
+    if (st == DVPP_OK && v->out->body.len != v->res.frames * v->res.slice_bytes)
+        st = dvpp_err_set(err, DVPP_EIO, "video", "%" PRIu64 " frames in %zu bytes, "
+                          "not %zu each", v->res.frames, v->out->body.len,
+                          v->res.slice_bytes);
+    if (st == DVPP_OK && v->kind == VOUT_JPEG)
+        st = frames_to_jpeg(task, v, err);
+    v->run_ns = dvpp_now_ns() - v->started_ns;
+    return st;
+}
+
+static dvpp_status video_encode_fn(dvpp_task *task, void *ctx, void *worker_state,
+                                   dvpp_err *err)
+{
+    req *r = ctx;
+    video *v = r->vid;
+    dvpp_venc *enc = NULL;
+    dvpp_status st;
+
+    (void)worker_state;
+    v->started_ns = dvpp_now_ns();
+    st = dvpp_venc_open(&v->eo, &v->out->body, &enc, err);
+    for (uint64_t t = 0; st == DVPP_OK && t < v->nframes; t++) {
+        dvpp_image img = v->frame;
+        if (dvpp_task_canceled(task) || dvpp_task_expired(task)) {
+            st = dvpp_err_set(err, dvpp_task_canceled(task) ? DVPP_ECANCELED : DVPP_ETIMEDOUT,
+                              NULL, "stopped at frame %" PRIu64, t);
+            break;
+        }
+        img.data = (uint8_t *)(uintptr_t)(v->in + t * v->frame_bytes);
+        img.size = v->frame_bytes;
+        st = dvpp_venc_frame(enc, &img, v->idr[t], err);
+    }
+    if (st == DVPP_OK)
+        st = dvpp_venc_finish(enc, err);
+    if (st == DVPP_OK)
+        v->packets = dvpp_venc_packets(enc, &v->keyframes);
+    dvpp_venc_close(enc);
+    v->run_ns = dvpp_now_ns() - v->started_ns;
+    return st;
+}
+
+static void video_done(void *ctx, uint64_t ticket, dvpp_status st, const dvpp_err *err)
+{
+    (void)ticket;
+    finish(ctx, st, err);
+}
+
+/* Parse, then submit the job. */
+static dvpp_status submit_video(req *r, dvpp_err *err)
+{
+    video *v = calloc(1, sizeof(*v));
+    dvpp_job job;
+    dvpp_status st;
+
+    if (!v)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "video request");
+    r->vid = v;
+    v->encode = r->route == DVPPD_ROUTE_VIDEO_ENCODE;
+    st = single_input(r, &v->in, &v->in_len, err);
+    if (st != DVPP_OK)
+        return dvpp_err_set(err, st, "body", v->encode ? "no .npy of frames in the body"
+                                                       : "no video in the body");
+    st = v->encode ? encode_options(r, v, err) : decode_options(r, v, err);
+    if (st != DVPP_OK)
+        return st;
+    v->out = calloc(1, sizeof(*v->out));
+    if (!v->out)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "video answer");
+    dvpp_buf_init(&v->out->body);
+    st = dvpp_stream_new(r->h->device, 0, &r->stream, err);
+    if (st != DVPP_OK)
+        return st;
+    /* Admission: the body is what a queued job holds; the frames or the
+     * stream grow only while it runs (one per channel, each bounded by
+     * 4 x limits.max_decode_memory), so the pixel budget is not charged. */
+    job = (dvpp_job){
+        .engine = DVPP_BATCHJOB_ENGINE,
+        .fn = v->encode ? video_encode_fn : video_decode_fn,
+        .done = video_done,
+        .ctx = r,
+        .pixels = 0,
+        .bytes = v->in_len,
+        .deadline_ns = r->deadline,
+    };
+    r->t_submit = dvpp_now_ns();
+    return dvpp_device_submit(r->stream, &job, NULL, err);
+}
+
+/* --- the answer --- */
+
+/* The frame lists of a decode (X-Dvpp-Frame-Index, -Pts, -Time and
+ * X-Dvpp-Key-Frames), left out together when they would not fit a quarter
+ * of the connection's memory (libmicrohttpd builds headers there); the
+ * frames are then still counted by X-Dvpp-Frames. */
+static void add_frame_lists(struct MHD_Response *resp, const dvpp_video_result *res,
+                            size_t memory)
+{
+    static const char *const names[] = {"X-Dvpp-Frame-Index", "X-Dvpp-Frame-Pts",
+                                        "X-Dvpp-Frame-Time", "X-Dvpp-Key-Frames"};
+    size_t cap = (size_t)res->frames * 24 + 1, len[4] = {0};
+    char *list[4] = {NULL};
+    bool ok = true;
+
+    if (res->frames > memory / 4 / 8) /* each list needs at least 2 bytes a frame */
+        ok = false;
+    for (int k = 0; ok && k < 4; k++)
+        if ((ok = (list[k] = malloc(cap)) != NULL))
+            list[k][0] = '\0';
+    for (uint64_t t = 0; ok && t < res->frames; t++) {
+        const dvpp_video_frame_info *f = &res->frame[t];
+        const char *sep = t ? "," : "";
+        len[0] += (size_t)snprintf(list[0] + len[0], cap - len[0], "%s%" PRIu64, sep,
+                                   f->index);
+        len[1] += (size_t)snprintf(list[1] + len[1], cap - len[1], "%s%" PRId64, sep,
+                                   f->pts);
+        len[2] += (size_t)snprintf(list[2] + len[2], cap - len[2], "%s%.6f", sep,
+                                   f->time_s);
+        if (f->key)
+            len[3] += (size_t)snprintf(list[3] + len[3], cap - len[3], "%s%" PRIu64,
+                                       len[3] ? "," : "", f->index);
+    }
+    if (ok && len[0] + len[1] + len[2] + len[3] + 128 < memory / 4)
+        for (int k = 0; k < 4; k++)
+            add_header(resp, names[k], list[k]);
+    for (int k = 0; k < 4; k++)
+        free(list[k]);
+}
+
+/* The .npy header of a decode's frames or tensor into v->out->head. */
+static dvpp_status video_npy_header(video *v, dvpp_tensor *shape_of, dvpp_err *err)
+{
+    const dvpp_video_result *res = &v->res;
+    int64_t shape[DVPP_TENSOR_MAX_DIMS + 1];
+    int ndim;
+
+    memset(shape_of, 0, sizeof(*shape_of));
+    if (res->is_tensor) {
+        *shape_of = res->tensor;
+        ndim = res->tensor.ndim;
+        memcpy(shape, res->tensor.shape, (size_t)ndim * sizeof(shape[0]));
+        v->out->head_len = dvpp_npy_header(v->out->head, dvpp_dtype_npy(res->tensor.dtype),
+                                           shape, ndim);
+    } else {
+        dvpp_planes pl;
+        dvpp_status st = dvpp_image_planes(&res->image, &pl, err);
+        if (st != DVPP_OK)
+            return st;
+        shape[0] = (int64_t)res->frames;
+        ndim = 1 + dvpp_npy_image_shape(&res->image, &pl, shape + 1);
+        shape_of->dtype = DVPP_DTYPE_U8;
+        shape_of->layout = DVPP_LAYOUT_NHWC; /* frames are T x H x W x C or YUV rows */
+        shape_of->ndim = (uint8_t)ndim;
+        memcpy(shape_of->shape, shape, (size_t)ndim * sizeof(shape[0]));
+        v->out->head_len = dvpp_npy_header(v->out->head, "|u1", shape, ndim);
+    }
+    if (!v->out->head_len)
+        return dvpp_err_set(err, DVPP_EINVAL, "video", "no .npy header for this shape");
+    if (v->kind == VOUT_RAW)
+        v->out->head_len = 0;
+    return DVPP_OK;
+}
+
+/* Hand v->out to libmicrohttpd: the header and the body as two buffers,
+ * freed with the response (no copy). */
+static struct MHD_Response *video_response(video *v)
+{
+    struct MHD_IoVec iov[2];
+    unsigned n = 0;
+    struct MHD_Response *resp;
+
+    if (v->out->head_len)
+        iov[n++] = (struct MHD_IoVec){v->out->head, v->out->head_len};
+    if (v->out->body.len)
+        iov[n++] = (struct MHD_IoVec){v->out->body.data, v->out->body.len};
+    resp = MHD_create_response_from_iovec(iov, n, vout_free, v->out);
+    if (resp)
+        v->out = NULL;
+    return resp;
+}
+
+static void add_video_timing(req *r, struct MHD_Response *resp)
+{
+    video *v = r->vid;
+    uint64_t now = dvpp_now_ns();
+    uint64_t read = r->t_read - r->t_start;
+    uint64_t queue = v->started_ns > r->t_submit ? v->started_ns - r->t_submit : 0;
+
+    dvppd_metrics_stage(r->h->metrics, DVPPD_STAGE_READ, read);
+    dvppd_metrics_stage(r->h->metrics, DVPPD_STAGE_QUEUE, queue);
+    dvppd_metrics_stage(r->h->metrics, DVPPD_STAGE_TOTAL, now - r->t_start);
+    header_printf(resp, "X-Dvpp-Timing",
+                  "read=%" PRIu64 ";queue=%" PRIu64 ";run=%" PRIu64 ";total=%" PRIu64,
+                  us(read), us(queue), us(v->run_ns), us(now - r->t_start));
+}
+
+static enum MHD_Result answer_video_encode(req *r)
+{
+    video *v = r->vid;
+    struct MHD_Response *resp = video_response(v);
+
+    if (!resp)
+        return MHD_NO;
+    add_video_timing(r, resp);
+    header_printf(resp, "X-Dvpp-Frames", "%" PRIu64, v->nframes);
+    header_printf(resp, "X-Dvpp-Packets", "%" PRIu64, v->packets);
+    header_printf(resp, "X-Dvpp-Key-Frames", "%" PRIu64, v->keyframes);
+    header_printf(resp, "X-Dvpp-Video", "%s %ux%u %.6g", dvpp_video_codec_name(v->eo.codec),
+                  v->eo.width, v->eo.height, (double)v->eo.fps_num / v->eo.fps_den);
+    add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+               v->eo.container == DVPP_VENC_MP4 ? "video/mp4"
+               : v->eo.codec == DVPP_VIDEO_H265 ? "video/h265" : "video/h264");
+    dvppd_metrics_pixels(r->h->metrics, v->nframes * v->eo.width * v->eo.height);
+    return answer(r, 200, resp);
+}
+
+/* Raw frames: their .npy shape, uint8, and as layout NHWC (packed: T x H
+ * x W x 3) or the format's name (YUV: T x rows x width_stride). */
+static void add_frame_shape(struct MHD_Response *resp, const dvpp_tensor *t,
+                            const dvpp_image *img)
+{
+    char shape[128] = "", layout[16];
+    size_t n = 0;
+
+    for (unsigned i = 0; i < t->ndim && n < sizeof(shape); i++)
+        n += (size_t)snprintf(shape + n, sizeof(shape) - n, "%s%" PRId64, i ? "," : "",
+                              t->shape[i]);
+    add_header(resp, "X-Dvpp-Shape", shape);
+    add_header(resp, "X-Dvpp-Dtype", "uint8");
+    if (dvpp_pixfmt_get(img->format)->planes == 1) {
+        add_header(resp, "X-Dvpp-Layout", "NHWC");
+        return;
+    }
+    snprintf(layout, sizeof(layout), "%s", dvpp_pixfmt_name(img->format));
+    for (char *c = layout; *c; c++)
+        *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+    add_header(resp, "X-Dvpp-Layout", layout);
+}
+
+static enum MHD_Result answer_video(req *r)
+{
+    video *v = r->vid;
+    const dvpp_video_result *res = &v->res;
+    struct MHD_Response *resp;
+    dvpp_tensor t;
+    dvpp_err e;
+    char ct[96];
+
+    if (r->status != DVPP_OK)
+        return answer_error(r, &r->err);
+    if (v->encode)
+        return answer_video_encode(r);
+    dvpp_err_clear(&e);
+    if (v->kind != VOUT_JPEG && video_npy_header(v, &t, &e) != DVPP_OK)
+        return answer_error(r, &e);
+    resp = video_response(v);
+    if (!resp)
+        return MHD_NO;
+    add_video_timing(r, resp);
+    header_printf(resp, "X-Dvpp-Frames", "%" PRIu64, res->frames);
+    add_frame_lists(resp, res, r->h->cfg.connection_memory);
+    header_printf(resp, "X-Dvpp-Video", "%s %ux%u %.6g", dvpp_video_codec_name(res->info.codec),
+                  res->info.width, res->info.height, res->info.fps);
+    if (v->kind == VOUT_JPEG) {
+        snprintf(ct, sizeof(ct), "multipart/mixed; boundary=%s", v->boundary);
+        add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ct);
+        header_printf(resp, "X-Dvpp-Width", "%u", res->image.width);
+        header_printf(resp, "X-Dvpp-Height", "%u", res->image.height);
+    } else {
+        if (res->is_tensor) {
+            add_tensor_headers(resp, &t);
+            add_geometry(resp, &res->geom);
+        } else {
+            add_frame_shape(resp, &t, &res->image);
+            add_header(resp, "X-Dvpp-Format", dvpp_pixfmt_name(res->image.format));
+            header_printf(resp, "X-Dvpp-Width", "%u", res->image.width);
+            header_printf(resp, "X-Dvpp-Height", "%u", res->image.height);
+            header_printf(resp, "X-Dvpp-Width-Stride", "%u", res->image.width_stride);
+            header_printf(resp, "X-Dvpp-Height-Stride", "%u", res->image.height_stride);
+        }
+        add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                   v->kind == VOUT_RAW ? "application/octet-stream" : "application/x-npy");
+    }
+    dvppd_metrics_pixels(r->h->metrics,
+                         res->frames * (res->is_tensor ? (uint64_t)res->tensor.h * res->tensor.w
+                                                       : (uint64_t)res->image.width *
+                                                             res->image.height));
+    return answer(r, 200, resp);
+}
+
 /* --- operations endpoints ------------------------------------------------------------ */
 
 static enum MHD_Result serve_metrics(req *r)
@@ -1346,7 +2324,8 @@ static enum MHD_Result serve_info(req *r)
     static const char *const modes[] = {"stretch", "fit", "fill", "letterbox",
                                         "shorter", "longer"};
     static const char *const codecs[] = {"jpeg-decode", "jpeg-encode", "png-decode",
-                                         "png-encode"};
+                                         "png-encode",  "h264-decode", "h265-decode",
+                                         "h264-encode", "h265-encode"};
     const dvpp_limits *l = &r->h->limits;
     json_t *engines = json_array(), *aipp = json_array(), *o;
 
@@ -1357,7 +2336,8 @@ static enum MHD_Result serve_info(req *r)
                                                  (json_int_t)r->h->queue_depth));
     for (unsigned i = 0; aipp && r->h->aipp && i < r->h->aipp->n; i++)
         json_array_append_new(aipp, json_string(r->h->aipp->names[i]));
-    o = json_pack("{s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:o, "
+    o = json_pack("{s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, "
+                  "s:o, s:o, "
                   "s:o, s:o, s:{s:I, s:I, s:I, s:I}}",
                   "version", DVPP_VERSION, "simd", dvpp_simd_name(dvpp_simd_active()),
                   "jpeg", dvpp_jpeg_library(), "engines", engines ? engines : json_array(),
@@ -1365,9 +2345,12 @@ static enum MHD_Result serve_info(req *r)
                   "max_pixels", (json_int_t)l->max_pixels, "max_side",
                   (json_int_t)l->max_side, "max_jpeg_scans", (json_int_t)l->max_jpeg_scans,
                   "max_body_bytes", (json_int_t)r->h->max_body, "max_batch_bytes",
-                  (json_int_t)r->h->cfg.max_batch_bytes,
+                  (json_int_t)r->h->cfg.max_batch_bytes, "max_video_bytes",
+                  (json_int_t)l->max_video_bytes, "max_video_frames",
+                  (json_int_t)l->max_video_frames,
                   "profiles", names_json(profiles, 3), "parities", names_json(parities, 4),
-                  "resize_modes", names_json(modes, 6), "codecs", names_json(codecs, 4),
+                  "resize_modes", names_json(modes, 6), "codecs",
+                  names_json(codecs, sizeof(codecs) / sizeof(codecs[0])),
                   "aipp_configs", aipp ? aipp : json_array(),
                   "http", "threads", (json_int_t)r->h->cfg.threads, "max_batch_items",
                   (json_int_t)r->h->cfg.max_batch_items, "request_timeout_s",
@@ -1401,6 +2384,14 @@ static enum MHD_Result serve_now(req *r, const char *method)
 
 /* --- the access handler ----------------------------------------------------------------- */
 
+/* The job of a device route has finished: answer it. */
+static enum MHD_Result answer_done(req *r)
+{
+    return r->route == DVPPD_ROUTE_BATCH ? answer_batch(r)
+           : route_is_video(r->route)    ? answer_video(r)
+                                         : answer_single(r);
+}
+
 /* The body is complete: run the request or answer it now. */
 static enum MHD_Result dispatch(req *r, const char *method)
 {
@@ -1411,16 +2402,19 @@ static enum MHD_Result dispatch(req *r, const char *method)
     if (r->body_st != DVPP_OK)
         return answer_error(r, &r->body_err);
     if (r->route != DVPPD_ROUTE_PREPROCESS && r->route != DVPPD_ROUTE_IMAGE &&
-        r->route != DVPPD_ROUTE_DECODE && r->route != DVPPD_ROUTE_BATCH)
+        r->route != DVPPD_ROUTE_DECODE && r->route != DVPPD_ROUTE_BATCH &&
+        !route_is_video(r->route))
         return serve_now(r, method);
     dvpp_err_clear(&e);
-    st = r->route == DVPPD_ROUTE_BATCH ? submit_batch(r, &e) : submit_single(r, &e);
+    st = r->route == DVPPD_ROUTE_BATCH ? submit_batch(r, &e)
+         : route_is_video(r->route)    ? submit_video(r, &e)
+                                       : submit_single(r, &e);
     if (st != DVPP_OK)
         return answer_error(r, &e);
     r->state = REQ_RUNNING;
     if (wait_for_job(r))
         return MHD_YES;
-    return r->route == DVPPD_ROUTE_BATCH ? answer_batch(r) : answer_single(r);
+    return answer_done(r);
 }
 
 static enum MHD_Result first_call(dvppd_http *h, struct MHD_Connection *conn,
@@ -1473,7 +2467,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     pthread_mutex_unlock(&r->mu);
     if (!done)
         return MHD_YES;
-    return r->route == DVPPD_ROUTE_BATCH ? answer_batch(r) : answer_single(r);
+    return answer_done(r);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,

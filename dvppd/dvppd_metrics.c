@@ -20,7 +20,7 @@ static const unsigned k_codes[DVPPD_CODES] = {
 
 static const char *const k_routes[DVPPD_ROUTE_COUNT] = {
     "preprocess", "image", "decode", "batch", "jobs", "job", "job_result",
-    "healthz", "readyz", "metrics", "info", "other",
+    "healthz", "readyz", "metrics", "info", "video_decode", "video_encode", "other",
 };
 
 static const char *const k_stages[DVPPD_STAGE_COUNT] = {

@@ -31,6 +31,8 @@ typedef enum dvppd_route {
     DVPPD_ROUTE_READYZ,
     DVPPD_ROUTE_METRICS,
     DVPPD_ROUTE_INFO,
+    DVPPD_ROUTE_VIDEO_DECODE, /* POST /v1/video/decode */
+    DVPPD_ROUTE_VIDEO_ENCODE, /* POST /v1/video/encode */
     DVPPD_ROUTE_OTHER,       /* 404s */
     DVPPD_ROUTE_COUNT
 } dvppd_route;

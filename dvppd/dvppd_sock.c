@@ -1802,19 +1802,29 @@ static dvpp_status vdec_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
     return DVPP_OK;
 }
 
+/* Polled per decoded frame: a stopping daemon ends the decode. */
+static dvpp_status vdec_check(void *ctx)
+{
+    return dvpp_task_canceled(ctx) ? DVPP_ECANCELED : DVPP_OK;
+}
+
 static dvpp_status vdec_fn(dvpp_task *task, void *ctx, void *worker_state, dvpp_err *err)
 {
     sjob *j = ctx;
     vchan *ch = j->vc;
     vdec_run v = {.j = j, .task = task, .w = worker_state};
+    dvpp_vdec_opts opts;
 
     if (!v.w)
         return dvpp_err_set(err, DVPP_EINVAL, "device", "not a pipeline device");
     if (ch->has_pipe)
         v.pipe = ch->spec.pipe;
     j->t_submit = dvpp_now_ns();
-    return dvpp_video_decode(ch->bytes.data, ch->bytes.len, &ch->vdec, &v.w->limits,
-                             vdec_sink, &v, NULL, err);
+    opts = ch->vdec;
+    opts.check = vdec_check;
+    opts.check_ctx = task;
+    return dvpp_video_decode(ch->bytes.data, ch->bytes.len, &opts, &v.w->limits, vdec_sink,
+                             &v, NULL, err);
 }
 
 static void video_done(void *ctx, uint64_t ticket, dvpp_status st, const dvpp_err *err)
