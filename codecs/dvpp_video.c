@@ -616,6 +616,8 @@ struct dvpp_venc {
     int64_t next_pts;
     uint64_t packets, keyframes;
     bool finished;
+    uint8_t *pad;               /* padded copy of the input frame */
+    size_t pad_cap;
 };
 
 static dvpp_status venc_check(const dvpp_venc_opts *o, dvpp_err *err)
@@ -735,8 +737,12 @@ dvpp_status dvpp_venc_open(const dvpp_venc_opts *o, dvpp_buf *out, dvpp_venc **e
     av_opt_set(e->ctx->priv_data, "forced-idr", "1", 0);
     if (o->profile[0])
         av_opt_set(e->ctx->priv_data, "profile", o->profile, 0);
+    /* Key frames exactly at the interval (and at forced IDRs), as DVPP
+     * VENC's KeyFrameInterval: no scene-cut I frames. */
     if (o->codec == DVPP_VIDEO_H265)
-        av_opt_set(e->ctx->priv_data, "x265-params", "log-level=error", 0);
+        av_opt_set(e->ctx->priv_data, "x265-params", "log-level=error:scenecut=0", 0);
+    else
+        av_opt_set(e->ctx->priv_data, "x264-params", "scenecut=0", 0);
     set_rate_control(e->ctx, o);
     e->frame->format = AV_PIX_FMT_YUV420P;
     e->frame->width = (int)o->width;
@@ -777,6 +783,10 @@ static dvpp_status collect(dvpp_venc *e, dvpp_err *err)
         e->packets++;
         e->keyframes += (e->pkt->flags & AV_PKT_FLAG_KEY) != 0;
         if (e->mux) {
+            /* one frame long: without it the last sample has no duration
+             * and the MP4's edit list cuts the last frame */
+            if (e->pkt->duration == 0)
+                e->pkt->duration = 1;
             e->pkt->stream_index = 0;
             av_packet_rescale_ts(e->pkt, e->ctx->time_base, e->mux->streams[0]->time_base);
             r = av_interleaved_write_frame(e->mux, e->pkt);
@@ -819,8 +829,21 @@ static dvpp_status load_frame(dvpp_venc *e, const dvpp_image *img, dvpp_err *err
             return dvpp_err_set(err, DVPP_ENOMEM, NULL, "converter");
         e->sws_fmt = (int)src;
     }
+    /* swscale's SIMD reads a little past the last row: the caller's frame
+     * may end at an unmapped page (a memfd of an exact page multiple), so
+     * it is read from a copy with FFmpeg's input padding behind it. */
+    if (e->pad_cap < pl.total + AV_INPUT_BUFFER_PADDING_SIZE) {
+        av_free(e->pad);
+        e->pad_cap = pl.total + AV_INPUT_BUFFER_PADDING_SIZE;
+        e->pad = av_mallocz(e->pad_cap);
+        if (!e->pad) {
+            e->pad_cap = 0;
+            return dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame copy");
+        }
+    }
+    memcpy(e->pad, img->data, pl.total);
     for (int k = 0; k < pl.count && k < 4; k++) {
-        sp[k] = img->data + pl.p[k].offset;
+        sp[k] = e->pad + pl.p[k].offset;
         ss[k] = (int)pl.p[k].stride;
     }
     if (av_frame_make_writable(e->frame) < 0)
@@ -891,6 +914,7 @@ void dvpp_venc_close(dvpp_venc *e)
         avio_context_free(&e->io);
     }
     sws_freeContext(e->sws);
+    av_free(e->pad);
     av_packet_free(&e->pkt);
     av_frame_free(&e->frame);
     avcodec_free_context(&e->ctx);

@@ -1149,11 +1149,12 @@ static void drain_done(dvppd_sock *s)
         }
         if (j->type == JOB_VDEC || j->type == JOB_VENC) {
             vchan *ch = j->vc;
+            conn *c = j->c; /* job_free may drop the last reference but the list's */
             ch->busy--;
             if (j->type == JOB_VDEC)
                 ch->bytes.len = 0; /* the next stream starts afresh */
             job_free(j);
-            vchan_settle(j->c, ch);
+            vchan_settle(c, ch);
             continue;
         }
         job_free(j);

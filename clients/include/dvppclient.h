@@ -11,6 +11,14 @@
  *   ... use r.data (r.meta.shape, r.meta.dtype) ...
  *   dvppc_release(c, &r);                 // the slot goes back to the daemon
  *
+ * Video (channels, see "video channels" below):
+ *   dvppc_vdec_opts vo = {.every = 5};    // decode: every 5th frame, NV12
+ *   dvppc_video_decode(c, &vo, h264, n, ring, on_frame, ctx, &err);
+ *   dvppc_venc_opts eo = {.codec = "h265", .width = 1280, .height = 720,
+ *                         .input_format = "rgb"};
+ *   dvppc_video_encode(c, &eo, frames, nframes, 1280 * 720 * 3, NULL, 0,
+ *                      write_bytes, file, &counts, &err);
+ *
  * Protocol: proto/dvpp.proto (one protobuf message per SOCK_SEQPACKET
  * packet), proto/PROTOCOL.md; ring layout: proto/dvpp_ring.h.
  *
@@ -247,6 +255,162 @@ typedef struct dvppc_progress {
 DVPPC_API int dvppc_batch_progress(dvppc_conn *c, uint64_t batch, dvppc_progress *p,
                          dvppc_error *err);
 DVPPC_API int dvppc_batch_cancel(dvppc_conn *c, uint64_t batch, dvppc_error *err);
+
+/* --- video channels ----------------------------------------------------------- */
+/* A channel is one video stream (VideoOpen .. VideoClose, proto/PROTOCOL.md
+ * "Video channels"). The requests of a channel take a block of ids, so its
+ * frames, data and answers are routed to the thread that runs it, in the
+ * order the daemon sent them; other threads' requests on the connection
+ * are unaffected. */
+
+/* Decode options. A zeroed struct (or NULL) decodes every frame to NV12. */
+typedef struct dvppc_vdec_opts {
+    const char *spec;        /* per-frame pipeline: a tensor spec (JSON,
+                                docs/http-api.md) run on every kept frame;
+                                NULL or "": the frame's pixels */
+    const char *format;      /* the frames' pixels: "nv12" (NULL: VDEC strides
+                                ALIGN(w,16) x ALIGN(h,2)), "nv21", "rgb", "bgr" */
+    uint32_t every;          /* keep decoded frame n when n % every == 0 (0, 1:
+                                all) */
+    double fps;              /* keep at most this many frames a second (0: all) */
+    bool keyframes_only;     /* keep key frames only */
+    double start_s;          /* keep frames with time >= start_s ... */
+    double end_s;            /* ... and <= end_s (0: to the end) */
+    uint32_t max_frames;     /* stop after this many kept frames (0: no cap) */
+} dvppc_vdec_opts;
+
+/* One decoded frame, as the callback sees it. */
+typedef struct dvppc_frame {
+    dvppc_result result;     /* the ring slot: data, len, meta (pixels: format,
+                                width, height, width_stride = bytes of a row of
+                                plane 0, height_stride = its rows; with a spec:
+                                the tensor's dtype, layout, shape), geometry */
+    uint64_t index;          /* decoded frame number (0 = the first frame) */
+    int64_t pts;             /* in the stream's time base; INT64_MIN when the
+                                stream has none (Annex-B) */
+    double time_s;           /* presentation time in seconds (without pts:
+                                index / the stream's frame rate) */
+    bool key;                /* a key frame */
+} dvppc_frame;
+
+/* Called for each kept frame, in presentation order, on the thread that
+ * called dvppc_video_decode, without any library lock held. Return 0 and
+ * the library releases the slot after the call; return 1 to keep it: copy
+ * f->result and give it back later with dvppc_release (any thread; the
+ * daemon takes it back after Welcome.lease_timeout_ms anyway). Return a
+ * negative status to stop: later frames are released unseen and
+ * dvppc_video_decode returns that status once the daemon has finished.
+ * While the ring has no free slot the daemon's decoder waits (up to
+ * lease_timeout_ms, then it fails with DVPPC_EAGAIN): frames are never
+ * dropped, so a callback that keeps slots must make sure they are
+ * released. f->result.data is NULL when the ring was closed meanwhile. */
+typedef int (*dvppc_frame_fn)(void *ctx, const dvppc_frame *f);
+
+/* Decode the video in @data (@len bytes: an Annex-B H.264/H.265 stream, or
+ * an MP4, MKV or MPEG-TS file) into slots of @ring, calling @fn for every
+ * kept frame: opens a decode channel with @o (NULL: defaults), sends the
+ * bytes (inline packets of at most max_inline bytes for up to
+ * DVPPC_VIDEO_INLINE_PACKETS of them, else one sealed memfd the library
+ * makes), the end of the stream, delivers the frames until the daemon's
+ * answer to it, then closes the channel. @data is borrowed for the call.
+ * Returns 0 when every frame was delivered, or the failure: the daemon's
+ * (DVPPC_ECORRUPT for a damaged or truncated stream, after the frames
+ * decoded before the damage; DVPPC_ELIMIT over the size limits;
+ * DVPPC_EAGAIN when slots were not released in time; DVPPC_ENOSPC when a
+ * frame does not fit a slot), a negative return of @fn, or the
+ * transport's. Thread-safe: several threads may decode (and submit) on
+ * one connection at once. */
+#define DVPPC_VIDEO_INLINE_PACKETS 16
+DVPPC_API int dvppc_video_decode(dvppc_conn *c, const dvppc_vdec_opts *o, const void *data,
+                                 size_t len, dvppc_ring *ring, dvppc_frame_fn fn, void *ctx,
+                                 dvppc_error *err);
+
+/* Encode options. Strings may be NULL (the default); numbers 0 (the
+ * default). */
+typedef struct dvppc_venc_opts {
+    const char *codec;       /* "h264" (default) or "h265" */
+    uint32_t width;          /* frame width, even, 16..8192 (required) */
+    uint32_t height;         /* frame height, even, 16..8192 (required) */
+    uint32_t fps_num;        /* frame rate numerator (default 30) */
+    uint32_t fps_den;        /* frame rate denominator (default 1) */
+    uint32_t gop;            /* key frame interval (default 30); a forced IDR
+                                starts a new GOP */
+    const char *rc;          /* rate control "crf" (default) "cbr" "vbr" */
+    uint32_t bitrate_kbps;   /* CBR/VBR target (default 2000) */
+    uint32_t crf;            /* CRF quality 0..51 (default 23) */
+    const char *profile;     /* "baseline" "main" "high" (H.264), "main" (H.265) */
+    bool mp4;                /* an MP4 file (delivered at the end) instead of
+                                an Annex-B stream (delivered as it comes) */
+    const char *input_format;/* the raw frames: "nv12" (default) "nv21" "i420"
+                                "rgb" "bgr", tight rows */
+} dvppc_venc_opts;
+
+/* Where encoded bytes go: called in stream order with each VideoData's
+ * bytes (borrowed for the call), on the thread that called the encode
+ * function, without any library lock held. Return 0 to go on; anything
+ * else fails the encode with that status (DVPPC_ECANCELED for a positive
+ * value). */
+typedef int (*dvppc_buf_fn)(void *ctx, const void *data, size_t len);
+
+/* What an encode produced: the encoder's packets (one per frame) and how
+ * many of them are key frames, as the daemon counted them, and the bytes
+ * handed to the sink. */
+typedef struct dvppc_venc_counts {
+    uint64_t packets;
+    uint64_t keyframes;
+    uint64_t bytes;
+} dvppc_venc_counts;
+
+typedef struct dvppc_venc dvppc_venc;
+
+/* Open an encode channel: VideoOpen with @o, answered VideoOpened. Encoded
+ * bytes are handed to @sink as they arrive during later calls. The
+ * encoder is owned by the caller (dvppc_video_encode_finish or
+ * dvppc_video_encode_close free it) and used by one thread at a time;
+ * other threads may use the connection meanwhile. */
+DVPPC_API int dvppc_video_encode_open(dvppc_conn *c, const dvppc_venc_opts *o,
+                                      dvppc_buf_fn sink, void *ctx, dvppc_venc **out,
+                                      dvppc_error *err);
+
+/* Send one raw frame (@len bytes, tight rows: width x height x 3 for
+ * rgb/bgr, x 3/2 for nv12/nv21/i420; borrowed for the call); @force_idr
+ * makes it an IDR frame. A @len that does not fit the format and size is
+ * refused here (DVPPC_EINVAL, nothing sent, the encoder stays usable). A
+ * frame larger than max_inline travels as a sealed memfd made for it (one
+ * per frame: a sealed memfd cannot be refilled; closed once sent, with a
+ * page of zeros after the frame, which dvppd 0.1.0's conversion may read).
+ * Hands the bytes that came back meanwhile to the sink. Flow control: while DVPPC_VENC_WINDOW frames
+ * (at most half of Welcome.max_inflight) have no encoded packet yet, it
+ * waits for one, but not longer than DVPPC_VENC_STALL_MS (the encoder's
+ * look-ahead holds some frames back). The first failure (the daemon's
+ * refusal of a frame, the sink's status, the transport) is returned by
+ * this and every later call on @v. */
+#define DVPPC_VENC_WINDOW 64
+#define DVPPC_VENC_STALL_MS 2000
+DVPPC_API int dvppc_video_encode_frame(dvppc_venc *v, const void *frame, size_t len,
+                                       bool force_idr, dvppc_error *err);
+
+/* End the stream (an eos packet), hand every remaining byte to the sink
+ * (an MP4 comes whole now), wait for the daemon's Ack, close the channel
+ * and free @v (always, also on failure). @counts (may be NULL) gets the
+ * totals. Returns 0 or the first failure of the encode. */
+DVPPC_API int dvppc_video_encode_finish(dvppc_venc *v, dvppc_venc_counts *counts,
+                                        dvppc_error *err);
+
+/* Abandon an encode and free @v: the bytes still coming are dropped. The
+ * frames already sent are still encoded by the daemon (the stream is
+ * ended and its Ack awaited) before the channel is closed. NULL is a
+ * no-op. */
+DVPPC_API void dvppc_video_encode_close(dvppc_venc *v);
+
+/* All in one call: open, send @nframes frames of @frame_bytes each (frame
+ * i is an IDR when i is one of the @nidr entries of @idr, which may be
+ * NULL), finish. Same ownership, flow control and errors as the calls
+ * above; @counts may be NULL. */
+DVPPC_API int dvppc_video_encode(dvppc_conn *c, const dvppc_venc_opts *o,
+                                 const void *const *frames, size_t nframes, size_t frame_bytes,
+                                 const uint32_t *idr, size_t nidr, dvppc_buf_fn sink, void *ctx,
+                                 dvppc_venc_counts *counts, dvppc_error *err);
 
 /* --- statistics --------------------------------------------------------------- */
 

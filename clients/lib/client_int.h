@@ -43,10 +43,12 @@ typedef struct cl_msg {
     uint64_t ring_serial;   /* ... and its serial, re-checked on delivery */
 } cl_msg;
 
-/* A request waiting for its answer(s). */
+/* A request waiting for its answer(s), or a video channel: a block of
+ * ids whose answers all come here, in arrival order. */
 typedef struct cl_pend {
     struct cl_pend *next;
     uint64_t id;            /* the request's Envelope.id (the ticket) */
+    uint64_t last;          /* the block's last id (== id for a request) */
     bool waiting;           /* a thread is waiting on it now */
     cl_msg *head;           /* answers arrived, oldest first */
     cl_msg *tail;
@@ -105,7 +107,11 @@ void dvppc__copy(char *dst, size_t cap, const char *src);
 /* Register a new request: its id into *id. DVPPC_ENOMEM. Lock held. */
 int dvppc__register(dvppc_conn *c, uint64_t *id, dvppc_error *err);
 
-/* Find a registered request. Lock held. */
+/* Register a block of @n ids (a video channel's requests): answers to
+ * any of them are parked under the first, into *id. Lock held. */
+int dvppc__register_block(dvppc_conn *c, uint64_t n, uint64_t *id, dvppc_error *err);
+
+/* Find the registered request (or block) that @id belongs to. Lock held. */
 cl_pend *dvppc__find(dvppc_conn *c, uint64_t id);
 
 /* Unregister @id and drop answers still parked for it. Lock held. */
@@ -142,6 +148,10 @@ int dvppc__expect(const cl_msg *m, Dvpp__Envelope__BodyCase want, dvppc_error *e
 /* Fill @err from the daemon's Error; returns its status (always < 0). */
 int dvppc__from_error(const Dvpp__Error *e, dvppc_error *err);
 
+/* The id of @r, an open ring of @c (0 for a NULL ring); DVPPC_EINVAL for
+ * a ring of another connection or one closing. Call without the lock. */
+int dvppc__ring_id(dvppc_conn *c, const dvppc_ring *r, uint32_t *id, dvppc_error *err);
+
 /* Find the open (not closing) ring with id @id. Lock held. */
 dvppc_ring *dvppc__ring_by_id(dvppc_conn *c, uint32_t id);
 
@@ -156,6 +166,11 @@ void dvppc__rings_free(dvppc_conn *c);
  * Returns res->status. Lock held (rings are looked up); takes ownership
  * of @m. */
 int dvppc__result_fill(dvppc_conn *c, cl_msg *m, dvppc_result *res, dvppc_error *err);
+
+/* Fill @f from a VideoFrame (its Result is a ring slot). Returns 0 or
+ * the failure (the slot facts are kept so dvppc_release gives the slot
+ * back). Lock held; takes ownership of @m. */
+int dvppc__frame_fill(dvppc_conn *c, cl_msg *m, dvppc_frame *f, dvppc_error *err);
 
 /* Send a SlotRelease for (ring id, slot, generation), fire and forget. */
 void dvppc__release_slot(dvppc_conn *c, uint32_t ring, uint32_t slot, uint32_t generation);

@@ -69,8 +69,7 @@ static int input_prepare(const dvppc_conn *c, const dvppc_request *q, job_input 
     return 0;
 }
 
-/* The ring's id, if @r is an open ring of @c (0 for no ring). */
-static int ring_id_of(dvppc_conn *c, const dvppc_ring *r, uint32_t *id, dvppc_error *err)
+int dvppc__ring_id(dvppc_conn *c, const dvppc_ring *r, uint32_t *id, dvppc_error *err)
 {
     bool ok;
 
@@ -127,7 +126,7 @@ int dvppc_submit_async(dvppc_conn *c, const dvppc_request *q, uint64_t *ticket,
     *ticket = 0;
     if ((unsigned)q->kind > DVPPC_PIXELS)
         return dvppc__fail(err, DVPPC_EINVAL, "kind", "unknown kind %d", (int)q->kind);
-    st = ring_id_of(c, q->ring, &ring, err);
+    st = dvppc__ring_id(c, q->ring, &ring, err);
     if (st)
         return st;
     st = input_prepare(c, q, &in, err);
@@ -333,7 +332,7 @@ int dvppc_batch_submit(dvppc_conn *c, const char *spec, const void *const *input
     *ticket = 0;
     if (!ring)
         return dvppc__fail(err, DVPPC_EINVAL, "ring", "a batch needs a ring");
-    st = ring_id_of(c, ring, &rid, err);
+    st = dvppc__ring_id(c, ring, &rid, err);
     if (st)
         return st;
     st = batch_prepare(c, inputs, lens, n, &b, err);

@@ -339,11 +339,11 @@ static int meta_fill(dvppc_meta *d, const Dvpp__TensorMeta *s, dvppc_error *err)
     return 0;
 }
 
-/* The parts of a successful Result that need no ring. */
-static int plain_fill(dvppc_result *res, const Dvpp__Envelope *env, dvppc_error *err)
+/* The parts of a successful Result @r (of the packet with id @env_id)
+ * that need no ring. */
+static int plain_fill(dvppc_result *res, uint64_t env_id, const Dvpp__Result *r,
+                      dvppc_error *err)
 {
-    const Dvpp__Result *r = env->result;
-
     if (r->geom) {
         res->scale_x = r->geom->scale_x;
         res->scale_y = r->geom->scale_y;
@@ -358,7 +358,7 @@ static int plain_fill(dvppc_result *res, const Dvpp__Envelope *env, dvppc_error 
         res->total_us = r->timings->total_us;
     }
     res->batch = r->batch;
-    res->from_http = env->id == 0 || (r->origin && !strcmp(r->origin, "http"));
+    res->from_http = env_id == 0 || (r->origin && !strcmp(r->origin, "http"));
     if (r->n_item_status) {
         if (r->n_item_status > UINT32_MAX)
             return dvppc__fail(err, DVPPC_EIO, "item_status", "too many item statuses");
@@ -400,11 +400,12 @@ static uint64_t payload_bytes(const Dvpp__TensorMeta *m)
     return n;
 }
 
-/* Point @res at its slot, if its ring is still open. The slot facts are
- * kept even when the bounds check fails, so dvppc_release gives it back. */
-static int ring_fill(dvppc_conn *c, const cl_msg *m, dvppc_result *res, dvppc_error *err)
+/* Point @res at the slot of @r (the Result in @m), if its ring is still
+ * open. The slot facts are kept even when the bounds check fails, so
+ * dvppc_release gives it back. */
+static int ring_fill(dvppc_conn *c, const cl_msg *m, const Dvpp__Result *r,
+                     dvppc_result *res, dvppc_error *err)
 {
-    const Dvpp__Result *r = m->env->result;
     dvppc_ring *ring = m->ring;
     uint64_t len = payload_bytes(r->meta);
 
@@ -463,9 +464,9 @@ int dvppc__result_fill(dvppc_conn *c, cl_msg *m, dvppc_result *res, dvppc_error 
         st = dvppc__from_error(&e, &res->error);
         goto out;
     }
-    st = plain_fill(res, env, &res->error);
+    st = plain_fill(res, env->id, r, &res->error);
     if (r->ring) {
-        int st2 = ring_fill(c, m, res, st ? NULL : &res->error);
+        int st2 = ring_fill(c, m, r, res, st ? NULL : &res->error);
         st = st ? st : st2;
         if (st) {
             /* keep ring/slot/generation: dvppc_release still gives it back */
@@ -481,6 +482,36 @@ int dvppc__result_fill(dvppc_conn *c, cl_msg *m, dvppc_result *res, dvppc_error 
             res->meta.bytes = r->data.len;
         res->priv_ = m->env;
         m->env = NULL;
+    }
+out:
+    dvppc__msg_free(m);
+    return result_status(res, st, err);
+}
+
+int dvppc__frame_fill(dvppc_conn *c, cl_msg *m, dvppc_frame *f, dvppc_error *err)
+{
+    const Dvpp__VideoFrame *vf = m->env->video_frame;
+    const Dvpp__Result *r = vf ? vf->result : NULL;
+    dvppc_result *res = &f->result;
+    int st, st2;
+
+    memset(f, 0, sizeof(*f));
+    if (m->env->body_case != DVPP__ENVELOPE__BODY_VIDEO_FRAME || !r || r->status || !r->ring) {
+        st = dvppc__fail(&res->error, DVPPC_EIO, "video_frame",
+                         "dvppd sent a VideoFrame without a ring slot");
+        goto out;
+    }
+    f->index = vf->index;
+    f->pts = vf->pts;
+    f->time_s = vf->time_s;
+    f->key = vf->key;
+    st = plain_fill(res, m->env->id, r, &res->error);
+    /* the slot facts even after a failure, so the slot still goes back */
+    st2 = ring_fill(c, m, r, res, st ? NULL : &res->error);
+    st = st ? st : st2;
+    if (st) {
+        res->data = NULL;
+        res->len = 0;
     }
 out:
     dvppc__msg_free(m);

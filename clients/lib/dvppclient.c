@@ -185,16 +185,33 @@ int dvppc__register(dvppc_conn *c, uint64_t *id, dvppc_error *err)
     if (!p)
         return dvppc__fail(err, DVPPC_ENOMEM, NULL, "no memory for a request");
     p->id = c->next_id++;
+    p->last = p->id;
     p->next = c->pend;
     c->pend = p;
     *id = p->id;
     return 0;
 }
 
+int dvppc__register_block(dvppc_conn *c, uint64_t n, uint64_t *id, dvppc_error *err)
+{
+    uint64_t last;
+    int st;
+
+    if (!n || __builtin_add_overflow(c->next_id, n - 1, &last) || last == UINT64_MAX)
+        return dvppc__fail(err, DVPPC_EOVERFLOW, NULL, "no block of %llu request ids left",
+                           (unsigned long long)n);
+    st = dvppc__register(c, id, err);
+    if (st)
+        return st;
+    c->pend->last = last;
+    c->next_id = last + 1;
+    return 0;
+}
+
 cl_pend *dvppc__find(dvppc_conn *c, uint64_t id)
 {
     for (cl_pend *p = c->pend; p; p = p->next)
-        if (p->id == id)
+        if (id >= p->id && id <= p->last)
             return p;
     return NULL;
 }
@@ -259,12 +276,16 @@ void dvppc__unpop(dvppc_conn *c, uint64_t id, cl_msg *m)
 static void tag_ring(dvppc_conn *c, cl_msg *m)
 {
     const Dvpp__Envelope *env = m->env;
+    const Dvpp__Result *res = NULL;
     dvppc_ring *r;
 
-    if (env->body_case != DVPP__ENVELOPE__BODY_RESULT || !env->result ||
-        !env->result->ring)
+    if (env->body_case == DVPP__ENVELOPE__BODY_RESULT)
+        res = env->result;
+    else if (env->body_case == DVPP__ENVELOPE__BODY_VIDEO_FRAME && env->video_frame)
+        res = env->video_frame->result;
+    if (!res || !res->ring)
         return;
-    r = dvppc__ring_by_id(c, env->result->ring);
+    r = dvppc__ring_by_id(c, res->ring);
     if (r) {
         m->ring = r;
         m->ring_serial = r->serial;

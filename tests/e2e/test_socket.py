@@ -1809,11 +1809,13 @@ def test_stats_counters(srv, data):
         assert c.stats()["rings"] == s0["rings"]
 
 
-def test_video_is_unsupported_for_now(srv):
+def test_video_decode_channel_needs_a_ring(srv):
+    """Video channels are tested in test_socket_video.py; here only that a
+    decode channel without a ring is refused and the connection stays."""
     with srv.client() as c:
         env = c._envelope()
         env.video_open.codec = "h264"
         with pytest.raises(dvpp.DvppError) as ei:
             c._simple(env, "video_opened")
-        assert ei.value.code == "EUNSUPPORTED"
+        assert (ei.value.code, ei.value.field) == ("ENOTFOUND", "ring")
         assert c.stats()["connections"] >= 1

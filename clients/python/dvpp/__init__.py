@@ -16,6 +16,14 @@ proto/dvpp_ring.h.
             model(x)             # use it before the slot goes back
         # leaving the block sent SlotRelease: x must not be used any more
 
+Video (proto/PROTOCOL.md "Video channels"):
+
+    with c.decode_video(h264_bytes, ring, every=5) as frames:
+        for f in frames:                 # VideoFrame: a Result + index, time_s, key
+            with f:
+                y, uv = f.planes()       # NV12 planes cropped to the picture
+    mp4 = c.encode_video(rgb_frames, codec="h265", mp4=True)   # bytes
+
 Thread-safety: a ``Client`` may be shared by threads. One lock (a
 ``threading.Condition``) guards its state; every request is one
 ``sendmsg``; at any time one waiting thread reads the socket and files each
@@ -30,6 +38,8 @@ import array
 import collections
 import errno
 import fcntl
+import fractions
+import itertools
 import json
 import mmap
 import os
@@ -42,8 +52,8 @@ import time
 from . import dvpp_pb2 as pb
 
 __all__ = [
-    "Client", "Ring", "Result", "Batch", "DvppError", "Disconnected", "ProtocolError",
-    "sealed_memfd", "pb", "PROTOCOL", "STATUS",
+    "Client", "Ring", "Result", "Batch", "VideoFrame", "VideoDecode", "EncodedVideo",
+    "DvppError", "Disconnected", "ProtocolError", "sealed_memfd", "pb", "PROTOCOL", "STATUS",
 ]
 
 __version__ = "0.1.0"
@@ -78,6 +88,19 @@ NP_DTYPES = {"float32": "<f4", "float16": "<f2", "uint8": "u1", "int8": "i1"}
 _ITEMSIZE = {"float32": 4, "float16": 2, "uint8": 1, "int8": 1}
 
 MAX_FDS = 64  # ipc/ipc_msg.h IPC_MAX_FDS
+
+# Video channels (the C client's values, dvppclient.h): a stream of up to
+# this many max_inline packets goes inline, a larger one as one memfd ...
+VIDEO_INLINE_PACKETS = 16
+# ... and an encoder keeps at most this many frames waiting for their
+# packet (half of Welcome.max_inflight at most), waiting this long for one
+# before it sends anyway (the encoder's look-ahead holds frames back).
+VENC_WINDOW = 64
+VENC_STALL_S = 2.0
+# Zero bytes after a raw frame in its memfd: the daemon's frame conversion
+# (libswscale) reads a little past the last row, which faults when a frame
+# ends on a page boundary of its mapping.
+FRAME_PAD = 4096
 _F_SEAL_ALL = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL
 
 
@@ -123,16 +146,18 @@ def _error_from(msg, result=None):
     return DvppError(msg.status, msg.code, msg.message, msg.field, result)
 
 
-def sealed_memfd(data, name="dvpp-input"):
-    """A memfd holding @data, sealed F_SEAL_SHRINK | F_SEAL_GROW |
-    F_SEAL_WRITE | F_SEAL_SEAL (what dvppd wants as Submit.input_fd). The
-    caller owns (closes) the returned fd."""
+def sealed_memfd(data, name="dvpp-input", pad=0):
+    """A memfd holding @data (and @pad zero bytes after it), sealed
+    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL (what dvppd
+    wants as Submit.input_fd). The caller owns (closes) the returned fd."""
     mv = memoryview(data).cast("B")
     fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     try:
         off = 0
         while off < len(mv):
             off += os.write(fd, mv[off:off + (1 << 24)])
+        if pad:
+            os.ftruncate(fd, len(mv) + pad)
         fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _F_SEAL_ALL)
     except BaseException:
         os.close(fd)
@@ -425,6 +450,374 @@ class Batch:
 
 
 # --------------------------------------------------------------------------
+# Video channels
+
+
+class VideoFrame(Result):
+    """One decoded frame in a ring slot (``Client.decode_video``): a Result
+    (``array()``, ``buffer()``, ``meta``, ``release()``, a context manager)
+    plus ``index`` (decoded frame number), ``pts`` (stream time base;
+    -2**63 when the stream has none, as Annex-B), ``time_s`` (without pts:
+    index / frame rate) and ``key``. Without a spec its payload is the frame's
+    pixels (``meta.format``, ``width``, ``height``, ``width_stride`` = bytes of
+    a row of plane 0, ``height_stride`` = its rows); with one, the tensor."""
+
+    def __init__(self, client, env_id, vf, seq):
+        super().__init__(client, env_id, vf.result, seq)
+        self.channel = vf.channel
+        self.index = vf.index
+        self.pts = vf.pts
+        self.time_s = vf.time_s
+        self.key = vf.key
+
+    def planes(self):
+        """The pixels as numpy views cropped to the picture (no copy):
+        ``[Y (h, w), UV (h/2, w)]`` for nv12/nv21, ``[RGB (h, w, 3)]`` for
+        rgb/bgr."""
+        m = self.meta
+        a = self.array().reshape(-1)
+        ws, hs, w, h = m.width_stride, m.height_stride, m.width, m.height
+        if m.format in ("nv12", "nv21"):
+            y = a[:ws * hs].reshape(hs, ws)[:h, :w]
+            uv = a[ws * hs:ws * hs + ws * (hs // 2)].reshape(hs // 2, ws)[:(h + 1) // 2, :w]
+            return [y, uv]
+        if m.format in ("rgb", "bgr"):
+            return [a[:ws * hs].reshape(hs, ws)[:h, :w * 3].reshape(h, w, 3)]
+        raise ValueError(f"no planes for a {m.format or m.dtype!r} frame")
+
+    def __repr__(self):
+        return (f"<dvpp.VideoFrame index={self.index} t={self.time_s:.3f}"
+                f"{' key' if self.key else ''} {self.meta.format or self.meta.dtype} "
+                f"{list(self.meta.shape)} slot={self.slot}>")
+
+
+class EncodedVideo(bytes):
+    """The bytes of ``Client.encode_video`` (an Annex-B stream or an MP4),
+    with the daemon's ``packets`` and ``keyframes`` counts."""
+
+    packets = 0
+    keyframes = 0
+
+
+class _Channel:
+    """A video channel's requests: the VideoOpen's id is the key under
+    which every answer of the channel is filed (VideoFrame and VideoData
+    echo it; the packets' and the VideoClose's ids are aliased to it), so
+    one queue holds them in the order the daemon sent them."""
+
+    def __init__(self, client, env, timeout, what):
+        self.client = client
+        self.key = env.id
+        self.timeout = timeout
+        self.ids = [env.id]
+        self.channel = None
+        try:
+            ans, fds = client._call(env, timeout=timeout, what=what, final=False)
+        except BaseException:
+            self.forget()
+            raise
+        for f in fds:
+            os.close(f)
+        body = ans.WhichOneof("body")
+        if body != "video_opened":
+            self.forget()
+            if body == "error":
+                raise _error_from(ans.error)
+            raise ProtocolError(f"expected video_opened, got {body}")
+        self.channel = ans.video_opened.channel
+
+    def _envelope(self):
+        env = self.client._envelope()
+        with self.client._cv:
+            self.client._alias[env.id] = self.key
+            self.ids.append(env.id)
+        return env
+
+    def packet(self, fds=(), **fields):
+        """Send a VideoPacket; its id."""
+        env = self._envelope()
+        p = env.video_packet
+        p.channel = self.channel
+        for k, v in fields.items():
+            setattr(p, k, v)
+        self.client._send(env, fds)
+        return env.id
+
+    def next(self, timeout, what):
+        """The channel's next answer (seq, Envelope); TimeoutError."""
+        c = self.client
+        seq, env, fds = c._wait_for(lambda: c._take_answer(self.key), timeout, what)
+        for f in fds:
+            os.close(f)
+        return seq, env
+
+    def drop(self, env):
+        """Give back the slot of a VideoFrame nobody will see."""
+        if env.WhichOneof("body") != "video_frame":
+            return
+        r = env.video_frame.result
+        if r.ring and r.status == 0 and r.ring in self.client._rings:
+            try:
+                self.client.release_slot(r.ring, r.slot, r.generation)
+            except DvppError:
+                pass
+
+    def close(self):
+        """VideoClose and its Ack (what is still queued before it is
+        dropped), then forget the channel."""
+        try:
+            if self.channel is not None and not self.client.closed:
+                env = self._envelope()
+                env.video_close.channel = self.channel
+                self.client._send(env)
+                while True:
+                    _, ans = self.next(self.timeout, "Ack of VideoClose")
+                    self.drop(ans)
+                    if ans.id == env.id:
+                        break
+        except (DvppError, TimeoutError):
+            pass
+        finally:
+            self.forget()
+
+    def forget(self):
+        c = self.client
+        with c._cv:
+            for i in self.ids:
+                c._alias.pop(i, None)
+            c._pending.discard(self.key)
+            left = c._answers.pop(self.key, ())
+        for _, env, fds in left:
+            for f in fds:
+                os.close(f)
+            self.drop(env)
+
+
+class VideoDecode:
+    """The frames of one decode channel (``Client.decode_video``), an
+    iterator of VideoFrame in presentation order. The iteration ends after
+    the last frame, or raises the daemon's DvppError (ECORRUPT for a
+    damaged stream, after the frames decoded before the damage). Leaving
+    early: ``close()`` (or the end of a ``with`` block) gives the frames not
+    taken back and waits for the daemon to finish the stream."""
+
+    def __init__(self, client, env, data, memfd, timeout):
+        self._client = client
+        self._timeout = timeout
+        self._error = None
+        self._done = False
+        mv = memoryview(data).cast("B")
+        if not mv.nbytes:
+            raise ValueError("no stream bytes")
+        self._ch = _Channel(client, env, timeout, "VideoOpened")
+        try:
+            self._eos_id = self._send(mv, memfd)
+        except BaseException:
+            self._done = True
+            self._ch.close()
+            raise
+
+    def _send(self, mv, memfd):
+        n, chunk = mv.nbytes, max(int(self._client.info.max_inline), 1)
+        if memfd or (memfd is None and n > chunk * VIDEO_INLINE_PACKETS):
+            fd = sealed_memfd(mv, "dvpp-video")
+            try:
+                return self._ch.packet([fd], data_fd=True, data_len=n, eos=True)
+            finally:
+                os.close(fd)
+        off = 0
+        while True:
+            part = mv[off:off + chunk]
+            off += part.nbytes
+            pid = self._ch.packet(data=part.tobytes(), eos=off >= n)
+            if off >= n:
+                return pid
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.next_frame(self._timeout)
+
+    def next_frame(self, timeout=None):
+        """The next frame, waiting up to @timeout seconds (None: the
+        decode's timeout): TimeoutError when none came (the decode goes on),
+        StopIteration after the last, the daemon's DvppError."""
+        while not self._done:
+            seq, env = self._ch.next(timeout if timeout is not None else self._timeout,
+                                     "VideoFrame")
+            body = env.WhichOneof("body")
+            if body == "video_frame":
+                if self._error is not None:
+                    self._ch.drop(env)
+                    continue
+                with self._client._cv:
+                    return VideoFrame(self._client, env.id, env.video_frame, seq)
+            if body == "error":
+                self._error = self._error or _error_from(env.error)
+            elif body != "ack":
+                self._error = self._error or ProtocolError(f"{body} on a decode channel")
+            if env.id == self._eos_id:
+                self._done = True
+                self._ch.close()
+        if self._error is not None:
+            err, self._error = self._error, None
+            raise err
+        raise StopIteration
+
+    def close(self):
+        """Stop: frames not taken yet go back unseen; returns once the
+        daemon has finished the stream and the channel is closed."""
+        if self._done:
+            return
+        self._done = True
+        try:
+            while True:
+                _, env = self._ch.next(self._timeout, "end of the stream")
+                self._ch.drop(env)
+                if env.id == self._eos_id:
+                    break
+        except (DvppError, TimeoutError):
+            pass
+        finally:
+            self._ch.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            if not self._done and not self._client.closed:
+                self.close()
+        except Exception:
+            pass
+
+
+def _frame_bytes(fmt, w, h):
+    """A tight frame's bytes, None for a format this client does not know."""
+    if fmt in ("nv12", "nv21", "i420", "", None):
+        return w * h * 3 // 2
+    if fmt in ("rgb", "bgr"):
+        return w * h * 3
+    return None
+
+
+def _frame_size(a, fmt):
+    """(width, height) of a frame array: (h, w, 3) for rgb/bgr, (h*3/2, w)
+    for the 4:2:0 formats."""
+    shape = getattr(a, "shape", None)
+    if not shape or len(shape) < 2:
+        raise ValueError("width and height are needed for frames without a 2-D shape")
+    if fmt in ("rgb", "bgr"):
+        return int(shape[1]), int(shape[0])
+    return int(shape[1]), int(shape[0]) * 2 // 3
+
+
+class _VideoEncoder:
+    """An encode channel: frames out, VideoData in (see Client.encode_video)."""
+
+    def __init__(self, client, env, frame_bytes, sink, timeout):
+        self.client = client
+        self.frame_bytes = frame_bytes
+        self.sink = sink
+        self.timeout = timeout
+        self.sent = 0
+        self.packets = 0
+        self.keyframes = 0
+        self.eos_id = None
+        self.done = False
+        self.error = None
+        half = int(client.info.max_inflight) // 2
+        self.window = min(VENC_WINDOW, half) if half else VENC_WINDOW
+        self.ch = _Channel(client, env, timeout, "VideoOpened")
+
+    def _take(self, env):
+        body = env.WhichOneof("body")
+        if body == "video_data":
+            vd = env.video_data
+            self.packets, self.keyframes = vd.packets, vd.keyframes
+            if self.error is None and vd.data:
+                self.sink(vd.data)
+            return
+        if body == "error":
+            self.error = self.error or _error_from(env.error)
+        elif body != "ack":
+            self.error = self.error or ProtocolError(f"{body} on an encode channel")
+        if env.id == self.eos_id:
+            self.done = True
+
+    def _pump(self, timeout):
+        """One answer if it comes within @timeout s: True, else False."""
+        try:
+            _, env = self.ch.next(timeout, "VideoData")
+        except TimeoutError:
+            return False
+        self._take(env)
+        return True
+
+    def _raise(self):
+        if self.error is not None:
+            raise self.error
+
+    def frame(self, f, idr=False):
+        try:
+            mv = memoryview(f).cast("B")
+        except TypeError:  # not C-contiguous
+            import numpy as np
+            mv = memoryview(np.ascontiguousarray(f)).cast("B")
+        if self.frame_bytes is not None and mv.nbytes != self.frame_bytes:
+            raise ValueError(f"frame {self.sent} has {mv.nbytes} bytes, the format and size "
+                             f"need {self.frame_bytes}")
+        while self._pump(0):   # what came meanwhile
+            pass
+        while self.error is None and self.sent - min(self.packets, self.sent) >= self.window:
+            if not self._pump(VENC_STALL_S):
+                break
+        self._raise()
+        if mv.nbytes > self.client.info.max_inline:
+            fd = sealed_memfd(mv, "dvpp-frame", FRAME_PAD)   # sealed: one per frame
+            try:
+                self.ch.packet([fd], data_fd=True, data_len=mv.nbytes, pts=self.sent,
+                               force_idr=bool(idr))
+            finally:
+                os.close(fd)
+        else:
+            self.ch.packet(data=mv.tobytes(), pts=self.sent, force_idr=bool(idr))
+        self.sent += 1
+
+    def _rest(self):
+        """Every answer up to the eos packet's (TimeoutError after the
+        timeout without one)."""
+        while self.eos_id is not None and not self.done:
+            _, env = self.ch.next(self.timeout, "end of the stream")
+            self._take(env)
+
+    def finish(self):
+        self._raise()
+        self.eos_id = self.ch.packet(eos=True)
+        self._rest()
+        self._raise()
+
+    def close(self):
+        """End the stream if frames were sent (the channel is closed only
+        once none of its jobs runs: a VideoClose that overtakes a running
+        job crashes dvppd 0.1.0), wait for the eos answer, VideoClose."""
+        try:
+            if self.eos_id is None and self.sent and not self.client.closed:
+                self.error = self.error or DvppError(STATUS["ECANCELED"], "ECANCELED",
+                                                     "the encode was abandoned")
+                self.eos_id = self.ch.packet(eos=True)
+            self._rest()
+        except (DvppError, TimeoutError):
+            pass
+        finally:
+            self.ch.close()
+
+
+# --------------------------------------------------------------------------
 # The connection
 
 
@@ -445,6 +838,7 @@ class Client:
         self.release_errors = collections.deque(maxlen=256)  # Errors to SlotRelease
         self._release_ids = set()
         self._rings = {}
+        self._alias = {}                 # video packet id -> its channel's key
         self._seq = 0
         self._dead = None                # the Disconnected once gone
         self._last_error = None          # an unsolicited Error (before a drop)
@@ -561,8 +955,9 @@ class Client:
             for f in fds:
                 os.close(f)
             return
-        if env.id in self._pending:
-            self._answers.setdefault(env.id, collections.deque()).append((self._seq, env, fds))
+        key = self._alias.get(env.id, env.id)
+        if key in self._pending:
+            self._answers.setdefault(key, collections.deque()).append((self._seq, env, fds))
             return
         for f in fds:
             os.close(f)
@@ -575,10 +970,12 @@ class Client:
 
     def _wait_for(self, take, timeout, what):
         """Read packets until take() (called with the lock held) returns
-        something; one thread reads at a time."""
+        something; one thread reads at a time. @timeout 0: read only what
+        has already arrived (no waiting)."""
         if timeout is None:
             timeout = self.timeout
         deadline = None if timeout is None else time.monotonic() + timeout
+        idle = False   # timeout 0: the socket had nothing more
         with self._cv:
             while True:
                 got = take()
@@ -588,7 +985,9 @@ class Client:
                     raise self._dead
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
-                    raise TimeoutError(f"no {what} from dvppd within {timeout} s")
+                    if timeout != 0 or idle or self._reading:
+                        raise TimeoutError(f"no {what} from dvppd within {timeout} s")
+                    left = 0
                 if self._reading:
                     self._cv.wait(left)
                     continue
@@ -613,6 +1012,8 @@ class Client:
                     raise exc
                 if pkt is not None:
                     self._file(*pkt)
+                else:
+                    idle = True
 
     def _take_answer(self, req_id):
         q = self._answers.get(req_id)
@@ -948,6 +1349,93 @@ class Client:
         env = self._envelope()
         env.batch_cancel.batch = batch
         self._simple(env, "ack", timeout)
+
+    # -- video ---------------------------------------------------------------
+
+    def decode_video(self, data, ring, spec=None, format="nv12", every=1, fps=0,
+                     keyframes=False, start=0, end=0, max_frames=0, *, memfd=None,
+                     timeout=None):
+        """Decode the video in @data (an Annex-B H.264/H.265 stream, or an
+        MP4, MKV or MPEG-TS file) into slots of @ring: a VideoDecode, an
+        iterator of VideoFrame (Results holding a slot each, with ``index``,
+        ``pts``, ``time_s``, ``key``) in presentation order.
+
+        Sampling: every @every-th decoded frame, at most @fps frames a
+        second (0: all), @keyframes only, times in [@start, @end] seconds
+        (@end 0: to the end), at most @max_frames (0: no cap). @format: the
+        frames' pixels, "nv12" (VDEC strides ALIGN(w,16) x ALIGN(h,2)),
+        "nv21", "rgb", "bgr"; with @spec (a tensor spec, dict or JSON) each
+        frame goes through that pipeline instead and the slot holds the
+        tensor. The channel is opened and the bytes are sent at once
+        (inline packets of max_inline bytes, or one sealed memfd for more
+        than 16 of them; force either with @memfd); a refusal (bad spec, no
+        such ring) raises here. A full ring holds the daemon's decoder back
+        (up to Welcome.lease_timeout_ms, then EAGAIN): release frames to go
+        on; none is dropped. @timeout: the wait for each frame (None: the
+        client's default)."""
+        env = self._envelope()
+        vo = env.video_open
+        vo.ring = ring.id if isinstance(ring, Ring) else int(ring)
+        vo.spec = _spec_text(spec)
+        vo.format = format or ""
+        vo.every = int(every or 0)
+        vo.fps = float(fps or 0)
+        vo.keyframes_only = bool(keyframes)
+        vo.start_s = float(start or 0)
+        vo.end_s = float(end or 0)
+        vo.max_frames = int(max_frames or 0)
+        return VideoDecode(self, env, data, memfd, timeout)
+
+    def encode_video(self, frames, codec="h264", width=None, height=None, fps=30, gop=30,
+                     rc="crf", bitrate=2000, crf=23, profile="", mp4=False,
+                     input_format="rgb", idr=(), *, sink=None, timeout=None):
+        """Encode @frames (an iterable of numpy arrays or other buffers of
+        tight rows: (h, w, 3) for rgb/bgr, (h*3/2, w) for nv12/nv21/i420) to
+        H.264 or H.265 (@codec) through an encode channel; returns the
+        stream as EncodedVideo (bytes with ``packets`` and ``keyframes``),
+        an Annex-B stream or, with @mp4, an MP4 file.
+
+        @width/@height default to the first frame's shape; @fps may be a
+        fraction (29.97); @gop is the key frame interval; @rc "crf" (with
+        @crf), "cbr" or "vbr" (with @bitrate, kbit/s); @profile e.g.
+        "baseline", "main", "high"; @idr the indices of frames forced to be
+        IDR frames. Frames travel as sealed memfds (one each) when larger
+        than max_inline. With @sink (a callable) the bytes go to it as they
+        come and the returned EncodedVideo is empty. At most 64 frames (or
+        half of Welcome.max_inflight) wait for their packet at a time."""
+        it = iter(frames)
+        first = next(it, None)
+        if first is None:
+            raise ValueError("no frames")
+        if width is None or height is None:
+            width, height = _frame_size(first, input_format)
+        rate = fractions.Fraction(fps).limit_denominator(1001)
+        env = self._envelope()
+        vo = env.video_open
+        vo.encode = True
+        vo.codec = codec or ""
+        vo.width, vo.height = int(width), int(height)
+        vo.fps_num, vo.fps_den = rate.numerator, rate.denominator
+        vo.gop = int(gop or 0)
+        vo.rc = rc or ""
+        vo.bitrate_kbps = int(bitrate or 0)
+        vo.crf = int(crf or 0)
+        vo.profile = profile or ""
+        vo.mp4 = bool(mp4)
+        vo.input_format = input_format or ""
+        out = []
+        enc = _VideoEncoder(self, env, _frame_bytes(input_format, int(width), int(height)),
+                            sink or out.append, timeout)
+        idrs = set(int(i) for i in idr)
+        try:
+            for i, f in enumerate(itertools.chain([first], it)):
+                enc.frame(f, i in idrs)
+            enc.finish()
+        finally:
+            enc.close()
+        res = EncodedVideo(b"".join(out))
+        res.packets, res.keyframes = enc.packets, enc.keyframes
+        return res
 
     # -- notices, stats --------------------------------------------------------
 
