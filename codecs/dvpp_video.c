@@ -140,6 +140,191 @@ static dvpp_status check_size(const dvpp_limits *lim, int w, int h, dvpp_err *er
     return dvpp_limits_check_image(lim, (uint64_t)w, (uint64_t)h, err);
 }
 
+/* --- the size a stream claims ---------------------------------------------------- */
+
+/* FFmpeg drops an SPS whose picture it cannot represent
+ * (av_image_check_size: (8w + 1024)(h + 128) < 2^31, so 16384 x 16384 is
+ * out) and then reports no size at all; and its probing decoders allocate
+ * per-macroblock tables for a size they do accept before max_pixels stops
+ * the frame buffers (about 50 MB for 16384 x 8192). So the claim is read
+ * here first: the container's size, else the first H.264 SPS (up to the
+ * picture size: no VUI, no cropping). */
+
+typedef struct bitr {
+    const uint8_t *p;
+    size_t bits, pos;
+    bool over;                  /* read past the end */
+} bitr;
+
+static uint32_t rd_bits(bitr *b, unsigned n)
+{
+    uint32_t v = 0;
+
+    for (unsigned i = 0; i < n; i++, b->pos++) {
+        if (b->pos >= b->bits) {
+            b->over = true;
+            return 0;
+        }
+        v = v << 1 | ((b->p[b->pos / 8] >> (7 - b->pos % 8)) & 1);
+    }
+    return v;
+}
+
+/* ue(v); se(v) is skipped the same way. */
+static uint32_t rd_ue(bitr *b)
+{
+    unsigned zeros = 0;
+
+    while (!b->over && rd_bits(b, 1) == 0)
+        if (++zeros > 31) {
+            b->over = true;
+            return 0;
+        }
+    return zeros ? (uint32_t)((1ull << zeros) - 1 + rd_bits(b, zeros)) : 0;
+}
+
+static void skip_scaling_list(bitr *b, int size)
+{
+    int last = 8, next = 8;
+
+    for (int j = 0; j < size && !b->over; j++) {
+        if (next != 0) {
+            uint32_t u = rd_ue(b);
+            int delta = u & 1 ? (int)((u + 1) / 2) : -(int)(u / 2);
+            next = (last + delta + 256) % 256;
+        }
+        last = next ? next : last;
+    }
+}
+
+static bool high_profile(uint32_t p)
+{
+    static const uint8_t high[] = {100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139,
+                                   134, 135};
+
+    for (size_t i = 0; i < sizeof(high); i++)
+        if (p == high[i])
+            return true;
+    return false;
+}
+
+/* The coded size of the SPS NAL @nal (header byte first, emulation
+ * prevention bytes in place). */
+static bool sps_size(const uint8_t *nal, size_t n, uint64_t *w, uint64_t *h)
+{
+    uint8_t rbsp[512];
+    size_t len = 0;
+    unsigned zeros = 0;
+    bitr b;
+    uint32_t profile, poc, wmb, hmu;
+
+    for (size_t i = 1; i < n && len < sizeof(rbsp); i++) {
+        if (zeros >= 2 && nal[i] == 3) {
+            zeros = 0;
+            continue;
+        }
+        zeros = nal[i] == 0 ? zeros + 1 : 0;
+        rbsp[len++] = nal[i];
+    }
+    b = (bitr){rbsp, len * 8, 0, false};
+    profile = rd_bits(&b, 8);
+    rd_bits(&b, 16);                    /* constraint flags, level_idc */
+    rd_ue(&b);                          /* seq_parameter_set_id */
+    if (high_profile(profile)) {
+        uint32_t chroma = rd_ue(&b);
+        if (chroma == 3)
+            rd_bits(&b, 1);             /* separate_colour_plane_flag */
+        rd_ue(&b), rd_ue(&b);           /* bit depths */
+        rd_bits(&b, 1);                 /* qpprime_y_zero_transform_bypass */
+        if (rd_bits(&b, 1))             /* seq_scaling_matrix_present_flag */
+            for (int i = 0; i < (chroma == 3 ? 12 : 8) && !b.over; i++)
+                if (rd_bits(&b, 1))
+                    skip_scaling_list(&b, i < 6 ? 16 : 64);
+    }
+    rd_ue(&b);                          /* log2_max_frame_num_minus4 */
+    poc = rd_ue(&b);
+    if (poc == 0) {
+        rd_ue(&b);
+    } else if (poc == 1) {
+        uint32_t cycle;
+        rd_bits(&b, 1), rd_ue(&b), rd_ue(&b);
+        cycle = rd_ue(&b);
+        for (uint32_t i = 0; i < cycle && i < 256; i++)
+            rd_ue(&b);
+    }
+    rd_ue(&b);                          /* max_num_ref_frames */
+    rd_bits(&b, 1);                     /* gaps_in_frame_num_value_allowed_flag */
+    wmb = rd_ue(&b);
+    hmu = rd_ue(&b);
+    *w = ((uint64_t)wmb + 1) * 16;
+    *h = ((uint64_t)hmu + 1) * 16 * (rd_bits(&b, 1) ? 1 : 2);
+    return !b.over;
+}
+
+/* The first SPS in @p: an avcC record (MP4/MKV extradata) or Annex-B. */
+static bool h264_claimed_size(const uint8_t *p, size_t n, uint64_t *w, uint64_t *h)
+{
+    if (n > 8 && p[0] == 1 && (p[5] & 0x1f) > 0) {
+        size_t len = (size_t)p[6] << 8 | p[7];
+        return len > 0 && len <= n - 8 && sps_size(p + 8, len, w, h);
+    }
+    for (size_t i = 0; i + 4 < n; i++) {
+        if (p[i] == 0 && p[i + 1] == 0 && p[i + 2] == 1 && (p[i + 3] & 0x1f) == 7) {
+            size_t end = i + 3;
+            while (end + 2 < n && !(p[end] == 0 && p[end + 1] == 0 && p[end + 2] <= 1))
+                end++;
+            return sps_size(p + i + 3, (end + 2 < n ? end : n) - (i + 3), w, h);
+        }
+    }
+    return false;
+}
+
+/* The size @cp's stream claims without decoding: the container's, else
+ * (H.264) its SPS, in the extradata or, for a raw Annex-B stream, the
+ * first one in @data. False when nothing says. */
+static bool claimed_size(const AVFormatContext *fmt, const AVCodecParameters *cp,
+                         const uint8_t *data, size_t len, uint64_t *w, uint64_t *h)
+{
+    if (cp->width > 0 && cp->height > 0) {
+        *w = (uint64_t)cp->width, *h = (uint64_t)cp->height;
+        return true;
+    }
+    if (cp->codec_id != AV_CODEC_ID_H264)
+        return false;
+    if (cp->extradata_size > 0 &&
+        h264_claimed_size(cp->extradata, (size_t)cp->extradata_size, w, h))
+        return true;
+    return !strcmp(fmt->iformat->name, "h264") && h264_claimed_size(data, len, w, h);
+}
+
+/* Every video stream's claim against @lim, before avformat_find_stream_info
+ * runs its decoders on it. */
+static dvpp_status check_claims(const demux *d, const dvpp_limits *lim, dvpp_err *err)
+{
+    for (unsigned i = 0; i < d->fmt->nb_streams; i++) {
+        const AVCodecParameters *cp = d->fmt->streams[i]->codecpar;
+        uint64_t w, h;
+        if (cp->codec_type == AVMEDIA_TYPE_VIDEO &&
+            claimed_size(d->fmt, cp, d->m.data, d->m.len, &w, &h) &&
+            dvpp_limits_check_image(lim, w, h, err) != DVPP_OK)
+            return DVPP_ELIMIT;
+    }
+    return DVPP_OK;
+}
+
+/* The stream declares no size after probing (FFmpeg refused its SPS):
+ * DVPP_ELIMIT when the SPS claims a picture over @lim, else ECORRUPT. */
+static dvpp_status sizeless(const demux *d, const dvpp_limits *lim, dvpp_err *err)
+{
+    uint64_t w, h;
+
+    if (claimed_size(d->fmt, d->fmt->streams[d->stream]->codecpar, d->m.data, d->m.len, &w,
+                     &h) &&
+        dvpp_limits_check_image(lim, w, h, err) != DVPP_OK)
+        return DVPP_ELIMIT;
+    return dvpp_err_set(err, DVPP_ECORRUPT, "video", "the stream declares no frame size");
+}
+
 static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
                               const dvpp_limits *lim, dvpp_err *err)
 {
@@ -178,6 +363,10 @@ static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
                             "not a video dvppd reads (H.264/H.265 in Annex-B, MP4, MKV or "
                             "MPEG-TS): %s", averr(e, eb));
     }
+    if (check_claims(d, lim, err) != DVPP_OK) {
+        demux_close(d);
+        return DVPP_ELIMIT;
+    }
     opts = av_calloc(d->fmt->nb_streams ? d->fmt->nb_streams : 1, sizeof(*opts));
     for (unsigned i = 0; opts && i < d->fmt->nb_streams; i++)
         opts[i] = probe_options(lim);
@@ -192,7 +381,15 @@ static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
     }
     d->stream = av_find_best_stream(d->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (d->stream < 0) {
+        /* No stream at all, or one whose codec the demuxer never learnt (an
+         * MP4 cut inside its index): a damaged file, not one without video. */
+        bool damaged = d->fmt->nb_streams == 0;
+        for (unsigned i = 0; i < d->fmt->nb_streams; i++)
+            damaged |= d->fmt->streams[i]->codecpar->codec_id == AV_CODEC_ID_NONE;
         demux_close(d);
+        if (damaged)
+            return dvpp_err_set(err, DVPP_ECORRUPT, "video", "no readable stream: the file is "
+                                "damaged or truncated");
         return dvpp_err_set(err, DVPP_EUNSUPPORTED, "video", "no video stream");
     }
     switch (d->fmt->streams[d->stream]->codecpar->codec_id) {
@@ -249,7 +446,8 @@ dvpp_status dvpp_video_probe(const uint8_t *data, size_t len, const dvpp_limits 
     if (st != DVPP_OK)
         return st;
     fill_info(&d, info);
-    st = check_size(lim, (int)info->width, (int)info->height, err);
+    st = info->width ? check_size(lim, (int)info->width, (int)info->height, err)
+                     : sizeless(&d, lim, err);
     demux_close(&d);
     return st;
 }
@@ -284,6 +482,7 @@ typedef struct vdec {
     AVPacket *pkt;
     struct SwsContext *sws;
     int sws_w, sws_h, sws_fmt;
+    int sws_cs, sws_range;      /* the frame colorspace/range sws is set for */
     dvpp_image out;             /* converted frame, reused */
     uint64_t decoded, kept;
     double fps, prev_kept_t;
@@ -355,6 +554,31 @@ static bool keep_frame(vdec *v, uint64_t n, double t, bool key)
     return true;
 }
 
+/* The matrix and range the ffmpeg CLI's scale filter (5.1) converts a frame
+ * with: the frame's own ("auto"), BT.601 when it names none or one swscale
+ * lacks (vf_scale's parse_yuv_type). Without this a BT.709 stream comes out
+ * as other RGB bytes than `ffmpeg -pix_fmt rgb24`. */
+static void set_colorspace(vdec *v, const AVFrame *f)
+{
+    int *inv, *tab, src_full, dst_full, bri, con, sat;
+    int cs = f->colorspace;
+    const int *coef;
+
+    if (cs == v->sws_cs && (int)f->color_range == v->sws_range)
+        return;
+    v->sws_cs = cs;
+    v->sws_range = (int)f->color_range;
+    if (cs < 1 || cs > 10 || cs == 8)
+        cs = AVCOL_SPC_BT470BG;
+    coef = sws_getCoefficients(cs);
+    if (sws_getColorspaceDetails(v->sws, &inv, &src_full, &tab, &dst_full, &bri, &con,
+                                 &sat) < 0)
+        return;
+    if (f->color_range != AVCOL_RANGE_UNSPECIFIED)
+        src_full = f->color_range == AVCOL_RANGE_JPEG;
+    sws_setColorspaceDetails(v->sws, coef, src_full, coef, dst_full, bri, con, sat);
+}
+
 /* Convert @f into v->out (allocated once per size), through swscale. */
 static dvpp_status convert(vdec *v, const AVFrame *f, dvpp_err *err)
 {
@@ -384,7 +608,9 @@ static dvpp_status convert(vdec *v, const AVFrame *f, dvpp_err *err)
             return st;
         memset(v->out.data, 0, v->out.size); /* stride padding is defined */
         v->sws_w = f->width, v->sws_h = f->height, v->sws_fmt = f->format;
+        v->sws_cs = -1;
     }
+    set_colorspace(v, f);
     st = dvpp_image_planes(&v->out, &pl, err);
     if (st != DVPP_OK)
         return st;
@@ -417,6 +643,10 @@ static dvpp_status take_frame(vdec *v, dvpp_err *err)
     if (f->decode_error_flags || (f->flags & AV_FRAME_FLAG_CORRUPT))
         return dvpp_err_set(err, DVPP_ECORRUPT, "video", "frame %llu is damaged",
                             (unsigned long long)n);
+    if (v->o->end_s > 0 && t > v->o->end_s) {
+        v->done = true; /* frames come in presentation order: none will be kept */
+        return DVPP_OK;
+    }
     if (!keep_frame(v, n, t, f->key_frame))
         return DVPP_OK;
     st = convert(v, f, err);
@@ -522,7 +752,8 @@ dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_o
     v.fps = vi.fps;
     if (info)
         *info = vi;
-    st = check_size(v.lim, (int)vi.width, (int)vi.height, err);
+    st = vi.width ? check_size(v.lim, (int)vi.width, (int)vi.height, err)
+                  : sizeless(&v.d, v.lim, err);
     if (st == DVPP_OK)
         st = open_decoder(&v, err);
     if (st == DVPP_OK)
@@ -561,6 +792,14 @@ bool dvpp_venc_rc_parse(const char *s, dvpp_venc_rc *out)
             return true;
         }
     return false;
+}
+
+/* An FFmpeg error of the encoder or the muxer as a status: ENOMEM stays
+ * ENOMEM (mem_write reports a dvpp_buf that cannot grow that way), the
+ * rest is @other. */
+static dvpp_status av_status(int e, dvpp_status other)
+{
+    return e == AVERROR(ENOMEM) ? DVPP_ENOMEM : other;
 }
 
 /* A seekable in-memory output for the MP4 muxer (it rewrites the moov). */
@@ -687,7 +926,8 @@ static dvpp_status open_mp4(dvpp_venc *e, dvpp_err *err)
     if (r >= 0)
         r = avformat_write_header(e->mux, NULL);
     if (r < 0)
-        return dvpp_err_set(err, DVPP_ECODEC, "container", "MP4 header: %s", averr(r, eb));
+        return dvpp_err_set(err, av_status(r, DVPP_ECODEC), "container", "MP4 header: %s",
+                            averr(r, eb));
     return DVPP_OK;
 }
 
@@ -779,7 +1019,8 @@ static dvpp_status collect(dvpp_venc *e, dvpp_err *err)
         if (r == AVERROR(EAGAIN) || r == AVERROR_EOF)
             return DVPP_OK;
         if (r < 0)
-            return dvpp_err_set(err, DVPP_ECODEC, "video", "encoding: %s", averr(r, eb));
+            return dvpp_err_set(err, av_status(r, DVPP_ECODEC), "video", "encoding: %s",
+                                averr(r, eb));
         e->packets++;
         e->keyframes += (e->pkt->flags & AV_PKT_FLAG_KEY) != 0;
         if (e->mux) {
@@ -791,7 +1032,8 @@ static dvpp_status collect(dvpp_venc *e, dvpp_err *err)
             av_packet_rescale_ts(e->pkt, e->ctx->time_base, e->mux->streams[0]->time_base);
             r = av_interleaved_write_frame(e->mux, e->pkt);
             if (r < 0)
-                st = dvpp_err_set(err, DVPP_ECODEC, "container", "MP4: %s", averr(r, eb));
+                st = dvpp_err_set(err, av_status(r, DVPP_ECODEC), "container", "MP4: %s",
+                                  averr(r, eb));
         } else {
             st = dvpp_buf_append(e->out, e->pkt->data, (size_t)e->pkt->size);
             if (st != DVPP_OK)
@@ -889,7 +1131,8 @@ dvpp_status dvpp_venc_finish(dvpp_venc *e, dvpp_err *err)
     if (st == DVPP_OK && e->mux) {
         r = av_write_trailer(e->mux);
         if (r < 0)
-            st = dvpp_err_set(err, DVPP_ECODEC, "container", "MP4 trailer: %s", averr(r, eb));
+            st = dvpp_err_set(err, av_status(r, DVPP_ECODEC), "container", "MP4 trailer: %s",
+                              averr(r, eb));
         else
             avio_flush(e->io);
     }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "device/dvpp_pipeline.h"
 #include "dvpp_image.h"
 #include "dvpp_jpeg.h"
 #include "dvpp_limits.h"
@@ -13,6 +14,7 @@
 #include "dvpp_status.h"
 #include "dvpp_aipp_cfg.h"
 #include "dvpp_tensor.h"
+#include "dvpp_video.h"
 #include "dvpp_vpc.h"
 
 #define CTL_MAX_INPUTS 64
@@ -68,6 +70,18 @@ typedef struct ctl_args {
                                   "" runs in-process */
     unsigned long long count;  /* bench: -n N jobs */
     unsigned concurrency;      /* bench: --concurrency K jobs in flight */
+    /* video (video-decode, video-encode) */
+    dvpp_vdec_opts vdec;       /* --every --fps --keyframes --start --end
+                                  --max-frames --threads (sampling) */
+    dvpp_venc_opts venc;       /* --codec --bitrate --gop --fps --rc --crf
+                                  --profile --threads (encoder) */
+    bool codec_set;            /* --codec given */
+    bool rc_set;               /* --rc given */
+    bool bitrate_set;          /* --bitrate given */
+    bool crf_set;              /* --crf given */
+    bool profile_is_codec;     /* the command reads --profile as the codec's
+                                  profile (video-encode), not dvpp_profile */
+    const char *idr;           /* --idr N,N,...: frames forced to IDR */
 } ctl_args;
 
 /* Parse @argv (argv[0] is the command name) into @a. Returns 0, or 2 after
@@ -146,6 +160,16 @@ dvpp_pixfmt ctl_aipp_pixfmt(const dvpp_aipp_op *op);
 
 /* The device-model commands (ctl_batch.c). */
 int ctl_cmd_batch(int argc, char **argv);
+
+/* The pipeline the preprocess flags describe (--size, --mode, --interp,
+ * --parity, --pad, the normalise flags) into a tensor; the input fields
+ * are left for the caller (ctl_batch.c). */
+dvpp_status ctl_preprocess_pipeline(const ctl_args *a, dvpp_pipeline *p, dvpp_err *err);
+
+/* The video commands (ctl_video.c): offline, libdvpp's VDEC/VENC. */
+int ctl_cmd_video_info(int argc, char **argv);
+int ctl_cmd_video_decode(int argc, char **argv);
+int ctl_cmd_video_encode(int argc, char **argv);
 
 /* A batch's progress bar on stderr, redrawn in place. */
 void ctl_draw_progress(size_t total, size_t done, size_t failed);

@@ -2,6 +2,7 @@
  * fields it needs, so an option means the same thing everywhere. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,9 @@ enum {
     OPT_PAD, OPT_CSC, OPT_RANGE, OPT_MARGINS, OPT_BORDER_TYPE, OPT_VALUE,
     OPT_INPUT, OPT_DECODE_FORMAT, OPT_CONFIG, OPT_DYNAMIC, OPT_OP, OPT_MEAN,
     OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE, OPT_CHANNELS, OPT_STRICT,
-    OPT_SOCKET, OPT_CONCURRENCY,
+    OPT_SOCKET, OPT_CONCURRENCY, OPT_EVERY, OPT_FPS, OPT_KEYFRAMES, OPT_START,
+    OPT_END, OPT_MAX_FRAMES, OPT_THREADS, OPT_CODEC, OPT_BITRATE, OPT_GOP, OPT_RC,
+    OPT_CRF, OPT_IDR,
 };
 
 static const struct option k_opts[] = {
@@ -65,6 +68,19 @@ static const struct option k_opts[] = {
     {"socket", required_argument, NULL, OPT_SOCKET},
     {"count", required_argument, NULL, 'n'},
     {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
+    {"every", required_argument, NULL, OPT_EVERY},
+    {"fps", required_argument, NULL, OPT_FPS},
+    {"keyframes", no_argument, NULL, OPT_KEYFRAMES},
+    {"start", required_argument, NULL, OPT_START},
+    {"end", required_argument, NULL, OPT_END},
+    {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"codec", required_argument, NULL, OPT_CODEC},
+    {"bitrate", required_argument, NULL, OPT_BITRATE},
+    {"gop", required_argument, NULL, OPT_GOP},
+    {"rc", required_argument, NULL, OPT_RC},
+    {"crf", required_argument, NULL, OPT_CRF},
+    {"idr", required_argument, NULL, OPT_IDR},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -150,6 +166,125 @@ static bool parse_limit(const char *s, unsigned long long max,
     return ctl_parse_u64(s, out) && *out <= max;
 }
 
+/* A finite, non-negative number of seconds (or frames per second). */
+static bool parse_seconds(const char *v, double *out)
+{
+    char *end;
+    double d;
+
+    errno = 0;
+    d = strtod(v, &end);
+    if (errno || end == v || *end || !isfinite(d) || d < 0 || d > 1e9)
+        return false;
+    *out = d;
+    return true;
+}
+
+static unsigned long long gcd(unsigned long long a, unsigned long long b)
+{
+    while (b) {
+        unsigned long long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* A frame rate: "N/D" (30000/1001) or a decimal (29.97, kept to 1/1000). */
+static bool parse_rate(const char *v, uint32_t *num, uint32_t *den, double *fps)
+{
+    unsigned long long n, d = 1000, g;
+    const char *slash = strchr(v, '/');
+    double x;
+
+    if (slash) {
+        char head[32];
+        size_t len = (size_t)(slash - v);
+        if (len == 0 || len >= sizeof(head))
+            return false;
+        memcpy(head, v, len);
+        head[len] = '\0';
+        if (!ctl_parse_u64(head, &n) || !ctl_parse_u64(slash + 1, &d))
+            return false;
+    } else {
+        if (!parse_seconds(v, &x) || x > 1e6)
+            return false;
+        n = (unsigned long long)llround(x * 1000.0);
+    }
+    if (n == 0 || d == 0 || n > UINT32_MAX || d > UINT32_MAX)
+        return false;
+    g = gcd(n, d);
+    *num = (uint32_t)(n / g);
+    *den = (uint32_t)(d / g);
+    *fps = (double)n / (double)d;
+    return true;
+}
+
+static bool parse_u32(const char *v, unsigned long long lo, unsigned long long hi,
+                      uint32_t *out)
+{
+    unsigned long long n;
+
+    if (!ctl_parse_u64(v, &n) || n < lo || n > hi)
+        return false;
+    *out = (uint32_t)n;
+    return true;
+}
+
+/* Sampling of video-decode; both video commands read --fps and --threads
+ * (a sampling rate for one, the frame rate for the other). */
+static bool apply_vdec_option(ctl_args *a, int opt, const char *v)
+{
+    uint32_t n;
+
+    switch (opt) {
+    case OPT_EVERY:
+        return parse_u32(v, 1, UINT32_MAX, &a->vdec.every);
+    case OPT_FPS:
+        return parse_rate(v, &a->venc.fps_num, &a->venc.fps_den, &a->vdec.fps);
+    case OPT_KEYFRAMES:
+        a->vdec.keyframes_only = true;
+        return true;
+    case OPT_START:
+        return parse_seconds(v, &a->vdec.start_s);
+    case OPT_END:
+        return parse_seconds(v, &a->vdec.end_s) && a->vdec.end_s > 0;
+    case OPT_MAX_FRAMES:
+        return parse_u32(v, 1, UINT32_MAX, &a->vdec.max_frames);
+    case OPT_THREADS:
+        if (!parse_u32(v, 1, 64, &n))
+            return false;
+        a->vdec.threads = a->venc.threads = n;
+        return true;
+    }
+    return false;
+}
+
+/* The encoder's knobs (video-encode). */
+static bool apply_venc_option(ctl_args *a, int opt, const char *v)
+{
+    switch (opt) {
+    case OPT_CODEC:
+        a->codec_set = dvpp_video_codec_parse(v, &a->venc.codec);
+        return a->codec_set;
+    case OPT_BITRATE:
+        a->bitrate_set = parse_u32(v, 10, 500000, &a->venc.bitrate_kbps);
+        return a->bitrate_set;
+    case OPT_GOP:
+        return parse_u32(v, 1, 65536, &a->venc.gop);
+    case OPT_RC:
+        a->rc_set = dvpp_venc_rc_parse(v, &a->venc.rc);
+        return a->rc_set;
+    case OPT_CRF:
+        a->crf_set = parse_u32(v, 0, 51, &a->venc.crf);
+        return a->crf_set;
+    case OPT_IDR:
+        a->idr = v;
+        return true;
+    }
+    return apply_vdec_option(a, opt, v);
+}
+
 static bool apply_decode_option(ctl_args *a, int opt, const char *v)
 {
     unsigned long long n;
@@ -209,7 +344,7 @@ static bool apply_decode_option(ctl_args *a, int opt, const char *v)
         a->lim.max_jpeg_scans = (uint32_t)n;
         return true;
     }
-    return false;
+    return apply_venc_option(a, opt, v);
 }
 
 static bool apply_vpc_option(ctl_args *a, int opt, const char *v)
@@ -359,6 +494,12 @@ static bool apply_option(ctl_args *a, int opt, const char *v)
         a->input_spec = v;
         return true;
     case OPT_PROFILE:
+        if (a->profile_is_codec) { /* video-encode: the H.264/H.265 profile */
+            if (strlen(v) >= sizeof(a->venc.profile))
+                return false;
+            memcpy(a->venc.profile, v, strlen(v) + 1);
+            return true;
+        }
         if (!dvpp_profile_parse(v, &a->jpeg.profile))
             return false;
         a->png.profile = a->jpeg.profile;
@@ -397,6 +538,8 @@ static void defaults(ctl_args *a)
     a->socket = getenv("DVPPD_SOCKET");
     a->count = 100;
     a->concurrency = 4;
+    dvpp_vdec_opts_init(&a->vdec);
+    dvpp_venc_opts_init(&a->venc);
 }
 
 bool ctl_use_socket(const ctl_args *a)
@@ -411,7 +554,9 @@ int ctl_parse_options(int argc, char **argv, ctl_args *a)
     defaults(a);
     a->scale_is_norm = strcmp(argv[0], "preprocess") == 0 ||
                        strcmp(argv[0], "batch") == 0 ||
-                       strcmp(argv[0], "bench") == 0;
+                       strcmp(argv[0], "bench") == 0 ||
+                       strcmp(argv[0], "video-decode") == 0;
+    a->profile_is_codec = strcmp(argv[0], "video-encode") == 0;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:hn:", k_opts, NULL)) != -1) {
         if (opt == 'h') {

@@ -16,8 +16,9 @@
 #include "device/dvpp_batchjob.h"
 #include "dvpp_mem.h"
 
-/* The pipeline the preprocess flags describe, for every input. */
-static dvpp_status batch_pipeline(const ctl_args *a, dvpp_pipeline *p, dvpp_err *err)
+/* The pipeline the preprocess flags describe, for every input (a batch's
+ * items, a video's frames). */
+dvpp_status ctl_preprocess_pipeline(const ctl_args *a, dvpp_pipeline *p, dvpp_err *err)
 {
     dvpp_pipe_op op = {.kind = DVPP_PIPE_OP_RESIZE};
 
@@ -154,7 +155,7 @@ static int local_batch(ctl_args *a)
     for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
         dvpp_buf_init(&bufs[i]);
     dvpp_err_clear(&err);
-    st = batch_pipeline(a, &p, &err);
+    st = ctl_preprocess_pipeline(a, &p, &err);
     if (st == DVPP_OK)
         st = dvpp_batchjob_tensor(&p, a->ninputs, &t, &err);
     if (st == DVPP_OK && !(t.data = dvpp_calloc(1, t.bytes)))
@@ -280,7 +281,7 @@ static unsigned remote_report(remote_batch *b, const ctl_args *a)
 /* The job, its tensor's shape (to size the ring), and the inputs. */
 static dvpp_status remote_prepare(remote_batch *b, ctl_args *a, dvpp_err *err)
 {
-    dvpp_status st = batch_pipeline(a, &b->job.pipe, err);
+    dvpp_status st = ctl_preprocess_pipeline(a, &b->job.pipe, err);
 
     b->job.kind = DVPPC_TENSOR;
     /* --std wins over --scale (ctl_norm_spec); the daemon takes one. */

@@ -46,6 +46,14 @@ void ctl_usage(FILE *f)
         "  batch FILES|DIRS... --size WxH -o OUT.npy   a batch job through the device\n"
         "                            model: N x C x H x W tensor ([--channels N]\n"
         "                            [--strict]; preprocess flags)\n"
+        "  video-info FILE           codec, container, size, rate of a video, as JSON\n"
+        "  video-decode FILE -o OUT.npy   H.264/H.265 (Annex-B, MP4, MKV, TS) to\n"
+        "                            frames: T x rows x stride (nv12/nv21) or\n"
+        "                            T x H x W x 3 (rgb/bgr); with --size and the\n"
+        "                            preprocess flags a T x C x H x W tensor. One\n"
+        "                            JSON line lists the frames kept\n"
+        "  video-encode FRAMES.npy --codec h264|h265 -o OUT.mp4|OUT.h264|OUT.h265\n"
+        "                            frames to a stream (.mp4: MP4, else Annex-B)\n"
         "  version                   print version, SIMD level and codecs (and the\n"
         "                            daemon's with --socket)\n"
         "  stats --socket PATH       the daemon's counters, as JSON\n"
@@ -91,7 +99,21 @@ void ctl_usage(FILE *f)
         "  --config aipp.cfg --op N --dynamic BLOB   ATC config, block, params\n"
         "  --mean R,G,B --std R,G,B    (x/255 - mean)/std (torchvision)\n"
         "  --scale S                   preprocess: (x - mean) * S (blobFromImage)\n"
-        "  --order rgb|bgr --layout nchw|nhwc|nc1hwc0 --dtype f32|f16|i8|u8\n");
+        "  --order rgb|bgr --layout nchw|nhwc|nc1hwc0 --dtype f32|f16|i8|u8\n"
+        "\n"
+        "video options (video-decode; offline only, no --socket):\n"
+        "  --every N | --fps F | --keyframes   keep frame n %% N == 0 / at most F per\n"
+        "                      second / key frames only (as ffmpeg -vf select)\n"
+        "  --start S --end S   keep frames with S <= t <= E seconds\n"
+        "  --max-frames N      stop after N kept frames\n"
+        "  --format nv12|nv21|rgb|bgr   --align WxH (default 16x2, VDEC's)\n"
+        "  --threads N         decoder (or encoder) threads\n"
+        "video-encode options:\n"
+        "  --codec h264|h265 --gop N --fps F (N or N/D, default 30)\n"
+        "  --rc crf|cbr|vbr --crf Q (default 23) --bitrate KBIT/S (alone: vbr)\n"
+        "  --profile baseline|main|high   --idr 0,30,...  frames forced to IDR\n"
+        "  --format rgb|bgr (T x H x W x 3) | nv12|nv21|i420 (T x rows x stride,\n"
+        "                      with --size WxH or --input FMT:WxH)\n");
 }
 
 static input_kind sniff(const dvpp_buf *b, const char *path)
@@ -313,6 +335,12 @@ static int dispatch(int argc, char **argv)
         return ctl_cmd_preprocess(argc - 1, argv + 1);
     if (strcmp(argv[1], "batch") == 0)
         return ctl_cmd_batch(argc - 1, argv + 1);
+    if (strcmp(argv[1], "video-info") == 0)
+        return ctl_cmd_video_info(argc - 1, argv + 1);
+    if (strcmp(argv[1], "video-decode") == 0)
+        return ctl_cmd_video_decode(argc - 1, argv + 1);
+    if (strcmp(argv[1], "video-encode") == 0)
+        return ctl_cmd_video_encode(argc - 1, argv + 1);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0)
         return cmd_version(argc - 1, argv + 1);
     if (strcmp(argv[1], "stats") == 0)

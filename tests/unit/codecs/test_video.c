@@ -1,0 +1,1110 @@
+/* Unit tests for codecs/dvpp_video.c: VENC -> VDEC round trips of
+ * synthetic frames (H.264 and H.265, Annex-B and MP4), frame count and
+ * order (each frame carries its number in pixels), PSNR of the Y plane,
+ * key frames (GOP, forced IDR), sampling (every N, key frames only, time
+ * range, a frame cap), damaged streams (truncated, bit-flipped: ECORRUPT,
+ * never a crash), a hand-written H.264 SPS claiming a huge picture
+ * (ELIMIT, at once), the byte and frame budgets, bad options (EINVAL),
+ * allocation failures (ENOMEM, nothing leaked).
+ *
+ * The streams are encoded once per run (group setup). FFmpeg allocates
+ * with av_malloc, so the test allocator only sees dvpp's own buffers (the
+ * encoder, the output dvpp_buf, the converted frame); leaks inside FFmpeg
+ * are LeakSanitizer's job (make check; tests/tools/lsan.supp).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dvpp_video.h"
+#include "test_alloc.h"
+
+#define W 320
+#define H 240
+#define T 30
+/* The frame number is written as BITS blocks of BLOCK_W x BLOCK_H luma
+ * (dark 0, bright 1) across the top left: flat, so it survives coding. */
+#define BITS 8
+#define BLOCK_W 32
+#define BLOCK_H 16
+#define MIN_PSNR 35.0
+
+/* ------------------------------------------------------------------------ */
+/* Synthetic frames                                                          */
+
+static uint32_t g_seed;
+
+static uint32_t lcg(void)
+{
+    g_seed = g_seed * 1664525u + 1013904223u;
+    return g_seed >> 24;
+}
+
+static uint8_t clamp8(int v)
+{
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+/* Frame @n as tight NV12 into @img (allocated by the caller): a gradient
+ * moving with n, +-4 of noise, chroma gradients, the number in the top
+ * left blocks. */
+static void make_frame(dvpp_image *img, unsigned n)
+{
+    uint8_t *y = img->data, *uv = img->data + (size_t)W * H;
+
+    for (unsigned r = 0; r < H; r++)
+        for (unsigned c = 0; c < W; c++)
+            y[r * W + c] = clamp8((int)((c + 3 * n) * 200 / (W + 90) + r / 8) + 16 +
+                                  (int)(lcg() % 9) - 4);
+    for (unsigned r = 0; r < H / 2; r++)
+        for (unsigned c = 0; c < W / 2; c++) {
+            uv[r * W + 2 * c] = clamp8((int)(64 + r + n));
+            uv[r * W + 2 * c + 1] = clamp8((int)(192 - c / 2 + n));
+        }
+    for (unsigned b = 0; b < BITS; b++)
+        for (unsigned r = 0; r < BLOCK_H; r++)
+            memset(y + r * W + b * BLOCK_W, (n >> b) & 1 ? 216 : 40, BLOCK_W);
+}
+
+/* The number written by make_frame, read back from a decoded Y plane. */
+static unsigned frame_number(const uint8_t *y, size_t stride)
+{
+    unsigned n = 0;
+
+    for (unsigned b = 0; b < BITS; b++) {
+        unsigned sum = 0;
+        for (unsigned r = 4; r < BLOCK_H - 4; r++)
+            for (unsigned c = 8; c < BLOCK_W - 8; c++)
+                sum += y[r * stride + b * BLOCK_W + c];
+        if (sum / ((BLOCK_H - 8) * (BLOCK_W - 16)) > 128)
+            n |= 1u << b;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Encoded streams, made once                                                */
+
+typedef struct stream {
+    dvpp_buf bytes;
+    uint64_t packets, keyframes;
+} stream;
+
+typedef enum {
+    S264_ANNEXB, S264_MP4, S265_ANNEXB, S265_MP4, /* defaults: gop 30, crf 23 */
+    S264_GOP10, S265_GOP10,                       /* gop 10 */
+    S264_IDR7, S265_IDR7,                         /* force_idr on frame 7 */
+    NSTREAMS
+} stream_id;
+
+typedef struct fixture {
+    dvpp_image src[T];  /* the frames (tight NV12, malloc'd) */
+    stream s[NSTREAMS];
+} fixture;
+
+static fixture *g_fx;
+
+/* Encode the T frames with @o (size set here); @idr: force frame @idr
+ * to IDR (-1: none). */
+static dvpp_status encode(dvpp_venc_opts *o, int idr, stream *out, dvpp_err *err)
+{
+    dvpp_venc *e = NULL;
+    dvpp_status st;
+
+    o->width = W;
+    o->height = H;
+    st = dvpp_venc_open(o, &out->bytes, &e, err);
+    for (int i = 0; st == DVPP_OK && i < T; i++)
+        st = dvpp_venc_frame(e, &g_fx->src[i], i == idr, err);
+    if (st == DVPP_OK)
+        st = dvpp_venc_finish(e, err);
+    if (st == DVPP_OK)
+        out->packets = dvpp_venc_packets(e, &out->keyframes);
+    dvpp_venc_close(e);
+    return st;
+}
+
+static void opts(dvpp_venc_opts *o, dvpp_video_codec c, dvpp_venc_container k,
+                 uint32_t gop)
+{
+    dvpp_venc_opts_init(o);
+    o->codec = c;
+    o->container = k;
+    o->gop = gop;
+}
+
+static int group_setup(void **state)
+{
+    static const struct {
+        dvpp_video_codec codec;
+        dvpp_venc_container container;
+        uint32_t gop;
+        int idr;
+    } how[NSTREAMS] = {
+        [S264_ANNEXB] = {DVPP_VIDEO_H264, DVPP_VENC_ANNEXB, 30, -1},
+        [S264_MP4] = {DVPP_VIDEO_H264, DVPP_VENC_MP4, 30, -1},
+        [S265_ANNEXB] = {DVPP_VIDEO_H265, DVPP_VENC_ANNEXB, 30, -1},
+        [S265_MP4] = {DVPP_VIDEO_H265, DVPP_VENC_MP4, 30, -1},
+        [S264_GOP10] = {DVPP_VIDEO_H264, DVPP_VENC_ANNEXB, 10, -1},
+        [S265_GOP10] = {DVPP_VIDEO_H265, DVPP_VENC_ANNEXB, 10, -1},
+        [S264_IDR7] = {DVPP_VIDEO_H264, DVPP_VENC_ANNEXB, 30, 7},
+        [S265_IDR7] = {DVPP_VIDEO_H265, DVPP_VENC_ANNEXB, 30, 7},
+    };
+    dvpp_err err;
+
+    (void)state;
+    g_fx = calloc(1, sizeof(*g_fx));
+    if (!g_fx)
+        return -1;
+    g_seed = 12345;
+    for (unsigned i = 0; i < T; i++) {
+        if (dvpp_image_init(&g_fx->src[i], DVPP_PIXEL_NV12, W, H, 1, 1, NULL) != DVPP_OK)
+            return -1;
+        g_fx->src[i].size = (size_t)W * H * 3 / 2;
+        g_fx->src[i].data = malloc(g_fx->src[i].size);
+        if (!g_fx->src[i].data)
+            return -1;
+        make_frame(&g_fx->src[i], i);
+    }
+    for (int k = 0; k < NSTREAMS; k++) {
+        dvpp_venc_opts o;
+        opts(&o, how[k].codec, how[k].container, how[k].gop);
+        dvpp_buf_init(&g_fx->s[k].bytes);
+        if (encode(&o, how[k].idr, &g_fx->s[k], &err) != DVPP_OK) {
+            fprintf(stderr, "stream %d: %s\n", k, err.msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; g_fx && i < T; i++)
+        free(g_fx->src[i].data);
+    for (int k = 0; g_fx && k < NSTREAMS; k++)
+        dvpp_buf_fini(&g_fx->s[k].bytes);
+    free(g_fx);
+    return 0;
+}
+
+/* Every test runs with the counting allocator and must leave nothing. */
+static int test_setup(void **state)
+{
+    (void)state;
+    test_alloc_install();
+    return 0;
+}
+
+static int test_teardown(void **state)
+{
+    (void)state;
+    assert_int_equal(test_alloc()->live, 0);
+    test_alloc_uninstall();
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Decoding into a record of what arrived                                    */
+
+#define MAX_KEPT 64
+
+typedef struct record {
+    unsigned n;                    /* frames delivered */
+    uint64_t index[MAX_KEPT];
+    unsigned number[MAX_KEPT];     /* read from the pixels */
+    double time_s[MAX_KEPT];
+    bool key[MAX_KEPT];
+    double min_psnr;               /* Y plane against the source frame */
+    unsigned fail_at;              /* the sink fails this frame (1-based) */
+} record;
+
+static double psnr_y(const dvpp_image *img, const dvpp_image *src)
+{
+    double se = 0;
+
+    for (unsigned r = 0; r < H; r++)
+        for (unsigned c = 0; c < W; c++) {
+            double d = (double)img->data[(size_t)r * img->width_stride + c] -
+                       (double)src->data[(size_t)r * W + c];
+            se += d * d;
+        }
+    return se == 0 ? 99.0 : 10.0 * log10(255.0 * 255.0 / (se / (W * H)));
+}
+
+static dvpp_status sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
+{
+    record *r = ctx;
+    unsigned num;
+
+    if (r->fail_at && r->n + 1 == r->fail_at)
+        return dvpp_err_set(err, DVPP_EIO, "sink", "the sink refuses frame %u", r->n);
+    if (r->n == MAX_KEPT)
+        return dvpp_err_set(err, DVPP_ENOSPC, "sink", "too many frames");
+    assert_int_equal(f->kept, r->n);
+    assert_int_equal(f->image->width, W);
+    assert_int_equal(f->image->height, H);
+    r->index[r->n] = f->index;
+    r->time_s[r->n] = f->time_s;
+    r->key[r->n] = f->key;
+    if (f->image->format == DVPP_PIXEL_NV12) {
+        num = frame_number(f->image->data, f->image->width_stride);
+        r->number[r->n] = num;
+        if (num < T) {
+            double p = psnr_y(f->image, &g_fx->src[num]);
+            if (p < r->min_psnr)
+                r->min_psnr = p;
+        }
+    }
+    r->n++;
+    return DVPP_OK;
+}
+
+static dvpp_status decode(const dvpp_buf *b, const dvpp_vdec_opts *o, const dvpp_limits *lim,
+                          record *r, dvpp_video_info *info, dvpp_err *err)
+{
+    dvpp_vdec_opts def;
+
+    if (!o) {
+        dvpp_vdec_opts_init(&def);
+        o = &def;
+    }
+    memset(r, 0, sizeof(*r));
+    r->min_psnr = 99.0;
+    dvpp_err_clear(err);
+    return dvpp_video_decode(b->data, b->len, o, lim, sink, r, info, err);
+}
+
+static const dvpp_buf *bytes_of(stream_id k)
+{
+    return &g_fx->s[k].bytes;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Round trips                                                               */
+
+static void roundtrip(stream_id k, dvpp_video_codec codec, const char *container)
+{
+    dvpp_video_info info;
+    dvpp_err err;
+    record r;
+
+    assert_int_equal(decode(bytes_of(k), NULL, NULL, &r, &info, &err), DVPP_OK);
+    assert_int_equal(r.n, T);
+    for (unsigned i = 0; i < T; i++) {
+        assert_int_equal(r.index[i], i);
+        assert_int_equal(r.number[i], i); /* order kept, nothing dropped */
+    }
+    assert_true(r.key[0]);
+    if (r.min_psnr < MIN_PSNR)
+        fail_msg("Y PSNR %.2f dB < %.1f", r.min_psnr, MIN_PSNR);
+    assert_int_equal(info.codec, codec);
+    assert_non_null(strstr(info.container, container));
+    assert_int_equal(info.width, W);
+    assert_int_equal(info.height, H);
+    assert_int_equal(info.bit_depth, 8);
+    assert_int_equal(g_fx->s[k].packets, T);
+}
+
+static void test_h264_annexb(void **state)
+{
+    (void)state;
+    roundtrip(S264_ANNEXB, DVPP_VIDEO_H264, "h264");
+}
+
+static void test_h264_mp4(void **state)
+{
+    (void)state;
+    roundtrip(S264_MP4, DVPP_VIDEO_H264, "mp4");
+}
+
+static void test_h265_annexb(void **state)
+{
+    (void)state;
+    roundtrip(S265_ANNEXB, DVPP_VIDEO_H265, "hevc");
+}
+
+static void test_h265_mp4(void **state)
+{
+    (void)state;
+    roundtrip(S265_MP4, DVPP_VIDEO_H265, "mp4");
+}
+
+static void test_probe(void **state)
+{
+    dvpp_video_info info;
+    dvpp_err err;
+
+    (void)state;
+    assert_int_equal(dvpp_video_probe(bytes_of(S264_MP4)->data, bytes_of(S264_MP4)->len, NULL,
+                                      &info, &err), DVPP_OK);
+    assert_int_equal(info.codec, DVPP_VIDEO_H264);
+    assert_int_equal(info.width, W);
+    assert_int_equal(info.height, H);
+    assert_int_equal(info.frames, T);
+    assert_float_equal(info.fps, 30.0, 1e-6);
+    assert_float_equal(info.duration_s, 1.0, 1e-3);
+    assert_int_equal(dvpp_video_probe(bytes_of(S265_MP4)->data, bytes_of(S265_MP4)->len, NULL,
+                                      &info, &err), DVPP_OK);
+    assert_int_equal(info.codec, DVPP_VIDEO_H265);
+    assert_string_equal(info.profile, "Main");
+}
+
+/* RGB frames out, and RGB frames in (the encoder converts them). */
+static void test_rgb_both_ways(void **state)
+{
+    dvpp_vdec_opts o;
+    dvpp_err err;
+    record r;
+
+    (void)state;
+    dvpp_vdec_opts_init(&o);
+    o.format = DVPP_PIXEL_RGB;
+    o.max_frames = 3;
+    assert_int_equal(decode(bytes_of(S264_MP4), &o, NULL, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, 3);
+    o.format = DVPP_PIXEL_BGR;
+    o.align_w = 64;
+    assert_int_equal(decode(bytes_of(S264_MP4), &o, NULL, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, 3);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Key frames                                                                */
+
+static void keys_are(stream_id k, const unsigned *want, unsigned n)
+{
+    dvpp_err err;
+    record r;
+    unsigned found = 0;
+
+    assert_int_equal(decode(bytes_of(k), NULL, NULL, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, T);
+    for (unsigned i = 0; i < T; i++) {
+        bool wanted = false;
+        for (unsigned j = 0; j < n; j++)
+            wanted |= want[j] == i;
+        if (r.key[i] != wanted)
+            fail_msg("frame %u: key %d, want %d", i, r.key[i], wanted);
+        found += r.key[i];
+    }
+    assert_int_equal(found, n);
+    assert_int_equal(g_fx->s[k].keyframes, n);
+}
+
+static void test_gop10_h264(void **state)
+{
+    static const unsigned want[] = {0, 10, 20};
+
+    (void)state;
+    keys_are(S264_GOP10, want, 3);
+}
+
+static void test_gop10_h265(void **state)
+{
+    static const unsigned want[] = {0, 10, 20};
+
+    (void)state;
+    keys_are(S265_GOP10, want, 3);
+}
+
+static void test_idr7_h264(void **state)
+{
+    static const unsigned want[] = {0, 7};
+
+    (void)state;
+    keys_are(S264_IDR7, want, 2);
+}
+
+static void test_idr7_h265(void **state)
+{
+    static const unsigned want[] = {0, 7};
+
+    (void)state;
+    keys_are(S265_IDR7, want, 2);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sampling                                                                  */
+
+static void test_every_3(void **state)
+{
+    dvpp_vdec_opts o;
+    dvpp_err err;
+    record r;
+
+    (void)state;
+    dvpp_vdec_opts_init(&o);
+    o.every = 3;
+    assert_int_equal(decode(bytes_of(S265_MP4), &o, NULL, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, 10);
+    for (unsigned i = 0; i < r.n; i++) {
+        assert_int_equal(r.index[i], 3 * i);
+        assert_int_equal(r.number[i], 3 * i);
+    }
+}
+
+static void test_keyframes_only(void **state)
+{
+    dvpp_vdec_opts o;
+    dvpp_err err;
+    record r;
+
+    (void)state;
+    dvpp_vdec_opts_init(&o);
+    o.keyframes_only = true;
+    assert_int_equal(decode(bytes_of(S265_GOP10), &o, NULL, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, 3);
+    for (unsigned i = 0; i < r.n; i++) {
+        assert_int_equal(r.number[i], 10 * i);
+        assert_true(r.key[i]);
+    }
+}
+
+/* MP4 carries timestamps: frame n is at n / 30 s. The bounds sit between
+ * frames, so the rounding of t cannot matter. */
+static void test_time_range(void **state)
+{
+    dvpp_vdec_opts o;
+    dvpp_err err;
+    record r;
+
+    (void)state;
+    dvpp_vdec_opts_init(&o);
+    o.start_s = 0.21;
+    o.end_s = 0.49;
+    assert_int_equal(decode(bytes_of(S264_MP4), &o, NULL, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, 8);
+    for (unsigned i = 0; i < r.n; i++) {
+        assert_int_equal(r.number[i], 7 + i);
+        assert_float_equal(r.time_s[i], (7 + i) / 30.0, 1e-3);
+    }
+    o.start_s = 0.88; /* to the end */
+    o.end_s = 0;
+    assert_int_equal(decode(bytes_of(S264_MP4), &o, NULL, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, 3);
+    assert_int_equal(r.number[0], 27);
+}
+
+/* --fps 10 of a 30 fps stream: every third frame (t - last >= 0.1 s, the
+ * rounding of pts x time_base absorbed). */
+static void test_fps(void **state)
+{
+    dvpp_vdec_opts o;
+    dvpp_err err;
+    record r;
+
+    (void)state;
+    dvpp_vdec_opts_init(&o);
+    o.fps = 10.0;
+    assert_int_equal(decode(bytes_of(S264_MP4), &o, NULL, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, 10);
+    for (unsigned i = 0; i < r.n; i++)
+        assert_int_equal(r.number[i], 3 * i);
+}
+
+static void test_max_frames(void **state)
+{
+    dvpp_vdec_opts o;
+    dvpp_err err;
+    record r;
+
+    (void)state;
+    dvpp_vdec_opts_init(&o);
+    o.max_frames = 5;
+    assert_int_equal(decode(bytes_of(S264_ANNEXB), &o, NULL, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, 5);
+    assert_int_equal(r.number[4], 4);
+    o.every = 3; /* the cap counts kept frames */
+    o.max_frames = 4;
+    assert_int_equal(decode(bytes_of(S265_ANNEXB), &o, NULL, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, 4);
+    assert_int_equal(r.number[3], 9);
+}
+
+/* A sink's error stops the decode and comes back as it was. */
+static void test_sink_error(void **state)
+{
+    dvpp_vdec_opts o;
+    dvpp_err err;
+    record r;
+
+    (void)state;
+    dvpp_vdec_opts_init(&o);
+    memset(&r, 0, sizeof(r));
+    r.fail_at = 4;
+    r.min_psnr = 99;
+    dvpp_err_clear(&err);
+    assert_int_equal(dvpp_video_decode(bytes_of(S264_ANNEXB)->data, bytes_of(S264_ANNEXB)->len,
+                                       &o, NULL, sink, &r, NULL, &err), DVPP_EIO);
+    assert_int_equal(r.n, 3);
+    assert_string_equal(err.field, "sink");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Damaged streams                                                           */
+
+static dvpp_status decode_bytes(const uint8_t *p, size_t n, dvpp_err *err)
+{
+    dvpp_buf b = {.data = (uint8_t *)p, .len = n};
+    record r;
+
+    return decode(&b, NULL, NULL, &r, NULL, err);
+}
+
+static void truncated(stream_id k)
+{
+    const dvpp_buf *b = bytes_of(k);
+    dvpp_err err;
+
+    assert_int_equal(decode_bytes(b->data, b->len / 2, &err), DVPP_ECORRUPT);
+    assert_true(err.msg[0] != '\0');
+    /* Anywhere else (the MP4 index included): ECORRUPT or, cut at a frame
+     * boundary, fewer frames; never a crash nor "no video stream". */
+    for (size_t cut = 1; cut < b->len; cut += b->len / 97 + 1) {
+        dvpp_status st = decode_bytes(b->data, cut, &err);
+        if (st != DVPP_OK && st != DVPP_ECORRUPT)
+            fail_msg("stream %d cut at %zu of %zu: %s (%s)", (int)k, cut, b->len,
+                     dvpp_status_name(st), err.msg);
+    }
+}
+
+static void test_truncated(void **state)
+{
+    (void)state;
+    for (int k = S264_ANNEXB; k <= S265_MP4; k++)
+        truncated((stream_id)k);
+}
+
+/* Every 97th byte of the middle of the stream (the frames, not the
+ * headers in front nor the MP4 index behind) XORed with 0x55. */
+static void flipped(stream_id k)
+{
+    const dvpp_buf *b = bytes_of(k);
+    uint8_t *p = malloc(b->len);
+    dvpp_err err;
+    dvpp_status st;
+
+    assert_non_null(p);
+    memcpy(p, b->data, b->len);
+    for (size_t i = b->len / 4; i < b->len * 3 / 4; i += 97)
+        p[i] ^= 0x55;
+    st = decode_bytes(p, b->len, &err);
+    free(p);
+    if (st != DVPP_ECORRUPT)
+        fail_msg("stream %d: %s (%s)", (int)k, dvpp_status_name(st), err.msg);
+}
+
+static void test_bit_flipped(void **state)
+{
+    (void)state;
+    for (int k = S264_ANNEXB; k <= S265_MP4; k++)
+        flipped((stream_id)k);
+}
+
+/* Single bits flipped one at a time: whatever comes out, no crash. */
+static void test_single_flips(void **state)
+{
+    const dvpp_buf *b = bytes_of(S264_ANNEXB);
+    uint8_t *p = malloc(b->len);
+    dvpp_err err;
+
+    (void)state;
+    assert_non_null(p);
+    for (size_t i = 0; i < b->len; i += b->len / 40 + 1) {
+        memcpy(p, b->data, b->len);
+        p[i] ^= (uint8_t)(1u << (i % 8));
+        (void)decode_bytes(p, b->len, &err);
+    }
+    free(p);
+}
+
+/* An MP4 whose video is another codec (the sample entry renamed from avc1
+ * to mp4v: MPEG-4 Part 2): EUNSUPPORTED naming it, from the probe and the
+ * decode alike. */
+static void test_other_codec(void **state)
+{
+    const dvpp_buf *b = bytes_of(S264_MP4);
+    uint8_t *p = malloc(b->len);
+    dvpp_video_info info;
+    dvpp_err err;
+    size_t renamed = 0;
+
+    (void)state;
+    assert_non_null(p);
+    memcpy(p, b->data, b->len);
+    for (size_t i = 0; i + 4 <= b->len; i++)
+        if (memcmp(p + i, "avc1", 4) == 0) {
+            memcpy(p + i, "mp4v", 4);
+            renamed++;
+        }
+    assert_true(renamed >= 1); /* the sample entry (and the ftyp brand) */
+    assert_int_equal(dvpp_video_probe(p, b->len, NULL, &info, &err), DVPP_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "mpeg4"));
+    assert_int_equal(decode_bytes(p, b->len, &err), DVPP_EUNSUPPORTED);
+    free(p);
+}
+
+static void test_garbage(void **state)
+{
+    static const uint8_t junk[] = "this is not a video at all, just text";
+    dvpp_err err;
+
+    (void)state;
+    assert_int_equal(decode_bytes(junk, sizeof(junk), &err), DVPP_ECORRUPT);
+    assert_int_equal(decode_bytes(junk, 0, &err), DVPP_EINVAL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A hand-made H.264 stream claiming a huge picture                          */
+
+typedef struct bitw {
+    uint8_t buf[512];
+    size_t bits;
+} bitw;
+
+static void put_bits(bitw *b, unsigned n, uint32_t v)
+{
+    for (unsigned i = 0; i < n; i++, b->bits++) {
+        if ((v >> (n - 1 - i)) & 1)
+            b->buf[b->bits / 8] |= (uint8_t)(0x80u >> (b->bits % 8));
+    }
+}
+
+static void put_ue(bitw *b, uint32_t v)
+{
+    unsigned n = 0;
+
+    for (uint32_t x = v + 1; x > 1; x >>= 1)
+        n++;
+    put_bits(b, n, 0);
+    put_bits(b, n + 1, v + 1);
+}
+
+/* Append a NAL (start code, header byte, the RBSP with trailing bits and
+ * emulation prevention) to @out. */
+static void put_nal(dvpp_buf *out, uint8_t header, bitw *b)
+{
+    static const uint8_t start[] = {0, 0, 0, 1};
+    size_t n;
+    unsigned zeros = 0;
+
+    put_bits(b, 1, 1);
+    n = (b->bits + 7) / 8;
+    assert_int_equal(dvpp_buf_append(out, start, 4), DVPP_OK);
+    assert_int_equal(dvpp_buf_append(out, &header, 1), DVPP_OK);
+    for (size_t i = 0; i < n; i++) {
+        static const uint8_t three = 3;
+        if (zeros >= 2 && b->buf[i] <= 3) {
+            assert_int_equal(dvpp_buf_append(out, &three, 1), DVPP_OK);
+            zeros = 0;
+        }
+        assert_int_equal(dvpp_buf_append(out, &b->buf[i], 1), DVPP_OK);
+        zeros = b->buf[i] == 0 ? zeros + 1 : 0;
+    }
+}
+
+/* SPS (Baseline, level 5.1) for a @mbw x @mbh macroblock picture, a PPS
+ * and three IDR slices of junk. */
+static void huge_stream(dvpp_buf *out, uint32_t mbw, uint32_t mbh)
+{
+    bitw b;
+
+    memset(&b, 0, sizeof(b));
+    put_bits(&b, 8, 66);    /* profile_idc: Baseline */
+    put_bits(&b, 8, 0xC0);  /* constraint_set0/1 */
+    put_bits(&b, 8, 51);    /* level_idc */
+    put_ue(&b, 0);          /* seq_parameter_set_id */
+    put_ue(&b, 0);          /* log2_max_frame_num_minus4 */
+    put_ue(&b, 2);          /* pic_order_cnt_type */
+    put_ue(&b, 1);          /* max_num_ref_frames */
+    put_bits(&b, 1, 0);     /* gaps_in_frame_num_value_allowed_flag */
+    put_ue(&b, mbw - 1);    /* pic_width_in_mbs_minus1 */
+    put_ue(&b, mbh - 1);    /* pic_height_in_map_units_minus1 */
+    put_bits(&b, 1, 1);     /* frame_mbs_only_flag */
+    put_bits(&b, 1, 1);     /* direct_8x8_inference_flag */
+    put_bits(&b, 1, 0);     /* frame_cropping_flag */
+    put_bits(&b, 1, 0);     /* vui_parameters_present_flag */
+    put_nal(out, 0x67, &b);
+    memset(&b, 0, sizeof(b));
+    put_ue(&b, 0);          /* pic_parameter_set_id */
+    put_ue(&b, 0);          /* seq_parameter_set_id */
+    put_bits(&b, 2, 0);     /* entropy_coding_mode, bottom_field_pic_order */
+    put_ue(&b, 0);          /* num_slice_groups_minus1 */
+    put_ue(&b, 0);          /* num_ref_idx_l0_default_active_minus1 */
+    put_ue(&b, 0);          /* num_ref_idx_l1_default_active_minus1 */
+    put_bits(&b, 3, 0);     /* weighted_pred, weighted_bipred_idc */
+    put_ue(&b, 0);          /* pic_init_qp_minus26: se(0) */
+    put_ue(&b, 0);          /* pic_init_qs_minus26: se(0) */
+    put_ue(&b, 0);          /* chroma_qp_index_offset: se(0) */
+    put_bits(&b, 3, 0);     /* deblocking ctl, constrained intra, redundant pic */
+    put_nal(out, 0x68, &b);
+    for (int s = 0; s < 3; s++) {
+        memset(&b, 0, sizeof(b));
+        put_ue(&b, 0);      /* first_mb_in_slice */
+        put_ue(&b, 7);      /* slice_type: I */
+        put_ue(&b, 0);      /* pic_parameter_set_id */
+        put_bits(&b, 4, 0); /* frame_num */
+        put_ue(&b, 0);      /* idr_pic_id */
+        put_bits(&b, 2, 0); /* dec_ref_pic_marking */
+        put_ue(&b, 0);      /* slice_qp_delta */
+        for (int i = 0; i < 200; i++)
+            put_bits(&b, 8, 0xA5);
+        put_nal(out, 0x65, &b);
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Both the probe and the decode refuse a picture over the limits after
+ * reading the headers: fast, and before any frame buffer exists. */
+static void refuses_huge(uint32_t mbw, uint32_t mbh)
+{
+    dvpp_video_info info;
+    dvpp_buf b;
+    dvpp_err err, derr;
+    double t0 = now_s();
+    dvpp_status st, dst;
+
+    dvpp_buf_init(&b);
+    huge_stream(&b, mbw, mbh);
+    st = dvpp_video_probe(b.data, b.len, NULL, &info, &err);
+    dst = decode_bytes(b.data, b.len, &derr);
+    dvpp_buf_fini(&b); /* before any assertion: a failure leaks nothing */
+    if (st != DVPP_ELIMIT)
+        fail_msg("%ux%u probe: %s (%s)", mbw * 16, mbh * 16, dvpp_status_name(st), err.msg);
+    if (dst != DVPP_ELIMIT)
+        fail_msg("%ux%u decode: %s (%s)", mbw * 16, mbh * 16, dvpp_status_name(dst),
+                 derr.msg);
+    assert_true(now_s() - t0 < 2.0);
+}
+
+static void test_huge_sps(void **state)
+{
+    (void)state;
+    refuses_huge(1024, 512); /* 16384 x 8192: over max_pixels */
+    refuses_huge(512, 512);  /* 8192 x 8192 */
+}
+
+/* 16384 x 16384 is past what FFmpeg's own SPS parser accepts
+ * (av_image_check_size), so libavcodec never reports a size; dvppd must
+ * still call it a limit, not a damaged stream. */
+static void test_sps_16384(void **state)
+{
+    (void)state;
+    refuses_huge(1024, 1024);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Budgets and options                                                       */
+
+static void test_video_bytes_limit(void **state)
+{
+    const dvpp_buf *b = bytes_of(S264_ANNEXB);
+    dvpp_limits lim = dvpp_limits_default();
+    dvpp_video_info info;
+    dvpp_err err;
+    record r;
+
+    (void)state;
+    lim.max_video_bytes = b->len - 1;
+    assert_int_equal(decode(b, NULL, &lim, &r, NULL, &err), DVPP_ELIMIT);
+    assert_string_equal(err.field, "max_video_bytes");
+    assert_int_equal(r.n, 0);
+    assert_int_equal(dvpp_video_probe(b->data, b->len, &lim, &info, &err), DVPP_ELIMIT);
+    lim.max_video_bytes = b->len;
+    assert_int_equal(decode(b, NULL, &lim, &r, NULL, &err), DVPP_OK);
+    assert_int_equal(r.n, T);
+}
+
+/* max_video_frames counts decoded frames, kept or not. */
+static void test_video_frames_limit(void **state)
+{
+    dvpp_limits lim = dvpp_limits_default();
+    dvpp_vdec_opts o;
+    dvpp_err err;
+    record r;
+
+    (void)state;
+    dvpp_vdec_opts_init(&o);
+    o.keyframes_only = true;
+    lim.max_video_frames = 10;
+    assert_int_equal(decode(bytes_of(S264_ANNEXB), &o, &lim, &r, NULL, &err), DVPP_ELIMIT);
+    assert_string_equal(err.field, "max_video_frames");
+    lim.max_video_frames = T;
+    assert_int_equal(decode(bytes_of(S264_ANNEXB), &o, &lim, &r, NULL, &err), DVPP_OK);
+}
+
+static void test_pixel_limits(void **state)
+{
+    dvpp_limits lim = dvpp_limits_default();
+    dvpp_err err;
+    record r;
+
+    (void)state;
+    lim.max_pixels = (uint64_t)W * H - 1;
+    assert_int_equal(decode(bytes_of(S265_MP4), NULL, &lim, &r, NULL, &err), DVPP_ELIMIT);
+    assert_int_equal(r.n, 0);
+    lim = dvpp_limits_default();
+    lim.max_side = W - 1;
+    assert_int_equal(decode(bytes_of(S264_ANNEXB), NULL, &lim, &r, NULL, &err), DVPP_ELIMIT);
+}
+
+static void bad_vdec(void (*spoil)(dvpp_vdec_opts *))
+{
+    dvpp_vdec_opts o;
+    dvpp_err err;
+    record r;
+
+    dvpp_vdec_opts_init(&o);
+    spoil(&o);
+    assert_int_equal(decode(bytes_of(S264_ANNEXB), &o, NULL, &r, NULL, &err), DVPP_EINVAL);
+    assert_int_equal(r.n, 0);
+}
+
+static void spoil_i420(dvpp_vdec_opts *o) { o->format = DVPP_PIXEL_I420; }
+static void spoil_gray(dvpp_vdec_opts *o) { o->format = DVPP_PIXEL_GRAY; }
+static void spoil_threads(dvpp_vdec_opts *o) { o->threads = 65; }
+static void spoil_fps(dvpp_vdec_opts *o) { o->fps = -1; }
+static void spoil_start(dvpp_vdec_opts *o) { o->start_s = -0.5; }
+static void spoil_range(dvpp_vdec_opts *o) { o->start_s = 2, o->end_s = 1; }
+
+static void test_bad_decode_options(void **state)
+{
+    dvpp_vdec_opts o;
+    dvpp_err err;
+
+    (void)state;
+    bad_vdec(spoil_i420);
+    bad_vdec(spoil_gray);
+    bad_vdec(spoil_threads);
+    bad_vdec(spoil_fps);
+    bad_vdec(spoil_start);
+    bad_vdec(spoil_range);
+    dvpp_vdec_opts_init(&o);
+    assert_int_equal(dvpp_video_decode(bytes_of(S264_ANNEXB)->data, bytes_of(S264_ANNEXB)->len,
+                                       &o, NULL, NULL, NULL, NULL, &err), DVPP_EINVAL);
+    assert_int_equal(dvpp_video_decode(bytes_of(S264_ANNEXB)->data, bytes_of(S264_ANNEXB)->len,
+                                       NULL, NULL, sink, NULL, NULL, &err), DVPP_EINVAL);
+}
+
+static dvpp_status open_with(void (*spoil)(dvpp_venc_opts *), dvpp_err *err)
+{
+    dvpp_venc_opts o;
+    dvpp_venc *e = NULL;
+    dvpp_buf b;
+    dvpp_status st;
+
+    dvpp_venc_opts_init(&o);
+    o.width = W;
+    o.height = H;
+    spoil(&o);
+    dvpp_buf_init(&b);
+    dvpp_err_clear(err);
+    st = dvpp_venc_open(&o, &b, &e, err);
+    assert_true(st == DVPP_OK ? e != NULL : e == NULL);
+    dvpp_venc_close(e);
+    dvpp_buf_fini(&b);
+    return st;
+}
+
+static void venc_odd(dvpp_venc_opts *o) { o->width = W + 1; }
+static void venc_tiny(dvpp_venc_opts *o) { o->height = 8; }
+static void venc_huge(dvpp_venc_opts *o) { o->width = 8194; }
+static void venc_codec(dvpp_venc_opts *o) { o->codec = (dvpp_video_codec)7; }
+static void venc_fps(dvpp_venc_opts *o) { o->fps_den = 0; }
+static void venc_fast(dvpp_venc_opts *o) { o->fps_num = 1000; }
+static void venc_gop(dvpp_venc_opts *o) { o->gop = 0; }
+static void venc_crf(dvpp_venc_opts *o) { o->crf = 52; }
+static void venc_rc(dvpp_venc_opts *o) { o->rc = (dvpp_venc_rc)9; }
+static void venc_bitrate(dvpp_venc_opts *o) { o->rc = DVPP_VENC_RC_CBR, o->bitrate_kbps = 5; }
+static void venc_threads(dvpp_venc_opts *o) { o->threads = 65; }
+static void venc_profile(dvpp_venc_opts *o) { snprintf(o->profile, sizeof(o->profile), "bogus"); }
+static void venc_ok(dvpp_venc_opts *o) { (void)o; }
+
+static void test_bad_encode_options(void **state)
+{
+    void (*bad[])(dvpp_venc_opts *) = {venc_odd, venc_tiny, venc_huge, venc_codec,
+                                       venc_fps, venc_fast, venc_gop, venc_crf,
+                                       venc_rc, venc_bitrate, venc_threads, venc_profile};
+    dvpp_err err;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        dvpp_status st = open_with(bad[i], &err);
+        if (st != DVPP_EINVAL)
+            fail_msg("case %zu: %s (%s)", i, dvpp_status_name(st), err.msg);
+        assert_true(err.field[0] != '\0');
+    }
+    assert_int_equal(open_with(venc_ok, &err), DVPP_OK);
+}
+
+/* A frame of another size or format, and a frame after finish. */
+static void test_bad_frames(void **state)
+{
+    dvpp_venc_opts o;
+    dvpp_venc *e = NULL;
+    dvpp_image small = g_fx->src[0], gray = g_fx->src[0];
+    dvpp_buf b;
+    dvpp_err err;
+
+    (void)state;
+    dvpp_venc_opts_init(&o);
+    o.width = W;
+    o.height = H;
+    dvpp_buf_init(&b);
+    assert_int_equal(dvpp_venc_open(&o, &b, &e, &err), DVPP_OK);
+    small.width = W - 2;
+    assert_int_equal(dvpp_venc_frame(e, &small, false, &err), DVPP_EINVAL);
+    gray.format = DVPP_PIXEL_GRAY;
+    gray.width_stride = W;
+    assert_int_not_equal(dvpp_venc_frame(e, &gray, false, &err), DVPP_OK);
+    assert_int_equal(dvpp_venc_frame(e, &g_fx->src[0], false, &err), DVPP_OK);
+    assert_int_equal(dvpp_venc_finish(e, &err), DVPP_OK);
+    assert_int_equal(dvpp_venc_frame(e, &g_fx->src[1], false, &err), DVPP_EINVAL);
+    assert_int_equal(dvpp_venc_finish(e, &err), DVPP_OK); /* twice is fine */
+    dvpp_venc_close(e);
+    dvpp_venc_close(NULL);
+    dvpp_buf_fini(&b);
+}
+
+static void test_parsers(void **state)
+{
+    dvpp_video_codec c;
+    dvpp_venc_rc rc;
+
+    (void)state;
+    assert_true(dvpp_video_codec_parse("hevc", &c) && c == DVPP_VIDEO_H265);
+    assert_true(dvpp_video_codec_parse("avc", &c) && c == DVPP_VIDEO_H264);
+    assert_false(dvpp_video_codec_parse("vp9", &c));
+    assert_string_equal(dvpp_video_codec_name(DVPP_VIDEO_H265), "h265");
+    assert_true(dvpp_venc_rc_parse("cbr", &rc) && rc == DVPP_VENC_RC_CBR);
+    assert_false(dvpp_venc_rc_parse("abr", &rc));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Allocation failures                                                       */
+
+/* Fail dvpp allocation N = 1, 2, ... until the call succeeds: each failure
+ * is ENOMEM with nothing leaked. */
+static void test_decode_enomem(void **state)
+{
+    dvpp_err err;
+    record r;
+    dvpp_status st = DVPP_ENOMEM;
+
+    (void)state;
+    for (size_t n = 1; st != DVPP_OK && n < 50; n++) {
+        test_alloc()->fail_at = test_alloc()->calls + n;
+        st = decode(bytes_of(S264_ANNEXB), NULL, NULL, &r, NULL, &err);
+        if (st != DVPP_OK && st != DVPP_ENOMEM)
+            fail_msg("fail at %zu: %s (%s)", n, dvpp_status_name(st), err.msg);
+        assert_int_equal(test_alloc()->live, 0);
+    }
+    assert_int_equal(st, DVPP_OK);
+    assert_int_equal(r.n, T);
+}
+
+/* The same for the encoder writing @container: a stream that comes out
+ * must be whole (all T frames decode). */
+static void encode_enomem(dvpp_venc_container container)
+{
+    dvpp_status st = DVPP_ENOMEM;
+    size_t n;
+
+    for (n = 1; st != DVPP_OK && n < 200; n++) {
+        dvpp_venc_opts o;
+        stream s;
+        dvpp_err err;
+        opts(&o, DVPP_VIDEO_H264, container, 30);
+        o.crf = 40; /* small packets: few buffer growths */
+        memset(&s, 0, sizeof(s));
+        dvpp_buf_init(&s.bytes);
+        test_alloc()->fail_at = test_alloc()->calls + n;
+        record r = {.n = T};
+        dvpp_status d = DVPP_OK;
+        st = encode(&o, -1, &s, &err);
+        test_alloc()->fail_at = 0;
+        if (st == DVPP_OK)
+            d = decode(&s.bytes, NULL, NULL, &r, NULL, &err);
+        dvpp_buf_fini(&s.bytes); /* before any assertion: a failure leaks nothing */
+        if (d != DVPP_OK || r.n != T)
+            fail_msg("fail at %zu: encode OK but the stream decodes to %u frames (%s)", n,
+                     r.n, err.msg);
+        if (st != DVPP_OK && st != DVPP_ENOMEM)
+            fail_msg("fail at %zu: %s (%s)", n, dvpp_status_name(st), err.msg);
+        assert_int_equal(test_alloc()->live, 0);
+    }
+    assert_int_equal(st, DVPP_OK);
+    assert_true(n > 2);
+}
+
+static void test_encode_enomem_annexb(void **state)
+{
+    (void)state;
+    encode_enomem(DVPP_VENC_ANNEXB);
+}
+
+static void test_encode_enomem_mp4(void **state)
+{
+    (void)state;
+    encode_enomem(DVPP_VENC_MP4);
+}
+
+#define T_(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T_(test_h264_annexb),
+        T_(test_h264_mp4),
+        T_(test_h265_annexb),
+        T_(test_h265_mp4),
+        T_(test_probe),
+        T_(test_rgb_both_ways),
+        T_(test_gop10_h264),
+        T_(test_gop10_h265),
+        T_(test_idr7_h264),
+        T_(test_idr7_h265),
+        T_(test_every_3),
+        T_(test_keyframes_only),
+        T_(test_time_range),
+        T_(test_fps),
+        T_(test_max_frames),
+        T_(test_sink_error),
+        T_(test_truncated),
+        T_(test_bit_flipped),
+        T_(test_single_flips),
+        T_(test_other_codec),
+        T_(test_garbage),
+        T_(test_huge_sps),
+        T_(test_sps_16384),
+        T_(test_video_bytes_limit),
+        T_(test_video_frames_limit),
+        T_(test_pixel_limits),
+        T_(test_bad_decode_options),
+        T_(test_bad_encode_options),
+        T_(test_bad_frames),
+        T_(test_parsers),
+        T_(test_decode_enomem),
+        T_(test_encode_enomem_annexb),
+        T_(test_encode_enomem_mp4),
+    };
+
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
