@@ -1406,30 +1406,7 @@ static void video_free(video *v)
 
 /* --- parameters --- */
 
-static bool parse_uint(const char *v, uint64_t max, uint64_t *out)
-{
-    unsigned long long n;
-    char *end;
 
-    if (!v || *v < '0' || *v > '9')
-        return false;
-    errno = 0;
-    n = strtoull(v, &end, 10);
-    if (errno || *end || n > max)
-        return false;
-    *out = n;
-    return true;
-}
-
-static bool parse_u32v(const char *v, uint32_t max, uint32_t *out)
-{
-    uint64_t n;
-
-    if (!parse_uint(v, max, &n))
-        return false;
-    *out = (uint32_t)n;
-    return true;
-}
 
 /* A finite number >= 0. */
 static bool parse_seconds(const char *v, double *out)
@@ -1462,7 +1439,7 @@ static bool parse_wxh(const char *v, uint32_t max, uint32_t *w, uint32_t *h)
         return false;
     memcpy(a, v, (size_t)(x - v));
     a[x - v] = '\0';
-    return parse_u32v(a, max, w) && parse_u32v(x + 1, max, h) && *w && *h;
+    return dvppd_parse_u32(a, max, w) && dvppd_parse_u32(x + 1, max, h) && *w && *h;
 }
 
 /* "N" or "N/D" frames per second. */
@@ -1473,12 +1450,12 @@ static bool parse_rate(const char *v, uint32_t *num, uint32_t *den)
 
     *den = 1;
     if (!slash)
-        return parse_u32v(v, 240, num) && *num;
+        return dvppd_parse_u32(v, 240, num) && *num;
     if ((size_t)(slash - v) >= sizeof(a))
         return false;
     memcpy(a, v, (size_t)(slash - v));
     a[slash - v] = '\0';
-    return parse_u32v(a, 240000, num) && parse_u32v(slash + 1, 100000, den) && *num &&
+    return dvppd_parse_u32(a, 240000, num) && dvppd_parse_u32(slash + 1, 100000, den) && *num &&
            *den;
 }
 
@@ -1507,7 +1484,7 @@ static bool decode_param(video *v, const char *k, const char *s, dvpp_status *st
 
     *st = DVPP_OK;
     if (!strcmp(k, "every")) {
-        if (!parse_u32v(s, UINT32_MAX, &o->every) || !o->every)
+        if (!dvppd_parse_u32(s, UINT32_MAX, &o->every) || !o->every)
             *st = bad_param(err, k, "a frame interval >= 1");
     } else if (!strcmp(k, "fps")) {
         if (!parse_seconds(s, &o->fps) || o->fps <= 0)
@@ -1522,7 +1499,7 @@ static bool decode_param(video *v, const char *k, const char *s, dvpp_status *st
         if (!parse_seconds(s, &o->end_s) || o->end_s <= 0)
             *st = bad_param(err, k, "seconds > 0");
     } else if (!strcmp(k, "max_frames")) {
-        if (!parse_u32v(s, UINT32_MAX, &o->max_frames) || !o->max_frames)
+        if (!dvppd_parse_u32(s, UINT32_MAX, &o->max_frames) || !o->max_frames)
             *st = bad_param(err, k, "a frame count >= 1");
     } else if (!strcmp(k, "format")) {
         if (!s || !dvpp_pixfmt_parse(s, &o->format) ||
@@ -1533,7 +1510,7 @@ static bool decode_param(video *v, const char *k, const char *s, dvpp_status *st
         if (!parse_wxh(s, VIDEO_MAX_ALIGN, &o->align_w, &o->align_h))
             *st = bad_param(err, k, "WxH, pixels x rows, 1..4096");
     } else if (!strcmp(k, "threads")) {
-        if (!parse_u32v(s, VIDEO_MAX_THREADS, &n))
+        if (!dvppd_parse_u32(s, VIDEO_MAX_THREADS, &n))
             *st = bad_param(err, k, "0..16 decoder threads");
         else
             o->threads = n;
@@ -1547,7 +1524,7 @@ static bool decode_param(video *v, const char *k, const char *s, dvpp_status *st
         else
             *st = bad_param(err, k, "npy, raw or jpeg");
     } else if (!strcmp(k, "quality")) {
-        if (!parse_u32v(s, 100, &n) || !n)
+        if (!dvppd_parse_u32(s, 100, &n) || !n)
             *st = bad_param(err, k, "1..100");
         else
             v->quality = (int)n;
@@ -1677,11 +1654,11 @@ static dvpp_status encode_param(video *v, const char *k, const char *s, bool *fo
             return dvpp_err_set(err, DVPP_EUNSUPPORTED, k, "codec '%.32s': dvppd encodes "
                                 "h264 and h265", s ? s : "");
     } else if (!strcmp(k, "bitrate")) {
-        if (!parse_u32v(s, 500000, &o->bitrate_kbps) || o->bitrate_kbps < 10)
+        if (!dvppd_parse_u32(s, 500000, &o->bitrate_kbps) || o->bitrate_kbps < 10)
             return bad_param(err, k, "kbit/s, 10..500000");
         v->bitrate_set = true;
     } else if (!strcmp(k, "gop")) {
-        if (!parse_u32v(s, 65536, &o->gop) || !o->gop)
+        if (!dvppd_parse_u32(s, 65536, &o->gop) || !o->gop)
             return bad_param(err, k, "a key frame interval, 1..65536");
     } else if (!strcmp(k, "fps")) {
         if (!parse_rate(s, &o->fps_num, &o->fps_den))
@@ -1691,7 +1668,7 @@ static dvpp_status encode_param(video *v, const char *k, const char *s, bool *fo
             return bad_param(err, k, "cbr, vbr or crf");
         v->rc_set = true;
     } else if (!strcmp(k, "crf")) {
-        if (!parse_u32v(s, 51, &o->crf))
+        if (!dvppd_parse_u32(s, 51, &o->crf))
             return bad_param(err, k, "0..51");
         v->crf_set = true;
     } else if (!strcmp(k, "profile")) {
@@ -1722,7 +1699,7 @@ static dvpp_status encode_param(video *v, const char *k, const char *s, bool *fo
     } else if (!strcmp(k, "idr")) {
         *idr = s ? s : "";
     } else if (!strcmp(k, "threads")) {
-        if (!parse_u32v(s, VIDEO_MAX_THREADS, &n))
+        if (!dvppd_parse_u32(s, VIDEO_MAX_THREADS, &n))
             return bad_param(err, k, "0..16 encoder threads");
         o->threads = n;
     } else {
@@ -1739,16 +1716,16 @@ static dvpp_status parse_idr(video *v, const char *s, dvpp_err *err)
     while (*p) {
         char num[24];
         size_t len = strcspn(p, ",");
-        uint64_t f;
+        uint32_t f;
         if (len == 0 || len >= sizeof(num))
             return bad_param(err, "idr", "frame numbers, comma separated");
         memcpy(num, p, len);
         num[len] = '\0';
-        if (!parse_uint(num, UINT64_MAX, &f))
+        if (!dvppd_parse_u32(num, UINT32_MAX, &f))
             return bad_param(err, "idr", "frame numbers, comma separated");
         if (f >= v->nframes)
             return dvpp_err_set(err, DVPP_EINVAL, "idr", "idr: frame %" PRIu64 " of %" PRIu64
-                                " frames", f, v->nframes);
+                                " frames", (uint64_t)f, v->nframes);
         v->idr[f] = true;
         p += len + (p[len] == ',');
     }

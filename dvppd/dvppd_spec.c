@@ -43,7 +43,7 @@ static void draft_init(draft *d, const dvppd_spec_env *env, dvppd_spec *s)
 
 /* --- value parsers ------------------------------------------------------------ */
 
-static bool parse_u32(const char *v, uint32_t max, uint32_t *out)
+bool dvppd_parse_u32(const char *v, uint32_t max, uint32_t *out)
 {
     unsigned long long n;
     char *end;
@@ -57,6 +57,8 @@ static bool parse_u32(const char *v, uint32_t max, uint32_t *out)
     *out = (uint32_t)n;
     return true;
 }
+
+
 
 static bool parse_flag(const char *v, bool *out)
 {
@@ -81,7 +83,7 @@ static bool parse_size(const char *v, uint32_t *w, uint32_t *h)
     memcpy(a, v, (size_t)(x - v));
     a[x - v] = '\0';
     memcpy(b, x + 1, strlen(x + 1) + 1);
-    return parse_u32(a, 1u << 16, w) && parse_u32(b, 1u << 16, h);
+    return dvppd_parse_u32(a, 1u << 16, w) && dvppd_parse_u32(b, 1u << 16, h);
 }
 
 /* "a,b,c,d" of u32 */
@@ -97,7 +99,7 @@ static bool parse_u32_list(const char *v, uint32_t *out, int n)
             return false;
         memcpy(num, p, len);
         num[len] = '\0';
-        if (!parse_u32(num, UINT32_MAX, &out[i]))
+        if (!dvppd_parse_u32(num, UINT32_MAX, &out[i]))
             return false;
         p += len + (comma ? 1 : 0);
     }
@@ -194,7 +196,7 @@ static dvpp_status apply_resize_param(draft *d, const char *k, const char *v,
 
     d->has_resize = true;
     if (!strcmp(k, "w") || !strcmp(k, "h")) {
-        if (!parse_u32(v, 1u << 16, &n) || n == 0)
+        if (!dvppd_parse_u32(v, 1u << 16, &n) || n == 0)
             return bad(err, k, "want a size in pixels, 1..65536");
         if (*k == 'w')
             d->rz.w = n, d->has_w = true;
@@ -213,7 +215,7 @@ static dvpp_status apply_resize_param(draft *d, const char *k, const char *v,
         return dvpp_parity_parse(v ? v : "", &d->rz.opts.parity)
                    ? DVPP_OK : bad(err, k, "want cv2, pil, tf or ascend");
     if (!strcmp(k, "ascend_mode")) {
-        if (!parse_u32(v, 4, &n))
+        if (!dvppd_parse_u32(v, 4, &n))
             return bad(err, k, "want 0..4");
         d->rz.opts.ascend_mode = (int)n;
         return DVPP_OK;
@@ -272,7 +274,7 @@ static dvpp_status apply_aipp_param(draft *d, const char *k, const char *v,
     }
     d->has_aipp_opts = true;
     if (!strcmp(k, "aipp_op"))
-        return parse_u32(v, DVPP_AIPP_MAX_OPS - 1, &d->aipp_op)
+        return dvppd_parse_u32(v, DVPP_AIPP_MAX_OPS - 1, &d->aipp_op)
                    ? DVPP_OK : bad(err, k, "want an op index");
     if (!strcmp(k, "aipp_layout"))
         return dvpp_layout_parse(v ? v : "", &p->aipp_layout)
@@ -352,7 +354,7 @@ static dvpp_status apply_output_param(draft *d, const char *k, const char *v,
         return DVPP_OK;
     }
     if (!strcmp(k, "quality")) {
-        if (d->env->kind != DVPPD_SPEC_IMAGE || !parse_u32(v, 100, &n))
+        if (d->env->kind != DVPPD_SPEC_IMAGE || !dvppd_parse_u32(v, 100, &n))
             return bad(err, k, "want 0..100 (/v1/image)");
         p->quality = (int)n;
         d->has_quality = true;

@@ -73,6 +73,10 @@ dvpp_status dvppd_spec_from_query(const dvppd_spec_env *env, const dvppd_kv *kv,
 dvpp_status dvppd_spec_from_json(const dvppd_spec_env *env, const char *json,
                                  size_t len, dvppd_spec *out, dvpp_err *err);
 
+/* A decimal 0..@max, digits only (no sign, no spaces), into *out. The
+ * parameter parser of every front end. */
+bool dvppd_parse_u32(const char *v, uint32_t max, uint32_t *out);
+
 /* True when @key is a query parameter that describes the pipeline (so it
  * may not be combined with a JSON spec). */
 bool dvppd_spec_is_param(const char *key);
