@@ -330,6 +330,7 @@ bench:
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_batch.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_http.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_sock.py
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_video.py
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \

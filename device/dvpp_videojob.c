@@ -44,9 +44,32 @@ static dvpp_status note_frame(vjob *j, const dvpp_vframe *f, dvpp_err *err)
     return DVPP_OK;
 }
 
+/* Before the first slice: reserve what the container says the batch will
+ * hold (frames / every, capped by max_frames and the memory cap), so the
+ * output does not grow by doubling (a fresh copy and first-touch faults
+ * each time) while frames arrive. */
+static void reserve_batch(vjob *j, size_t bytes)
+{
+    const dvpp_vdec_opts *o = &j->rq->vdec;
+    int64_t frames = j->res->info.frames;
+    uint64_t n, total;
+
+    if (frames <= 0 || o->fps > 0 || o->keyframes_only)
+        return; /* unknown or unpredictable counts: grow as it comes */
+    n = (uint64_t)frames / (o->every > 1 ? o->every : 1) + 1;
+    if (o->max_frames && n > o->max_frames)
+        n = o->max_frames;
+    total = n * bytes;
+    if (total > j->max_bytes)
+        total = j->max_bytes;
+    dvpp_buf_reserve(j->out, (size_t)total); /* best effort: room() still checks */
+}
+
 /* Room for one more slice of @bytes at the end of @out. */
 static dvpp_status room(vjob *j, size_t bytes, dvpp_err *err)
 {
+    if (j->res->frames == 0)
+        reserve_batch(j, bytes);
     if (j->out->len - j->base + bytes > j->max_bytes)
         return dvpp_err_set(err, DVPP_ELIMIT, "max_frames", "the batch would pass %llu bytes "
                             "after %llu frames: sample fewer frames (every, fps, max_frames)",
