@@ -1,6 +1,8 @@
 /* dvpp_video: VDEC/VENC on libavcodec, libavformat and libswscale. */
 #include "dvpp_video.h"
 
+#include "dvpp_cpu.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -931,6 +933,28 @@ static dvpp_status open_mp4(dvpp_venc *e, dvpp_err *err)
     return DVPP_OK;
 }
 
+/* Key frames exactly at the interval (and at forced IDRs), as DVPP VENC's
+ * KeyFrameInterval: no scene-cut I frames. And the same bytes for the same
+ * input every time: x265 keeps its own thread pools unless told, and
+ * libx264 0.164's AVX-512 code reads uninitialised memory (the stream
+ * then depends on the heap's history; AVX2 is deterministic), so x264 is
+ * capped at AVX2 where it would pick AVX-512. */
+static void set_encoder_params(AVCodecContext *c, const dvpp_venc_opts *o)
+{
+    char p[96];
+    unsigned t = o->threads ? o->threads : 1;
+
+    if (o->codec == DVPP_VIDEO_H265) {
+        snprintf(p, sizeof(p), "log-level=error:scenecut=0:pools=%u:frame-threads=%u", t,
+                 t < 16 ? t : 16);
+        av_opt_set(c->priv_data, "x265-params", p, 0);
+        return;
+    }
+    snprintf(p, sizeof(p), "scenecut=0%s",
+             dvpp_cpu_detect() >= DVPP_SIMD_AVX512 ? ":asm=AVX2" : "");
+    av_opt_set(c->priv_data, "x264-params", p, 0);
+}
+
 dvpp_status dvpp_venc_open(const dvpp_venc_opts *o, dvpp_buf *out, dvpp_venc **enc,
                            dvpp_err *err)
 {
@@ -977,12 +1001,7 @@ dvpp_status dvpp_venc_open(const dvpp_venc_opts *o, dvpp_buf *out, dvpp_venc **e
     av_opt_set(e->ctx->priv_data, "forced-idr", "1", 0);
     if (o->profile[0])
         av_opt_set(e->ctx->priv_data, "profile", o->profile, 0);
-    /* Key frames exactly at the interval (and at forced IDRs), as DVPP
-     * VENC's KeyFrameInterval: no scene-cut I frames. */
-    if (o->codec == DVPP_VIDEO_H265)
-        av_opt_set(e->ctx->priv_data, "x265-params", "log-level=error:scenecut=0", 0);
-    else
-        av_opt_set(e->ctx->priv_data, "x264-params", "scenecut=0", 0);
+    set_encoder_params(e->ctx, o);
     set_rate_control(e->ctx, o);
     e->frame->format = AV_PIX_FMT_YUV420P;
     e->frame->width = (int)o->width;

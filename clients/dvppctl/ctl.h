@@ -166,7 +166,8 @@ int ctl_cmd_batch(int argc, char **argv);
  * are left for the caller (ctl_batch.c). */
 dvpp_status ctl_preprocess_pipeline(const ctl_args *a, dvpp_pipeline *p, dvpp_err *err);
 
-/* The video commands (ctl_video.c): offline, libdvpp's VDEC/VENC. */
+/* The video commands (ctl_video.c): libdvpp's VDEC/VENC in-process, or
+ * (video-decode, video-encode with --socket) a dvppd video channel. */
 int ctl_cmd_video_info(int argc, char **argv);
 int ctl_cmd_video_decode(int argc, char **argv);
 int ctl_cmd_video_encode(int argc, char **argv);

@@ -62,9 +62,10 @@ void ctl_usage(FILE *f)
         "                            JSON line of throughput and latency\n"
         "\n"
         "--socket PATH (or DVPPD_SOCKET): run the pixel commands (decode, resize,\n"
-        "  crop, convert, make-border, batch-crop, preprocess, aipp, batch) in a\n"
-        "  running dvppd; the output files are the same bytes. batch also takes\n"
-        "  directories (their .jpg/.jpeg/.png files, sorted).\n"
+        "  crop, convert, make-border, batch-crop, preprocess, aipp, batch,\n"
+        "  video-decode, video-encode) in a running dvppd; the output files are the\n"
+        "  same bytes. batch also takes directories (their .jpg/.jpeg/.png files,\n"
+        "  sorted).\n"
         "\n"
         "inputs: JPEG, PNG, .npy (uint8 HxWx3 = rgb, HxWx4 = rgba, HxW = gray, or\n"
         "  --input FMT[:WxH]) or raw pixels (--input FMT:WxH, tight layout).\n"
@@ -101,7 +102,8 @@ void ctl_usage(FILE *f)
         "  --scale S                   preprocess: (x - mean) * S (blobFromImage)\n"
         "  --order rgb|bgr --layout nchw|nhwc|nc1hwc0 --dtype f32|f16|i8|u8\n"
         "\n"
-        "video options (video-decode; offline only, no --socket):\n"
+        "video options (video-decode; with --socket: no --threads N > 1, and\n"
+        "  nv12/nv21 frames only in VDEC's 16x2 alignment):\n"
         "  --every N | --fps F | --keyframes   keep frame n %% N == 0 / at most F per\n"
         "                      second / key frames only (as ffmpeg -vf select)\n"
         "  --start S --end S   keep frames with S <= t <= E seconds\n"
@@ -267,7 +269,8 @@ static int cmd_version(int argc, char **argv)
 }
 
 /* Remove --socket PATH / --socket=PATH from @argv for the commands that
- * never need the daemon (info, aipp-check). Returns the new argc. */
+ * never need the daemon (info, aipp-check, video-info). Returns the new
+ * argc. */
 static int drop_socket(int argc, char **argv)
 {
     int n = 1;
@@ -336,7 +339,7 @@ static int dispatch(int argc, char **argv)
     if (strcmp(argv[1], "batch") == 0)
         return ctl_cmd_batch(argc - 1, argv + 1);
     if (strcmp(argv[1], "video-info") == 0)
-        return ctl_cmd_video_info(argc - 1, argv + 1);
+        return ctl_cmd_video_info(drop_socket(argc - 1, argv + 1), argv + 1);
     if (strcmp(argv[1], "video-decode") == 0)
         return ctl_cmd_video_decode(argc - 1, argv + 1);
     if (strcmp(argv[1], "video-encode") == 0)

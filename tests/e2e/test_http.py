@@ -7,16 +7,13 @@ Every tensor is compared with what `dvppctl` computes for the same pipeline
     DVPP_BUILD=build /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/e2e/test_http.py
 """
 import http.client
-import io
 import json
 import os
 import random
 import re
 import select
 import signal
-import socket
 import struct
-import subprocess
 import threading
 import time
 import urllib.parse
@@ -26,10 +23,11 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("DVPP_BUILD", "build")
-DVPPD = os.path.join(ROOT, BUILD, "dvppd")
-DVPPCTL = os.path.join(ROOT, BUILD, "dvppctl")
+pytest.register_assert_rewrite("daemon_util")
+from daemon_util import (Data, Resp, aipp_rgb, ctl, free_port, gradient,  # noqa: E402
+                         multipart, read_raw_response, resp_from, stop_daemon, to_jpeg,
+                         to_png)
+import daemon_util  # noqa: E402
 
 
 MEAN = "0.485,0.456,0.406"
@@ -39,147 +37,17 @@ MAX_BATCH_ITEMS = 64
 REQUEST_TIMEOUT_S = 3
 IDLE_TIMEOUT_S = 2
 
-AIPP_CFG = """aipp_op {
-  aipp_mode : static
-  input_format : RGB888_U8
-  src_image_size_w : 224
-  src_image_size_h : 224
-  csc_switch : false
-  mean_chn_0 : 123
-  mean_chn_1 : 117
-  mean_chn_2 : 104
-  var_reci_chn_0 : 0.0171
-  var_reci_chn_1 : 0.0175
-  var_reci_chn_2 : 0.0174
-}
-"""
+AIPP_CFG = aipp_rgb(224, 224)
 # The same op with other numbers: the inline config must be the one used.
 AIPP_INLINE = AIPP_CFG.replace("123", "100").replace("0.0171", "0.02")
 
 
 # --------------------------------------------------------------------------
-# HTTP helpers (standard library only)
-
-
-class Resp:
-    def __init__(self, status, headers, body, reason=""):
-        self.status = status
-        self.headers = headers          # lower-cased names
-        self.body = body
-        self.reason = reason
-
-    def h(self, name, default=None):
-        return self.headers.get(name.lower(), default)
-
-    def json(self):
-        return json.loads(self.body.decode())
-
-    def npy(self):
-        return np.load(io.BytesIO(self.body), allow_pickle=False)
-
-    def __repr__(self):
-        return f"<{self.status} {self.headers} {self.body[:300]!r}>"
-
-
-def _resp_from(r):
-    body = r.read()
-    return Resp(r.status, {k.lower(): v for k, v in r.getheaders()}, body, r.reason)
-
-
-class Daemon:
-    def __init__(self, proc, port, log_path, cfg_path):
-        self.proc, self.port, self.log_path, self.cfg_path = proc, port, log_path, cfg_path
-
-    def log(self):
-        try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()[-4000:]
-        except OSError:
-            return ""
-
-    def conn(self, timeout=30):
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-
-    def request(self, method, path, body=None, headers=None, timeout=30, conn=None):
-        c = conn or self.conn(timeout)
-        try:
-            c.request(method, path, body=body, headers=headers or {})
-            return _resp_from(c.getresponse())
-        finally:
-            if conn is None:
-                c.close()
-
-    def get(self, path, **kw):
-        return self.request("GET", path, **kw)
-
-    def post(self, path, body=b"", headers=None, **kw):
-        return self.request("POST", path, body=body, headers=headers, **kw)
-
-    def raw(self, timeout=10):
-        s = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return s
-
-
-def read_raw_response(s, timeout=10):
-    """One HTTP response from a raw socket: (status, headers, body), or None
-    when the peer closed (or reset) before sending a status line."""
-    s.settimeout(timeout)
-    buf = b""
-    try:
-        while b"\r\n\r\n" not in buf:
-            d = s.recv(65536)
-            if not d:
-                return None if not buf else _parse_head(buf, s)
-            buf += d
-    except (ConnectionResetError, BrokenPipeError):
-        return None if not buf else _parse_head(buf, s)
-    return _parse_head(buf, s)
-
-
-def _parse_head(buf, s):
-    head, _, rest = buf.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = {}
-    for line in lines[1:]:
-        k, _, v = line.partition(":")
-        headers[k.strip().lower()] = v.strip()
-    n = int(headers.get("content-length", "0"))
-    try:
-        while len(rest) < n:
-            d = s.recv(65536)
-            if not d:
-                break
-            rest += d
-    except (OSError, socket.timeout):
-        pass
-    return status, headers, rest
+# HTTP helpers (the rest are daemon_util's)
 
 
 def qs(params):
     return urllib.parse.urlencode(params, safe=",:")
-
-
-def multipart(parts, boundary=None):
-    """parts: (name, bytes) or (name, bytes, filename, content_type)."""
-    boundary = boundary or "dvpp%016x" % random.getrandbits(64)
-    out = io.BytesIO()
-    for p in parts:
-        name, data = p[0], p[1]
-        filename = p[2] if len(p) > 2 else None
-        ctype = p[3] if len(p) > 3 else "application/octet-stream"
-        if isinstance(data, str):
-            data = data.encode()
-        out.write(b"--" + boundary.encode() + b"\r\n")
-        disp = f'Content-Disposition: form-data; name="{name}"'
-        if filename:
-            disp += f'; filename="{filename}"'
-        out.write(disp.encode() + b"\r\n")
-        out.write(f"Content-Type: {ctype}\r\n\r\n".encode())
-        out.write(data + b"\r\n")
-    out.write(b"--" + boundary.encode() + b"--\r\n")
-    return out.getvalue(), {"Content-Type": f"multipart/form-data; boundary={boundary}"}
 
 
 def assert_error(r, status, code=None, field=None, mentions=None):
@@ -203,13 +71,6 @@ def assert_error(r, status, code=None, field=None, mentions=None):
 
 # --------------------------------------------------------------------------
 # dvppctl (the library result)
-
-
-def ctl(*args):
-    r = subprocess.run([DVPPCTL, *map(str, args)], capture_output=True, text=True,
-                       timeout=120)
-    assert r.returncode == 0, f"dvppctl {' '.join(map(str, args))}: {r.stderr}"
-    return r
 
 
 def ctl_flags(params):
@@ -249,14 +110,8 @@ def ctl_preprocess(tmp, src, params, name="ref.npy"):
 # Fixtures
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_daemon(tmp, http_extra=None, device=None, aipp_path=None, name="d"):
-    port = _free_port()
+    port = free_port()
     http_cfg = {"listen": f"127.0.0.1:{port}", "request_timeout_s": REQUEST_TIMEOUT_S,
                 "idle_timeout_s": IDLE_TIMEOUT_S, "max_body_bytes": MAX_BODY,
                 "max_batch_items": MAX_BATCH_ITEMS, "job_ttl_s": 60}
@@ -264,91 +119,20 @@ def start_daemon(tmp, http_extra=None, device=None, aipp_path=None, name="d"):
     cfg = {"http": http_cfg, "socket": {"path": ""}, "device": device or {"channels": 2}}
     if aipp_path:
         cfg["aipp"] = {"configs": {"test": aipp_path}}
-    cfg_path = os.path.join(tmp, f"{name}.json")
-    with open(cfg_path, "w") as f:
-        json.dump(cfg, f)
-    log_path = os.path.join(tmp, f"{name}.log")
-    log = open(log_path, "w")
-    proc = subprocess.Popen([DVPPD, "--config", cfg_path], stdout=log, stderr=log)
-    log.close()
-    d = Daemon(proc, port, log_path, cfg_path)
-    deadline = time.monotonic() + 20
-    while True:
-        if proc.poll() is not None:
-            pytest.fail(f"dvppd exited with {proc.returncode} at start:\n{d.log()}")
-        try:
-            if d.get("/readyz", timeout=2).status == 200:
-                break
-        except (OSError, http.client.HTTPException):
-            pass
-        if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            pytest.fail(f"/readyz not 200 within 20 s:\n{d.log()}")
-        time.sleep(0.05)
-    return d
-
-
-def stop_daemon(d):
-    if d.proc.poll() is None:
-        d.proc.send_signal(signal.SIGTERM)
-    try:
-        rc = d.proc.wait(timeout=25)
-    except subprocess.TimeoutExpired:
-        d.proc.kill()
-        d.proc.wait()
-        pytest.fail(f"dvppd did not stop within 25 s of SIGTERM:\n{d.log()}")
-    assert rc == 0, f"dvppd exit status {rc}:\n{d.log()}"
-
-
-def _gradient(w, h, seed, noise=8):
-    rng = np.random.default_rng(seed)
-    y, x = np.mgrid[0:h, 0:w]
-    img = np.stack([x * 255 // max(w - 1, 1), y * 255 // max(h - 1, 1),
-                    (x * 3 + y * 2 + seed * 17) % 256], -1).astype(np.int32)
-    img += rng.integers(-noise, noise + 1, img.shape)
-    return np.clip(img, 0, 255).astype(np.uint8)
-
-
-def _jpeg(img, q=90):
-    ok, b = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
-    assert ok
-    return b.tobytes()
-
-
-def _png(img):
-    ok, b = cv2.imencode(".png", img)
-    assert ok
-    return b.tobytes()
-
-
-class Data:
-    pass
+    return daemon_util.start_daemon(tmp, cfg, name, port)
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("http_data"))
-    d = Data()
-    d.tmp = tmp
-    d.files = {}
-
-    def put(name, blob):
-        p = os.path.join(tmp, name)
-        with open(p, "wb") as f:
-            f.write(blob)
-        d.files[name] = p
-        return blob
-
-    d.jpg640 = put("i640.jpg", _jpeg(_gradient(640, 480, 1)))
-    d.jpg1080 = put("i1080.jpg", _jpeg(_gradient(1920, 1080, 2)))
-    d.jpg630 = put("i630.jpg", _jpeg(_gradient(630, 478, 3)))
-    d.jpg224 = put("i224.jpg", _jpeg(_gradient(224, 224, 4)))
-    d.small = put("small.jpg", _jpeg(_gradient(64, 48, 5)))
-    d.small_png = put("small.png", _png(_gradient(40, 30, 6)))
-    rgba = np.dstack([_gradient(320, 240, 7), np.tile(np.arange(320, dtype=np.uint8)[None]
-                                                      * 255 // 319, (240, 1))])
-    d.alpha_png = put("alpha.png", _png(rgba))
+    d = Data(tmp)
+    put = d.put
+    d.put_jpegs()
+    d.jpg224 = put("i224.jpg", to_jpeg(gradient(224, 224, 4)))
+    d.small_png = put("small.png", to_png(gradient(40, 30, 6)))
+    rgba = np.dstack([gradient(320, 240, 7),
+                      np.tile(np.arange(320, dtype=np.uint8)[None] * 255 // 319, (240, 1))])
+    d.alpha_png = put("alpha.png", to_png(rgba))
     assert len(d.jpg1080) < MAX_BODY
     d.aipp_path = os.path.join(tmp, "test.aipp")
     with open(d.aipp_path, "w") as f:
@@ -357,14 +141,7 @@ def data(tmp_path_factory):
     with open(d.inline_aipp_path, "w") as f:
         f.write(AIPP_INLINE)
     # 32 mixed sizes, JPEG and PNG, for the batch tests
-    d.batch = []
-    for i in range(32):
-        w, h = 96 + (37 * i) % 401, 80 + (53 * i) % 301
-        img = _gradient(w, h, 100 + i)
-        blob = _png(img) if i % 4 == 3 else _jpeg(img, 80 + i % 15)
-        name = f"b{i:02d}." + ("png" if i % 4 == 3 else "jpg")
-        put(name, blob)
-        d.batch.append(name)
+    d.batch = d.put_batch(32)
     return d
 
 
@@ -636,7 +413,7 @@ def test_preprocess_chunked_body(srv, data, tmp):
         chunks = (data.jpg640[i:i + 4096] for i in range(0, len(data.jpg640), 4096))
         c.request("POST", "/v1/preprocess?" + qs(params), body=chunks,
                   headers={"Transfer-Encoding": "chunked"}, encode_chunked=True)
-        r = _resp_from(c.getresponse())
+        r = resp_from(c.getresponse())
     finally:
         c.close()
     assert r.status == 200, r
@@ -1269,7 +1046,7 @@ def test_content_length_at_the_limit_is_read(srv):
 
 
 def data_pad(n):
-    img = _jpeg(_gradient(32, 24, 9))
+    img = to_jpeg(gradient(32, 24, 9))
     return img + b"\0" * (n - len(img))
 
 
@@ -1375,8 +1152,8 @@ def test_422_bad_images(srv, data, kind):
 
 
 def test_422_profile_refusal(srv, data):
-    tiny = _jpeg(np.full((20, 30, 3), 128, np.uint8))
-    prog = cv2.imencode(".jpg", _gradient(300, 200, 13), [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1]
+    tiny = to_jpeg(np.full((20, 30, 3), 128, np.uint8))
+    prog = cv2.imencode(".jpg", gradient(300, 200, 13), [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1]
     for body, needle in ((tiny, "width"), (prog.tobytes(), "progressive")):
         e = assert_error(srv.post("/v1/decode?format=nv12&profile=ascend310", body), 422,
                          "EPROFILE")
@@ -1429,7 +1206,7 @@ def test_keep_alive_several_requests_one_connection(srv, data, tmp):
                 c.request("POST", "/v1/preprocess?w=32&h=24", body=data.small)
             else:
                 c.request("GET", "/v1/info")
-            r = _resp_from(c.getresponse())
+            r = resp_from(c.getresponse())
             assert r.status == 200, r
             if i % 3 == 1:
                 assert np.array_equal(r.npy(), ref)
@@ -1442,7 +1219,7 @@ def test_idle_connection_is_closed(srv):
     c = srv.conn()
     try:
         c.request("GET", "/healthz")
-        assert _resp_from(c.getresponse()).status == 200
+        assert resp_from(c.getresponse()).status == 200
         s = c.sock
         s.settimeout(IDLE_TIMEOUT_S + 8)
         t0 = time.monotonic()
@@ -1492,7 +1269,7 @@ def test_slow_body_cut_at_deadline_while_others_are_served(srv, data, tmp):
             t1 = time.monotonic()
             try:
                 c.request("POST", "/v1/preprocess?w=32&h=24", body=data.small)
-                r = _resp_from(c.getresponse())
+                r = resp_from(c.getresponse())
             except (OSError, http.client.HTTPException) as e:
                 bad.append(repr(e))
                 c.close()
@@ -1530,7 +1307,7 @@ def test_sigterm_answers_requests_in_flight(fresh, data):
     statuses = []
     for c in conns:
         try:
-            r = _resp_from(c.getresponse())
+            r = resp_from(c.getresponse())
             statuses.append(r.status)
             if r.status == 503:
                 assert_error(r, 503)
@@ -1679,7 +1456,7 @@ FUZZ_N = 10000
 
 def test_10000_random_and_broken_bodies(fresh, data, tmp):
     srv = fresh
-    prog = cv2.imencode(".jpg", _gradient(48, 40, 12),
+    prog = cv2.imencode(".jpg", gradient(48, 40, 12),
                         [cv2.IMWRITE_JPEG_QUALITY, 80, cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1]
     data.fuzz_jpeg_prog = prog.tobytes()
     nthreads = 8
@@ -1700,7 +1477,7 @@ def test_10000_random_and_broken_bodies(fresh, data, tmp):
             method, path, body, hdrs, strict = _fuzz_case(rng, data)
             try:
                 c.request(method, path, body=body, headers=hdrs)
-                r = _resp_from(c.getresponse())
+                r = resp_from(c.getresponse())
             except (OSError, http.client.HTTPException) as e:
                 fails.append(("dropped", path, body[:64], repr(e)))
                 c.close()

@@ -13,31 +13,25 @@ Run with Debian's /usr/bin/python3 (numpy, cv2):
     DVPP_BUILD=build /usr/bin/python3 -m pytest -q -p no:cacheprovider \
         tests/e2e/test_http_video.py
 """
-import http.client
-import io
 import json
 import os
 import random
 import re
-import shutil
-import signal
 import socket
-import subprocess
-import time
 
 import numpy as np
 import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("DVPP_BUILD", "build")
-DVPPD = os.path.join(ROOT, BUILD, "dvppd")
-DVPPCTL = os.path.join(ROOT, BUILD, "dvppctl")
+pytest.register_assert_rewrite("daemon_util")
+from daemon_util import (DVPPCTL, FFMPEG, FFPROBE, ROOT, Data, aipp_rgb,  # noqa: E402
+                         ctl, ff_key_frames, free_port, h264_rbsp, multipart, npy_bytes,
+                         nv12_unpad, psnr, run, stop_daemon)
+import daemon_util  # noqa: E402
+
 MOVIE = os.path.join(ROOT, ".cache", "testdata", "video", "movie-hello.mp4")
 
-FFMPEG = shutil.which("ffmpeg")
-FFPROBE = shutil.which("ffprobe")
 if not FFMPEG or not FFPROBE:
     pytest.skip("ffmpeg/ffprobe are needed (apt-get install ffmpeg)",
                 allow_module_level=True)
@@ -53,104 +47,18 @@ MAX_BODY = 1_000_000
 
 
 # --------------------------------------------------------------------------
-# HTTP and daemon helpers (standard library only)
-
-
-class Resp:
-    def __init__(self, status, headers, body):
-        self.status, self.headers, self.body = status, headers, body
-
-    def h(self, name, default=None):
-        return self.headers.get(name.lower(), default)
-
-    def json(self):
-        return json.loads(self.body.decode())
-
-    def npy(self):
-        return np.load(io.BytesIO(self.body), allow_pickle=False)
-
-    def ints(self, name):
-        v = self.h(name)
-        return [] if not v else [int(x) for x in v.split(",")]
-
-    def __repr__(self):
-        return f"<{self.status} {self.headers} {self.body[:300]!r}>"
-
-
-class Daemon:
-    def __init__(self, proc, port, log_path):
-        self.proc, self.port, self.log_path = proc, port, log_path
-
-    def log(self):
-        try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()[-4000:]
-        except OSError:
-            return ""
-
-    def request(self, method, path, body=None, headers=None, timeout=60):
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            c.request(method, path, body=body, headers=headers or {})
-            r = c.getresponse()
-            return Resp(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
-        finally:
-            c.close()
-
-    def get(self, path, **kw):
-        return self.request("GET", path, **kw)
-
-    def post(self, path, body=b"", **kw):
-        return self.request("POST", path, body=body, **kw)
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# HTTP and daemon helpers (the rest are daemon_util's)
 
 
 def start_daemon(tmp, name="d", limits=None):
-    port = _free_port()
+    port = free_port()
     lim = {"max_video_bytes": MAX_VIDEO_BYTES}
     lim.update(limits or {})
     cfg = {"http": {"listen": f"127.0.0.1:{port}", "request_timeout_s": 60,
                     "idle_timeout_s": 10, "max_body_bytes": MAX_BODY,
                     "max_batch_bytes": 64 << 20},
            "socket": {"path": ""}, "device": {"channels": 2}, "limits": lim}
-    cfg_path = os.path.join(tmp, f"{name}.json")
-    with open(cfg_path, "w") as f:
-        json.dump(cfg, f)
-    log_path = os.path.join(tmp, f"{name}.log")
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen([DVPPD, "--config", cfg_path], stdout=log, stderr=log)
-    d = Daemon(proc, port, log_path)
-    deadline = time.monotonic() + 20
-    while True:
-        if proc.poll() is not None:
-            pytest.fail(f"dvppd exited with {proc.returncode} at start:\n{d.log()}")
-        try:
-            if d.get("/readyz", timeout=2).status == 200:
-                return d
-        except (OSError, http.client.HTTPException):
-            pass
-        if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            pytest.fail(f"/readyz not 200 within 20 s:\n{d.log()}")
-        time.sleep(0.05)
-
-
-def stop_daemon(d):
-    if d.proc.poll() is None:
-        d.proc.send_signal(signal.SIGTERM)
-    try:
-        rc = d.proc.wait(timeout=25)
-    except subprocess.TimeoutExpired:
-        d.proc.kill()
-        d.proc.wait()
-        pytest.fail(f"dvppd did not stop within 25 s of SIGTERM:\n{d.log()}")
-    assert rc == 0, f"dvppd exit status {rc}:\n{d.log()}"
+    return daemon_util.start_daemon(tmp, cfg, name, port, timeout=60)
 
 
 def assert_error(r, status, code=None, field=None):
@@ -169,13 +77,6 @@ def assert_error(r, status, code=None, field=None):
 # ffmpeg / dvppctl references
 
 
-def run(*cmd, check=True):
-    r = subprocess.run(list(map(str, cmd)), capture_output=True, timeout=120)
-    if check:
-        assert r.returncode == 0, f"{' '.join(map(str, cmd))}: {r.stderr.decode()[-2000:]}"
-    return r
-
-
 def ff_frames(path, pix_fmt, w, h, vf=None, frames=None):
     """The frames ffmpeg decodes: nv12 as T x (h*3/2) x w, rgb24 as
     T x h x w x 3."""
@@ -190,25 +91,10 @@ def ff_frames(path, pix_fmt, w, h, vf=None, frames=None):
     return np.frombuffer(raw, np.uint8).reshape(-1, h, w, 3)
 
 
-def ff_key_frames(path):
-    out = run(FFPROBE, "-v", "error", "-select_streams", "v", "-show_entries",
-              "frame=key_frame", "-of", "csv=p=0", path).stdout.decode()
-    return [i for i, line in enumerate(out.split()) if line.strip().startswith("1")]
-
-
-def nv12_tight(frames, w, h):
-    """T x rows x stride NV12 (VDEC strides) -> T x (h*3/2) x w, the stride
-    and row padding removed."""
-    hs = h + (h & 1)
-    y = frames[:, :h, :w]
-    uv = frames[:, hs:hs + (h + 1) // 2, :w]
-    return np.concatenate([y, uv], axis=1)
-
-
 def have_ctl_video():
     if not os.path.exists(DVPPCTL):
         return False
-    r = subprocess.run([DVPPCTL, "video-decode"], capture_output=True, text=True)
+    r = ctl("video-decode", check=False, timeout=None)
     return "unknown command" not in r.stderr
 
 
@@ -216,17 +102,6 @@ def ctl_video_decode(tmp, src, *flags):
     out = os.path.join(tmp, "ctl_%d.npy" % random.getrandbits(32))
     r = run(DVPPCTL, "video-decode", src, *flags, "-o", out)
     return np.load(out), json.loads(r.stdout.decode().strip().splitlines()[-1])
-
-
-def psnr(a, b):
-    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
-    return 99.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
-
-
-def npy_bytes(a):
-    b = io.BytesIO()
-    np.save(b, a)
-    return b.getvalue()
 
 
 def parse_multipart(r):
@@ -256,15 +131,10 @@ def parse_multipart(r):
 # Fixtures
 
 
-class Data:
-    pass
-
-
 @pytest.fixture(scope="module")
 def vids(tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("http_video"))
-    v = Data()
-    v.tmp = tmp
+    v = Data(tmp)
     src = ["-f", "lavfi", "-i", f"testsrc2=size={W}x{H}:rate=30", "-frames:v", T,
            "-pix_fmt", "yuv420p"]
 
@@ -340,7 +210,7 @@ def test_decode_nv12_equals_ffmpeg(srv, vids, tmp, kind):
     codec = "h265" if "h265" in kind else "h264"
     assert r.h("x-dvpp-video") == f"{codec} 320x240 30", r.headers
     ref = vids.nv12 if codec == "h264" else ff_frames(vids.path[kind], "nv12", W, H)
-    assert np.array_equal(nv12_tight(a, W, H), ref)
+    assert np.array_equal(nv12_unpad(a, W, H), ref)
     assert r.ints("x-dvpp-key-frames") == ff_key_frames(vids.path[kind]) == [0, 10, 20]
     if vids.ctl:
         c, meta = ctl_video_decode(tmp, vids.path[kind])
@@ -382,7 +252,7 @@ def test_decode_movie_max_frames(srv, vids, tmp):
     assert r.ints("x-dvpp-frame-index") == [0, 2, 4, 6, 8]
     assert r.h("x-dvpp-video").startswith("h264 1280x720 30")
     ref = ff_frames(MOVIE, "nv12", 1280, 720, frames=9)
-    assert np.array_equal(nv12_tight(a, 1280, 720), ref[::2])
+    assert np.array_equal(nv12_unpad(a, 1280, 720), ref[::2])
     t = decode(srv, body, f"max_frames=3&w=224&h=224&mean={MEAN}&std={STD}")
     assert t.status == 200 and t.npy().shape == (3, 3, 224, 224), t
     if vids.ctl:
@@ -438,49 +308,26 @@ def test_decode_tensor_json_spec(srv, vids):
     assert np.array_equal(r.npy(), q.npy()) and r.npy().shape == (2, 32, 32, 3)
 
 
-def multipart(parts):
-    boundary = "dvpp%016x" % random.getrandbits(64)
-    out = io.BytesIO()
-    for name, data in parts:
-        out.write(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
-                  f'filename="{name}"\r\nContent-Type: application/octet-stream\r\n\r\n'
-                  .encode())
-        out.write((data.encode() if isinstance(data, str) else data) + b"\r\n")
-    out.write(f"--{boundary}--\r\n".encode())
-    return out.getvalue(), {"Content-Type": f"multipart/form-data; boundary={boundary}"}
-
-
-AIPP_RGB = f"""aipp_op {{
-  aipp_mode : static
-  input_format : RGB888_U8
-  src_image_size_w : {W}
-  src_image_size_h : {H}
-  csc_switch : false
-  mean_chn_0 : 123
-  mean_chn_1 : 117
-  mean_chn_2 : 104
-  var_reci_chn_0 : 0.0171
-  var_reci_chn_1 : 0.0175
-  var_reci_chn_2 : 0.0174
-}}
-"""
+AIPP_RGB = aipp_rgb(W, H)
 
 
 def test_decode_multipart_spec_and_aipp(srv, vids):
     spec = json.dumps({"ops": [{"resize": {"w": 48, "h": 32}}]})
-    body, hdr = multipart([("video", vids.bytes["h264-mp4"]), ("spec", spec)])
+    body, hdr = multipart([("video", vids.bytes["h264-mp4"]), ("spec", spec)], as_files=True)
     r = srv.post("/v1/video/decode?every=15", body, headers=hdr)
     assert r.status == 200, r
     q = decode(srv, vids.bytes["h264-mp4"], "every=15&w=48&h=32")
     assert np.array_equal(r.npy(), q.npy()) and r.npy().shape == (2, 3, 32, 48)
     # an inline AIPP config on RGB frames: each slice is /v1/preprocess's
-    body, hdr = multipart([("video", vids.bytes["h264-mp4"]), ("aipp", AIPP_RGB)])
+    body, hdr = multipart([("video", vids.bytes["h264-mp4"]), ("aipp", AIPP_RGB)],
+                          as_files=True)
     r = srv.post("/v1/video/decode?format=rgb&every=15", body, headers=hdr)
     assert r.status == 200, r
     t = r.npy()
     assert t.shape[0] == 2 and t.dtype == np.float16, (t.shape, t.dtype)
     for i, n in enumerate([0, 15]):
-        b1, h1 = multipart([("image", vids.rgb[n].tobytes()), ("aipp", AIPP_RGB)])
+        b1, h1 = multipart([("image", vids.rgb[n].tobytes()), ("aipp", AIPP_RGB)],
+                           as_files=True)
         one = srv.post(f"/v1/preprocess?raw=rgb:{W}x{H}", b1, headers=h1)
         assert one.status == 200, one
         assert np.array_equal(one.npy()[0], t[i])
@@ -508,7 +355,7 @@ def test_sampling_headers(srv, vids):
         assert np.allclose(times, [n / 30 for n in want], atol=1e-5), (q, times)
         assert r.ints("x-dvpp-frame-pts") == [512 * n for n in want]  # 1/15360 s
         assert set(r.ints("x-dvpp-key-frames")) == {n for n in want if n % GOP == 0}
-        assert np.array_equal(nv12_tight(r.npy(), W, H), vids.nv12[want])
+        assert np.array_equal(nv12_unpad(r.npy(), W, H), vids.nv12[want])
     # fps: a kept frame is the first one at least 1/fps after the last kept
     for fps in (10, 7.5):
         r = decode(srv, b, f"fps={fps}")
@@ -685,19 +532,7 @@ def _sps_stream(mbs_w, mbs_h):
             self.u(v.bit_length(), v)
 
         def nal(self, head):
-            self.b.append(1)
-            while len(self.b) % 8:
-                self.b.append(0)
-            raw = bytes(int("".join(map(str, self.b[i:i + 8])), 2)
-                        for i in range(0, len(self.b), 8))
-            out, zeros = bytearray(), 0
-            for x in raw:  # emulation prevention
-                if zeros >= 2 and x <= 3:
-                    out.append(3)
-                    zeros = 0
-                out.append(x)
-                zeros = zeros + 1 if x == 0 else 0
-            return b"\x00\x00\x00\x01" + bytes([head]) + bytes(out)
+            return b"\x00\x00\x00\x01" + bytes([head]) + h264_rbsp("".join(map(str, self.b)))
 
     s = Bits()
     s.u(8, 66), s.u(8, 0), s.u(8, 51), s.ue(0), s.ue(0), s.ue(2), s.ue(1), s.u(1, 0)

@@ -19,37 +19,29 @@ Run with Debian's /usr/bin/python3 (numpy, python3-protobuf) after `make`:
     DVPP_BUILD=build /usr/bin/python3 -m pytest -q -p no:cacheprovider \\
         tests/e2e/test_socket_video.py
 """
-import http.client
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("DVPP_BUILD", "build")
-DVPPD = os.path.join(ROOT, BUILD, "dvppd")
-DVPPCTL = os.path.join(ROOT, BUILD, "dvppctl")
-VIDEO_CLIENT = os.path.join(ROOT, BUILD, "tests", "e2e", "video_client")
-PYCLIENT = os.path.join(ROOT, "clients", "python")
-FFMPEG = shutil.which("ffmpeg")
-FFPROBE = shutil.which("ffprobe")
+pytest.register_assert_rewrite("daemon_util")
+from daemon_util import (DVPPCTL, DVPPD, FFMPEG, FFPROBE, PYCLIENT, Data,  # noqa: E402
+                         build_path, ctl, free_port, psnr, pyclient, run, sock_dir,
+                         stats_wait, stop_daemon)
+import daemon_util  # noqa: E402
+
+VIDEO_CLIENT = build_path("tests", "e2e", "video_client")
 
 pytestmark = pytest.mark.skipif(
     not (os.path.exists(DVPPD) and os.path.exists(DVPPCTL) and FFMPEG and FFPROBE and
          os.path.exists(os.path.join(PYCLIENT, "dvpp", "dvpp_pb2.py"))),
     reason="needs `make` (dvppd, dvppctl, dvpp_pb2.py) and ffmpeg/ffprobe")
 
-sys.path.insert(0, PYCLIENT)
-import dvpp  # noqa: E402
+dvpp = pyclient()
 
 LEASE_MS = 2000
 MEANS = [0.485, 0.456, 0.406]
@@ -69,81 +61,14 @@ DW, DH, DN, DFPS = 330, 246, 40, 30
 # The daemon
 
 
-class Daemon:
-    def __init__(self, proc, sock, log_path, sock_dir):
-        self.proc, self.sock, self.log_path, self.sock_dir = proc, sock, log_path, sock_dir
-
-    def log(self):
-        try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()[-4000:]
-        except OSError:
-            return ""
-
-    def client(self, **kw):
-        kw.setdefault("timeout", 30)
-        return dvpp.Client(self.sock, **kw)
-
-    def alive(self):
-        return self.proc.poll() is None
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _ready(port):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-    try:
-        c.request("GET", "/readyz")
-        return c.getresponse().status == 200
-    except (OSError, http.client.HTTPException):
-        return False
-    finally:
-        c.close()
-
-
 def start_daemon(tmp, name="v"):
-    port = _free_port()
-    sock_dir = tempfile.mkdtemp(prefix="dvppv-", dir="/tmp")  # sun_path is short
-    sock = os.path.join(sock_dir, f"{name}.sock")
+    port = free_port()
+    sdir = sock_dir("dvppv-")
+    sock = os.path.join(sdir, f"{name}.sock")
     cfg = {"http": {"listen": f"127.0.0.1:{port}"},
            "socket": {"path": sock, "mode": "0600", "lease_timeout_ms": LEASE_MS},
            "device": {"channels": 2}}
-    cfg_path = os.path.join(tmp, f"{name}.json")
-    with open(cfg_path, "w") as f:
-        json.dump(cfg, f)
-    log_path = os.path.join(tmp, f"{name}.log")
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen([DVPPD, "--config", cfg_path], stdout=log, stderr=log)
-    d = Daemon(proc, sock, log_path, sock_dir)
-    deadline = time.monotonic() + 20
-    while not (_ready(port) and os.path.exists(sock)):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            shutil.rmtree(sock_dir, ignore_errors=True)
-            pytest.fail(f"dvppd did not start:\n{d.log()}")
-        time.sleep(0.05)
-    return d
-
-
-def stop_daemon(d, check=True):
-    try:
-        if d.proc.poll() is None:
-            d.proc.send_signal(signal.SIGTERM)
-        try:
-            rc = d.proc.wait(timeout=25)
-        except subprocess.TimeoutExpired:
-            d.proc.kill()
-            d.proc.wait()
-            pytest.fail(f"dvppd did not stop within 25 s of SIGTERM:\n{d.log()}")
-        if check:
-            assert rc == 0, f"dvppd exit status {rc}:\n{d.log()}"
-    finally:
-        shutil.rmtree(d.sock_dir, ignore_errors=True)
+    return daemon_util.start_daemon(tmp, cfg, name, port, sock=sock, sock_dir=sdir)
 
 
 @pytest.fixture(scope="module")
@@ -151,17 +76,6 @@ def srv(tmp_path_factory):
     d = start_daemon(str(tmp_path_factory.mktemp("vsrv")))
     yield d
     stop_daemon(d)
-
-
-def stats_wait(c, pred, what, timeout=5):
-    deadline = time.monotonic() + timeout
-    while True:
-        s = c.stats()
-        if pred(s):
-            return s
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: {s}")
-        time.sleep(0.02)
 
 
 # --------------------------------------------------------------------------
@@ -181,10 +95,7 @@ def moving_frames(w, h, n, seed, noise=6, dx=2, dy=1):
 
 
 def ffmpeg(*args):
-    r = subprocess.run([FFMPEG, "-v", "error", "-nostdin", *map(str, args)],
-                       capture_output=True, timeout=120)
-    assert r.returncode == 0, f"ffmpeg {args}: {r.stderr.decode(errors='replace')}"
-    return r.stdout
+    return run(FFMPEG, "-v", "error", "-nostdin", *args).stdout
 
 
 def probe_frames(path, *opts):
@@ -214,11 +125,6 @@ def expected_keys(n, gop, idrs):
     return keys
 
 
-def psnr(a, b):
-    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
-    return float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
-
-
 def luma_of(raw_path, fmt, w, h):
     """The Y plane of raw frames, through ffmpeg's own conversion."""
     return np.frombuffer(ffmpeg("-f", "rawvideo", "-pix_fmt", fmt, "-s", f"{w}x{h}",
@@ -231,18 +137,13 @@ def luma_psnr(raw_path, fmt, stream_path, w, h, *opts):
     got = np.frombuffer(ffmpeg(*opts, "-i", stream_path, "-f", "rawvideo", "-pix_fmt", "gray",
                                "-"), np.uint8)
     assert got.size == ref.size, f"{got.size // (w * h)} frames decoded, {ref.size // (w * h)} in"
-    return psnr(ref, got)
-
-
-class Data:
-    pass
+    return psnr(ref, got, identical=float("inf"))
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("vdata")
-    d = Data()
-    d.tmp = tmp
+    d = Data(tmp)
     # encode inputs
     d.frames = moving_frames(EW, EH, EN, seed=7)
     d.rgb_path = str(tmp / "enc.rgb")
@@ -554,10 +455,8 @@ def test_per_frame_spec_equals_dvppctl_preprocess(srv, data, tmp_path):
             y, uv = ref_nv12(data, f.index)   # the frame as tight NV12
             frame_yuv.write_bytes(y.tobytes() + uv.tobytes())
             out = tmp_path / f"ref{n}.npy"
-            r = subprocess.run([DVPPCTL, "preprocess", str(frame_yuv), "--input",
-                                f"nv12:{DW}x{DH}", *CTL224, "-o", str(out)],
-                               capture_output=True, text=True, timeout=60)
-            assert r.returncode == 0, r.stderr
+            ctl("preprocess", frame_yuv, "--input", f"nv12:{DW}x{DH}", *CTL224, "-o", out,
+                timeout=60)
             ref = np.load(out)
             assert ref.shape == got.shape and ref.dtype == got.dtype
             assert np.array_equal(ref, got), f"frame {f.index}: max diff {np.abs(ref - got).max()}"

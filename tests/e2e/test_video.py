@@ -20,8 +20,10 @@ import subprocess
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DVPPCTL = os.path.join(ROOT, os.environ.get("DVPP_BUILD", "build"), "dvppctl")
+pytest.register_assert_rewrite("daemon_util")
+from daemon_util import (DVPPCTL, ROOT, ctl, ff_key_frames, h264_rbsp,  # noqa: E402
+                         nv12_unpad, psnr)
+
 DATA = os.path.join(ROOT, ".cache", "testdata")
 VIDEO = os.path.join(DATA, "video")
 HELLO = os.path.join(VIDEO, "movie-hello.mp4")          # H.264 High 1280x720
@@ -32,8 +34,8 @@ NORM = ["--mean", "0.485,0.456,0.406", "--std", "0.229,0.224,0.225"]
 
 
 def has_video():
-    return os.path.exists(DVPPCTL) and "video-decode" in subprocess.run(
-        [DVPPCTL, "help"], capture_output=True, text=True).stdout
+    return os.path.exists(DVPPCTL) and "video-decode" in ctl("help", check=False,
+                                                             timeout=None).stdout
 
 
 pytestmark = [
@@ -53,7 +55,7 @@ def need(path):
 
 
 def dvppctl(*args):
-    return subprocess.run([DVPPCTL, *map(str, args)], capture_output=True, text=True)
+    return ctl(*args, check=False, timeout=None)
 
 
 def decode(tmp_path, src, *args):
@@ -85,28 +87,6 @@ def size_of(src):
                        capture_output=True, text=True, check=True)
     w, h = r.stdout.strip().split(",")[:2]
     return int(w), int(h)
-
-
-def key_frames(src):
-    """Indices of the key frames ffprobe sees, in presentation order."""
-    r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                        "frame=key_frame", "-of", "csv=p=0", src],
-                       capture_output=True, text=True, check=True)
-    flags = [ln.split(",")[0] for ln in r.stdout.splitlines() if ln.strip()]
-    return [i for i, f in enumerate(flags) if f == "1"]
-
-
-def unpad_nv12(arr, w, h):
-    """T x rows x stride NV12 (VDEC strides) -> T x (h * 3 / 2) x w, tight."""
-    hs = arr.shape[1] * 2 // 3
-    y = arr[:, :h, :w]
-    uv = arr[:, hs:hs + (h + 1) // 2, :w]
-    return np.concatenate([y, uv], axis=1)
-
-
-def psnr(a, b):
-    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
-    return 99.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
 
 
 def ffmpeg_make(dst, *args):
@@ -187,7 +167,7 @@ def test_nv12_equals_ffmpeg(tmp_path, made, name, frames):
     # VDEC strides (16 x 2): the same pixels once the padding is cut off.
     padded, _ = decode(tmp_path, src, "--max-frames", 3)
     assert padded.shape[2] == -(-w // 16) * 16
-    assert np.array_equal(unpad_nv12(padded, w, h), want[:3])
+    assert np.array_equal(nv12_unpad(padded, w, h), want[:3])
 
 
 @pytest.mark.parametrize("name,frames", CLIPS)
@@ -391,14 +371,14 @@ def test_decode_encode_round_trip(tmp_path, made):
 @pytest.mark.parametrize("codec", ["h264", "h265"])
 def test_gop_sets_key_frames(tmp_path, rgb_frames, codec):
     out, res = encode(tmp_path, rgb_frames, f"gop.{codec}", "--codec", codec, "--gop", "10")
-    assert key_frames(out) == [0, 10, 20]
+    assert ff_key_frames(out) == [0, 10, 20]
     assert res["keyframes"] == 3
 
 
 @pytest.mark.parametrize("codec", ["h264", "h265"])
 def test_idr_forces_key_frames(tmp_path, rgb_frames, codec):
     out, _ = encode(tmp_path, rgb_frames, f"idr.{codec}", "--codec", codec, "--idr", "7,19")
-    assert key_frames(out) == [0, 7, 19]
+    assert ff_key_frames(out) == [0, 7, 19]
 
 
 @pytest.mark.parametrize("codec", ["h264", "h265"])
@@ -498,17 +478,7 @@ def h264_claiming(width, height):
             else:  # ue(v)
                 code = format(v + 1, "b")
                 s += "0" * (len(code) - 1) + code
-        s += "1"
-        s += "0" * (-len(s) % 8)
-        raw = bytes(int(s[i:i + 8], 2) for i in range(0, len(s), 8))
-        out, zeros = bytearray(), 0
-        for b in raw:  # emulation prevention
-            if zeros >= 2 and b <= 3:
-                out.append(3)
-                zeros = 0
-            out.append(b)
-            zeros = zeros + 1 if b == 0 else 0
-        return bytes(out)
+        return h264_rbsp(s)
 
     sps = bits([("u", (8, 66)), ("u", (8, 0xC0)), ("u", (8, 51)), ("ue", 0), ("ue", 0),
                 ("ue", 2), ("ue", 1), ("u", (1, 0)), ("ue", width // 16 - 1),
@@ -556,7 +526,8 @@ def test_usage_errors(tmp_path, made):
     src = clip(made, "small")
     out = str(tmp_path / "x.npy")
     cases = [
-        ["video-decode", src, "--socket", "/nowhere", "-o", out],
+        # a flag a decode channel cannot carry: refused before connecting
+        ["video-decode", src, "--socket", "/nowhere", "--threads", "4", "-o", out],
         ["video-decode", src, "--format", "gray", "-o", out],
         ["video-decode", src, "--every", "0", "-o", out],
         ["video-decode", src, "--fps", "-3", "-o", out],
