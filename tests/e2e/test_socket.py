@@ -18,7 +18,9 @@ import os
 import random
 import select
 import signal
+import shutil
 import socket
+import tempfile
 import subprocess
 import sys
 import threading
@@ -682,10 +684,24 @@ def test_peer_not_allowed_is_refused(tmp_path, data):
                 os.setgroups([])
                 os.setgid(65534)
                 os.setuid(65534)
-            p = subprocess.run([sys.executable, "-c", code, d.sock], input=data.small,
-                               capture_output=True, timeout=30, preexec_fn=become_nobody,
-                               env=dict(os.environ, PYTHONPATH=PYCLIENT,
-                                        PYTHONDONTWRITEBYTECODE="1"))
+            # nobody may not be able to read the checkout (a 0700 temp clone):
+            # give it a world-readable copy of the client package
+            pkg = tempfile.mkdtemp(prefix="dvpp-py-", dir="/tmp")
+            try:
+                os.chmod(pkg, 0o755)
+                shutil.copytree(os.path.join(PYCLIENT, "dvpp"), os.path.join(pkg, "dvpp"),
+                                ignore=shutil.ignore_patterns("__pycache__"))
+                for root, dirs, files in os.walk(pkg):
+                    for n in dirs:
+                        os.chmod(os.path.join(root, n), 0o755)
+                    for n in files:
+                        os.chmod(os.path.join(root, n), 0o644)
+                p = subprocess.run([sys.executable, "-c", code, d.sock], input=data.small,
+                                   capture_output=True, timeout=30, preexec_fn=become_nobody,
+                                   cwd="/", env=dict(os.environ, PYTHONPATH=pkg,
+                                                     PYTHONDONTWRITEBYTECODE="1"))
+            finally:
+                shutil.rmtree(pkg, ignore_errors=True)
             assert p.returncode == 0, p.stderr.decode()
             assert p.stdout.decode().split() == [ctl("version").stdout.split()[1],
                                                  str(32 * 32 * 3)], p.stdout
