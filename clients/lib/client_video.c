@@ -30,12 +30,6 @@
  * 2^32 such blocks on a connection. */
 #define CHANNEL_IDS (UINT64_C(1) << 32)
 
-/* Zero bytes after a raw frame in its memfd (a hole: no memory). The
- * daemon's frame conversion (libswscale) reads a little past the last
- * row; a frame whose size is a multiple of the page size would make that
- * read fault in the daemon. */
-#define FRAME_PAD 4096
-
 /* A channel as this side knows it. */
 typedef struct chan {
     dvppc_conn *c;          /* the connection */
@@ -434,39 +428,6 @@ static int venc_pump(dvppc_venc *v, int timeout_ms)
     return 1;
 }
 
-/* A sealed memfd holding @len bytes of @data and FRAME_PAD zero bytes
- * after them, into *fd. 0 or -errno. */
-static int frame_memfd(const void *data, size_t len, int *fd)
-{
-    const uint8_t *p = data;
-    size_t done = 0;
-    int f = memfd_create("dvppc-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING), e;
-
-    if (f < 0)
-        return -errno;
-    while (done < len) {
-        ssize_t w = write(f, p + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            e = w < 0 ? errno : EIO;
-            goto err;
-        }
-        done += (size_t)w;
-    }
-    if (ftruncate(f, (off_t)(len + FRAME_PAD)) != 0 ||
-        fcntl(f, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-        e = errno;
-        goto err;
-    }
-    *fd = f;
-    return 0;
-
-err:
-    close(f);
-    return -e;
-}
-
 /* Send one frame (@len bytes; 0 with @eos: the end of the stream). */
 static int venc_send(dvppc_venc *v, const void *frame, size_t len, bool idr, bool eos,
                      dvppc_error *err)
@@ -479,7 +440,7 @@ static int venc_send(dvppc_venc *v, const void *frame, size_t len, bool idr, boo
     p.force_idr = idr;
     p.eos = eos;
     if (len > v->ch.c->info.max_inline) {
-        int e = frame_memfd(frame, len, &fd);
+        int e = ipc_memfd_from(frame, len, "dvppc-frame", &fd);
         if (e)
             return dvppc__fail(err, DVPPC_ESYS, "frame", "memfd of %zu bytes: %s", len,
                                strerror(-e));

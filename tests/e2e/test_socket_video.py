@@ -645,7 +645,7 @@ def test_video_close_under_a_running_job_does_not_crash_the_daemon(tmp_path):
                 vo.encode, vo.codec, vo.input_format = True, "h265", "rgb"
                 vo.width, vo.height = EW, EH
                 ch = dvpp._Channel(c, env, 30, "VideoOpened")
-                fd = dvpp.sealed_memfd(frame, pad=4096)
+                fd = dvpp.sealed_memfd(frame)
                 try:
                     ch.packet([fd], data_fd=True, data_len=frame.nbytes)
                 finally:

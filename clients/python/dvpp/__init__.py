@@ -97,10 +97,6 @@ VIDEO_INLINE_PACKETS = 16
 # before it sends anyway (the encoder's look-ahead holds frames back).
 VENC_WINDOW = 64
 VENC_STALL_S = 2.0
-# Zero bytes after a raw frame in its memfd: the daemon's frame conversion
-# (libswscale) reads a little past the last row, which faults when a frame
-# ends on a page boundary of its mapping.
-FRAME_PAD = 4096
 _F_SEAL_ALL = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL
 
 
@@ -146,8 +142,8 @@ def _error_from(msg, result=None):
     return DvppError(msg.status, msg.code, msg.message, msg.field, result)
 
 
-def sealed_memfd(data, name="dvpp-input", pad=0):
-    """A memfd holding @data (and @pad zero bytes after it), sealed
+def sealed_memfd(data, name="dvpp-input"):
+    """A memfd holding @data, sealed
     F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL (what dvppd
     wants as Submit.input_fd). The caller owns (closes) the returned fd."""
     mv = memoryview(data).cast("B")
@@ -156,8 +152,6 @@ def sealed_memfd(data, name="dvpp-input", pad=0):
         off = 0
         while off < len(mv):
             off += os.write(fd, mv[off:off + (1 << 24)])
-        if pad:
-            os.ftruncate(fd, len(mv) + pad)
         fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _F_SEAL_ALL)
     except BaseException:
         os.close(fd)
@@ -778,7 +772,7 @@ class _VideoEncoder:
                 break
         self._raise()
         if mv.nbytes > self.client.info.max_inline:
-            fd = sealed_memfd(mv, "dvpp-frame", FRAME_PAD)   # sealed: one per frame
+            fd = sealed_memfd(mv, "dvpp-frame")   # sealed: one per frame
             try:
                 self.ch.packet([fd], data_fd=True, data_len=mv.nbytes, pts=self.sent,
                                force_idr=bool(idr))
