@@ -25,23 +25,43 @@ typedef struct vjob {
     uint32_t sc, sh, sw;         /* TENSOR: one slice's shape */
 } vjob;
 
-static dvpp_status note_frame(vjob *j, const dvpp_vframe *f, dvpp_err *err)
+dvpp_status dvpp_video_result_note(dvpp_video_result *r, size_t *cap,
+                                   const dvpp_video_frame_info *fi, dvpp_err *err)
 {
-    dvpp_video_result *r = j->res;
-
-    if (r->frames == j->cap) {
-        size_t cap = j->cap ? j->cap * 2 : 64;
-        dvpp_video_frame_info *n = dvpp_malloc(cap * sizeof(*n));
+    if (r->frames == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        dvpp_video_frame_info *n = dvpp_malloc(ncap * sizeof(*n));
         if (!n)
             return dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame list");
         if (r->frames)
             memcpy(n, r->frame, r->frames * sizeof(*n));
-        dvpp_free(r->frame, j->cap * sizeof(*n));
+        dvpp_free(r->frame, *cap * sizeof(*n));
         r->frame = n;
-        j->cap = cap;
+        *cap = ncap;
     }
-    r->frame[r->frames] = (dvpp_video_frame_info){f->index, f->pts, f->time_s, f->key};
+    r->frame[r->frames] = *fi;
     return DVPP_OK;
+}
+
+dvpp_status dvpp_video_result_trim(dvpp_video_result *r, size_t cap, dvpp_err *err)
+{
+    dvpp_video_frame_info *n;
+
+    if (!r->frame || cap == r->frames)
+        return DVPP_OK;
+    n = dvpp_malloc(r->frames * sizeof(*n));
+    if (n)
+        memcpy(n, r->frame, r->frames * sizeof(*n));
+    dvpp_free(r->frame, cap * sizeof(*n));
+    r->frame = n;
+    return n ? DVPP_OK : dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame list");
+}
+
+static dvpp_status note_frame(vjob *j, const dvpp_vframe *f, dvpp_err *err)
+{
+    dvpp_video_frame_info fi = {f->index, f->pts, f->time_s, f->key};
+
+    return dvpp_video_result_note(j->res, &j->cap, &fi, err);
 }
 
 /* Before the first slice: reserve what the container says the batch will
@@ -222,18 +242,7 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
         return st;
     }
     /* The list is exactly @frames long from here on (see the header). */
-    if (res->frame && j.cap != res->frames) {
-        dvpp_video_frame_info *n = dvpp_malloc(res->frames * sizeof(*n));
-        if (!n) {
-            dvpp_free(res->frame, j.cap * sizeof(*n));
-            res->frame = NULL;
-            return dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame list");
-        }
-        memcpy(n, res->frame, res->frames * sizeof(*n));
-        dvpp_free(res->frame, j.cap * sizeof(*n));
-        res->frame = n;
-    }
-    return DVPP_OK;
+    return dvpp_video_result_trim(res, j.cap, err);
 }
 
 void dvpp_video_result_fini(dvpp_video_result *res)

@@ -65,4 +65,14 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
 
 void dvpp_video_result_fini(dvpp_video_result *res);
 
+/* For front ends that gather frames themselves (e.g. from the daemon):
+ * store @fi at index res->frames of the list, growing it (*cap entries
+ * allocated); res->frames is the caller's to advance. DVPP_ENOMEM. */
+dvpp_status dvpp_video_result_note(dvpp_video_result *res, size_t *cap,
+                                   const dvpp_video_frame_info *fi, dvpp_err *err);
+
+/* Make the list exactly res->frames long (what dvpp_video_result_fini
+ * frees). On DVPP_ENOMEM the list is freed and res->frame is NULL. */
+dvpp_status dvpp_video_result_trim(dvpp_video_result *res, size_t cap, dvpp_err *err);
+
 #endif

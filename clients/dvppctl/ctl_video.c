@@ -317,24 +317,12 @@ static int decode_socket_check(const ctl_args *a)
     return 0;
 }
 
-/* Record @f's index, pts, time and key flag (dvpp_videojob's note_frame). */
+/* Record @f's index, pts, time and key flag. */
 static dvpp_status note_remote_frame(remote_decode *d, const dvppc_frame *f, dvpp_err *err)
 {
-    dvpp_video_result *r = d->res;
+    dvpp_video_frame_info fi = {f->index, f->pts, f->time_s, f->key};
 
-    if (r->frames == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 64;
-        dvpp_video_frame_info *n = dvpp_malloc(cap * sizeof(*n));
-        if (!n)
-            return dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame list");
-        if (r->frames)
-            memcpy(n, r->frame, r->frames * sizeof(*n));
-        dvpp_free(r->frame, d->cap * sizeof(*n));
-        r->frame = n;
-        d->cap = cap;
-    }
-    r->frame[r->frames] = (dvpp_video_frame_info){f->index, f->pts, f->time_s, f->key};
-    return DVPP_OK;
+    return dvpp_video_result_note(d->res, &d->cap, &fi, err);
 }
 
 /* A frame's pixels (@img, a view of the slot): the first fixes the
@@ -549,15 +537,9 @@ static dvpp_status remote_video_run(const ctl_args *a, const uint8_t *data, size
         res->tensor.data = out->data;
     }
     /* dvpp_video_run's list: exactly @frames long, or NULL after a failure. */
-    if (st == DVPP_OK && res->frame && d.cap != res->frames) {
-        dvpp_video_frame_info *n = dvpp_malloc(res->frames * sizeof(*n));
-        if (n)
-            memcpy(n, res->frame, res->frames * sizeof(*n));
-        else
-            st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame list");
-        dvpp_free(res->frame, d.cap * sizeof(*n));
-        res->frame = n;
-        d.cap = n ? res->frames : 0;
+    if (st == DVPP_OK) {
+        st = dvpp_video_result_trim(res, d.cap, err);
+        d.cap = res->frame ? res->frames : 0;
     }
     if (st != DVPP_OK) {
         dvpp_free(res->frame, d.cap * sizeof(*res->frame));
