@@ -49,15 +49,16 @@ endif
 # --- packages ---------------------------------------------------------------
 # Libraries found with pkg-config, and the Debian packages behind them.
 PKGS := libjpeg libpng16 jansson libavformat libavcodec libswscale libavutil
-DVPPD_PKGS := libmicrohttpd libprotobuf-c
+DVPPD_PKGS := libmicrohttpd libprotobuf-c libsystemd
 PROTO_PKGS := libprotobuf-c
 TEST_PKGS := cmocka
 DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
 	libjansson-dev libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler \
-	protobuf-compiler libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
+	protobuf-compiler libavcodec-dev libavformat-dev libavutil-dev libswscale-dev \
+	libsystemd-dev
 DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
 	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates \
-	python3-protobuf ffmpeg
+	python3-protobuf ffmpeg systemd
 DEB_FUZZ := clang libclang-rt-14-dev
 DEB_BENCH := wrk nginx libnginx-mod-http-image-filter
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)

@@ -1,6 +1,7 @@
 #include "dvppd_config.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <stddef.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ void dvppd_config_defaults(dvppd_config *c)
     c->http.max_jobs = 16;
     c->http.job_ttl_s = 600;
     c->log_level = DVPP_LOG_INFO;
+    c->drain_timeout_s = 20;
     snprintf(c->source, sizeof(c->source), "built-in defaults");
 }
 
@@ -66,7 +68,8 @@ dvpp_status dvppd_config_set_listen(dvppd_config *c, const char *addr,
 
 /* One accepted key: where it is, and how to store it. */
 typedef enum key_kind {
-    KEY_U64, KEY_U32, KEY_STR, KEY_LISTEN, KEY_LEVEL, KEY_MODE, KEY_AIPP, KEY_IDS
+    KEY_U64, KEY_U32, KEY_STR, KEY_LISTEN, KEY_LEVEL, KEY_MODE, KEY_AIPP, KEY_IDS,
+    KEY_GROUPS
 } key_kind;
 
 typedef struct key_def {
@@ -99,6 +102,7 @@ static const key_def k_keys[] = {
     {"socket", "mode", KEY_MODE, OFF(socket_mode), 0, 0, 0777},
     {"socket", "allow_uids", KEY_IDS, OFF(sock.allow_uids), 0, 0, 0},
     {"socket", "allow_gids", KEY_IDS, OFF(sock.allow_gids), 0, 0, 0},
+    {"socket", "allow_groups", KEY_GROUPS, 0, 0, 0, 0},
     {"socket", "max_connections", KEY_U32, OFF(sock.max_connections), 0, 1, 65536},
     {"socket", "max_inline", KEY_U64, OFF(sock.max_inline), 0, 1024, 1u << 17},
     {"socket", "max_rings", KEY_U32, OFF(sock.max_rings), 0, 1, 1024},
@@ -120,6 +124,7 @@ static const key_def k_keys[] = {
     {"limits", "max_video_bytes", KEY_U64, OFF(limits.max_video_bytes), 0, 1, UINT64_MAX},
     {"limits", "max_video_frames", KEY_U32, OFF(limits.max_video_frames), 0, 1, UINT32_MAX},
     {"log", "level", KEY_LEVEL, 0, 0, 0, 0},
+    {"service", "drain_timeout_s", KEY_U32, OFF(drain_timeout_s), 0, 1, 3600},
 };
 
 static const key_def *find_key(const char *section, const char *name)
@@ -202,6 +207,34 @@ static dvpp_status set_ids(dvppd_config *c, const key_def *k, json_t *v, const c
     return DVPP_OK;
 }
 
+/* socket.allow_groups: group names, each resolved now (a name the host
+ * does not know is an error, not a silently empty allow list). */
+static dvpp_status set_groups(dvppd_sock_config *c, json_t *v, dvpp_err *err)
+{
+    size_t i;
+    json_t *x;
+
+    if (!json_is_array(v) || json_array_size(v) > DVPPD_MAX_IDS)
+        return dvpp_err_set(err, DVPP_EINVAL, "allow_groups", "socket.allow_groups: want "
+                            "an array of at most %d group names", DVPPD_MAX_IDS);
+    json_array_foreach(v, i, x) {
+        const char *name = json_string_value(x);
+        struct group *g;
+        if (!name || !*name || strlen(name) >= sizeof(c->allow_groups[0]))
+            return dvpp_err_set(err, DVPP_EINVAL, "allow_groups", "socket.allow_groups"
+                                "[%zu]: want a group name below %zu bytes", i,
+                                sizeof(c->allow_groups[0]));
+        g = getgrnam(name);
+        if (!g)
+            return dvpp_err_set(err, DVPP_EINVAL, "allow_groups", "socket.allow_groups"
+                                "[%zu]: no group named '%s' on this host", i, name);
+        memcpy(c->allow_groups[i], name, strlen(name) + 1);
+        c->group_gids[i] = (uint32_t)g->gr_gid;
+    }
+    c->n_groups = (uint32_t)json_array_size(v);
+    return DVPP_OK;
+}
+
 static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
                            const char *path, dvpp_err *err)
 {
@@ -241,6 +274,8 @@ static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
         return set_aipp(c, v, err);
     case KEY_IDS:
         return set_ids(c, k, v, path, err);
+    case KEY_GROUPS:
+        return set_groups(&c->sock, v, err);
     }
     return dvpp_err_set(err, DVPP_EINVAL, k->name, "%s.%s: bad value", path,
                         k->name);
@@ -271,17 +306,63 @@ static dvpp_status apply_json(dvppd_config *c, json_t *root, dvpp_err *err)
     return DVPP_OK;
 }
 
+/* A configuration file is small; anything larger is a mistake. */
+#define CONFIG_MAX_BYTES (1u << 20)
+
+/* The file's text with every '#' comment line blanked (spaces keep the
+ * line and column numbers of JSON errors right). Caller frees. */
+static char *read_config_text(const char *path, size_t *len, dvpp_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    size_t n = 0;
+
+    if (!f) {
+        dvpp_err_set(err, DVPP_EIO, "config", "cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    text = malloc(CONFIG_MAX_BYTES + 1);
+    if (text)
+        n = fread(text, 1, CONFIG_MAX_BYTES + 1, f);
+    if (!text || ferror(f) || n > CONFIG_MAX_BYTES) {
+        dvpp_err_set(err, text && n > CONFIG_MAX_BYTES ? DVPP_ELIMIT : DVPP_EIO, "config",
+                     "cannot read %s: %s", path,
+                     text && n > CONFIG_MAX_BYTES ? "larger than 1 MiB" : strerror(errno));
+        free(text);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    text[n] = '\0';
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        bool comment = j < n && text[j] == '#';
+        while (j < n && text[j] != '\n') {
+            if (comment)
+                text[j] = ' ';
+            j++;
+        }
+        i = j + 1;
+    }
+    *len = n;
+    return text;
+}
+
 dvpp_status dvppd_config_load(dvppd_config *c, const char *path, dvpp_err *err)
 {
     json_error_t je;
     json_t *root;
     dvpp_status st;
     char msg[DVPP_ERR_LEN];
+    size_t len = 0;
+    char *text = read_config_text(path, &len, err);
 
-    if (access(path, R_OK) != 0)
-        return dvpp_err_set(err, DVPP_EIO, "config", "cannot read %s: %s", path,
-                            strerror(errno));
-    root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!text)
+        return err ? err->status : DVPP_EIO;
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
     if (!root)
         return dvpp_err_set(err, DVPP_EINVAL, "config", "%s:%d: %s", path,
                             je.line, je.text);
@@ -327,6 +408,10 @@ static void add_sock_dump(json_t *s, const dvppd_sock_config *c)
 {
     json_object_set_new(s, "allow_uids", ids_json(c->allow_uids, c->n_uids));
     json_object_set_new(s, "allow_gids", ids_json(c->allow_gids, c->n_gids));
+    json_t *groups = json_array();
+    for (uint32_t i = 0; groups && i < c->n_groups; i++)
+        json_array_append_new(groups, json_string(c->allow_groups[i]));
+    json_object_set_new(s, "allow_groups", groups ? groups : json_array());
     json_object_set_new(s, "max_connections", json_integer(c->max_connections));
     json_object_set_new(s, "max_inline", json_integer((json_int_t)c->max_inline));
     json_object_set_new(s, "max_rings", json_integer(c->max_rings));
@@ -381,6 +466,8 @@ char *dvppd_config_dump(const dvppd_config *c)
                         json_integer((json_int_t)c->limits.max_video_frames));
     add_sock_dump(json_object_get(j, "socket"), &c->sock);
     add_aipp_dump(j, c);
+    json_object_set_new(j, "service", json_pack("{s:I}", "drain_timeout_s",
+                                                 (json_int_t)c->drain_timeout_s));
     s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(j);
     return s;

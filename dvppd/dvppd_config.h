@@ -5,6 +5,8 @@
  * file (--config FILE, else /etc/dvppd/dvppd.conf when it exists) overrides
  * them; command-line flags override the file. Unknown keys, wrong types and
  * out-of-range values are errors naming the key path ("device.channels").
+ * Lines whose first non-blank character is '#' are comments (the shipped
+ * /etc/dvppd/dvppd.conf explains every key that way).
  * docs/configuration.md lists every key with its default.
  */
 #ifndef DVPPD_CONFIG_H
@@ -49,6 +51,10 @@ typedef struct dvppd_http_config {
 typedef struct dvppd_sock_config {
     uint32_t allow_uids[DVPPD_MAX_IDS], n_uids; /* empty: own uid and root */
     uint32_t allow_gids[DVPPD_MAX_IDS], n_gids;
+    /* socket.allow_groups: group names, resolved to gids at load; a peer
+     * whose primary or supplementary groups include one is allowed. */
+    char allow_groups[DVPPD_MAX_IDS][32];
+    uint32_t group_gids[DVPPD_MAX_IDS], n_groups;
     uint32_t max_connections;
     uint64_t max_inline;         /* inline inputs and outputs */
     uint32_t max_rings;          /* per connection */
@@ -73,6 +79,7 @@ typedef struct dvppd_config {
     uint64_t max_bytes_in_flight;  /* device.max_bytes_in_flight */
     dvpp_limits limits;          /* limits.* */
     dvpp_log_level log_level;    /* log.level */
+    uint32_t drain_timeout_s;    /* service.drain_timeout_s: stop waits this long */
     char source[256];            /* where it came from, for the log */
 } dvppd_config;
 

@@ -2186,15 +2186,36 @@ static void read_packets(conn *c)
 
 /* --- connections: accept, close --------------------------------------------------------- */
 
-static bool peer_allowed(const dvppd_sock *s, uid_t uid, gid_t gid)
+static bool gid_allowed(const dvppd_sock_config *c, gid_t gid)
 {
-    if (s->cfg.n_uids == 0 && s->cfg.n_gids == 0)
-        return uid == getuid() || uid == 0;
-    for (uint32_t i = 0; i < s->cfg.n_uids; i++)
-        if (s->cfg.allow_uids[i] == uid)
+    for (uint32_t i = 0; i < c->n_gids; i++)
+        if (c->allow_gids[i] == gid)
             return true;
-    for (uint32_t i = 0; i < s->cfg.n_gids; i++)
-        if (s->cfg.allow_gids[i] == gid)
+    for (uint32_t i = 0; i < c->n_groups; i++)
+        if (c->group_gids[i] == gid)
+            return true;
+    return false;
+}
+
+/* The allow lists: uids, then the primary gid, then (for allow_groups, the
+ * way operators grant access: a "dvpp" group members join) the
+ * supplementary groups the kernel recorded at connect. */
+static bool peer_allowed(const dvppd_sock *s, int fd, uid_t uid, gid_t gid)
+{
+    const dvppd_sock_config *c = &s->cfg;
+    gid_t groups[64];
+    int n;
+
+    if (c->n_uids == 0 && c->n_gids == 0 && c->n_groups == 0)
+        return uid == getuid() || uid == 0;
+    for (uint32_t i = 0; i < c->n_uids; i++)
+        if (c->allow_uids[i] == uid)
+            return true;
+    if (gid_allowed(c, gid))
+        return true;
+    n = ipc_peer_groups(fd, groups, 64);
+    for (int i = 0; i < n && i < 64; i++)
+        if (gid_allowed(c, groups[i]))
             return true;
     return false;
 }
@@ -2207,7 +2228,7 @@ static void accept_one(dvppd_sock *s, int fd)
     conn *c;
     struct epoll_event ev = {.events = EPOLLIN};
 
-    if (ipc_peer_cred(fd, &pid, &uid, &gid) != 0 || !peer_allowed(s, uid, gid)) {
+    if (ipc_peer_cred(fd, &pid, &uid, &gid) != 0 || !peer_allowed(s, fd, uid, gid)) {
         atomic_fetch_add(&s->n.refused_peers, 1);
         dvpp_log(DVPP_LOG_WARN, "socket: refused peer pid %ld uid %ld gid %ld", (long)pid,
                  (long)uid, (long)gid);

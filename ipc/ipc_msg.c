@@ -160,6 +160,17 @@ bool ipc_memfd_is_sealed(int fd, uint64_t *size)
     return true;
 }
 
+int ipc_peer_groups(int sock, gid_t *out, int cap)
+{
+    socklen_t len = (socklen_t)(sizeof(gid_t) * (size_t)cap);
+
+    if (getsockopt(sock, SOL_SOCKET, SO_PEERGROUPS, out, &len) == 0)
+        return (int)(len / sizeof(gid_t));
+    if (errno == ERANGE) /* len now holds the size needed */
+        return (int)(len / sizeof(gid_t));
+    return -errno;
+}
+
 int ipc_peer_cred(int sock, pid_t *pid, uid_t *uid, gid_t *gid)
 {
     struct ucred cr;

@@ -49,4 +49,9 @@ bool ipc_memfd_is_sealed(int fd, uint64_t *size);
 /* The peer's credentials (SO_PEERCRED). 0 or -errno. */
 int ipc_peer_cred(int sock, pid_t *pid, uid_t *uid, gid_t *gid);
 
+/* The peer's supplementary groups as the kernel recorded them at connect
+ * (SO_PEERGROUPS), at most @cap into @out. Returns the count (which may
+ * exceed @cap: only the first @cap are stored) or -errno. */
+int ipc_peer_groups(int sock, gid_t *out, int cap);
+
 #endif
