@@ -1,5 +1,6 @@
 #include "dvpp_log.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -20,23 +21,29 @@ static void stderr_sink(void *ctx, dvpp_log_level level, const char *line)
             tags[level & 7], line);
 }
 
-/* The log dispatch table: written only by dvpp_log_configure() at start-up. */
+/* The log dispatch table: the sink written only by dvpp_log_configure() at
+ * start-up; the level also by dvpp_log_set_level() (a reload), atomically. */
 static struct {
-    dvpp_log_level max;
+    atomic_int max;
     dvpp_log_sink sink;
     void *ctx;
 } g_log = {DVPP_LOG_INFO, stderr_sink, NULL};
 
 void dvpp_log_configure(dvpp_log_level max_level, dvpp_log_sink sink, void *ctx)
 {
-    g_log.max = max_level;
+    atomic_store(&g_log.max, (int)max_level);
     g_log.sink = sink ? sink : stderr_sink;
     g_log.ctx = ctx;
 }
 
+void dvpp_log_set_level(dvpp_log_level max_level)
+{
+    atomic_store(&g_log.max, (int)max_level);
+}
+
 bool dvpp_log_enabled(dvpp_log_level level)
 {
-    return level <= g_log.max;
+    return (int)level <= atomic_load_explicit(&g_log.max, memory_order_relaxed);
 }
 
 bool dvpp_log_level_parse(const char *s, dvpp_log_level *out)

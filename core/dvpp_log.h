@@ -25,6 +25,9 @@ typedef void (*dvpp_log_sink)(void *ctx, dvpp_log_level level, const char *line)
  * Not thread-safe: call during start-up. */
 void dvpp_log_configure(dvpp_log_level max_level, dvpp_log_sink sink, void *ctx);
 
+/* Change the level while threads log (a reload); thread-safe. */
+void dvpp_log_set_level(dvpp_log_level max_level);
+
 /* True when @level would be emitted (skip building expensive messages). */
 bool dvpp_log_enabled(dvpp_log_level level);
 

@@ -15,7 +15,7 @@
  * workers are made with, and a link in the registry of pipe devices. */
 typedef struct pipe_backend {
     dvpp_engine_backend table;
-    dvpp_limits limits;
+    dvpp_limits_feed limits;
     dvpp_device *dev;
     struct pipe_backend *next;
 } pipe_backend;
@@ -33,7 +33,8 @@ static dvpp_status pipe_init(void *ctx, dvpp_engine engine, unsigned channel,
     w = dvpp_malloc(sizeof(*w));
     if (!w)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "pipeline worker");
-    dvpp_worker_init(w, &pb->limits);
+    dvpp_worker_init(w, NULL);
+    dvpp_worker_follow(w, &pb->limits);
     *state = w;
     return DVPP_OK;
 }
@@ -73,7 +74,7 @@ dvpp_status dvpp_pipe_device_new(const dvpp_device_config *cfg, uint32_t channel
     pb = dvpp_calloc(1, sizeof(*pb));
     if (!pb)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "pipeline backend");
-    pb->limits = lim ? *lim : dvpp_limits_default();
+    dvpp_limits_feed_init(&pb->limits, lim);
     pb->table.name = "pipeline";
     pb->table.init = pipe_init;
     pb->table.fini = pipe_fini;
@@ -81,6 +82,7 @@ dvpp_status dvpp_pipe_device_new(const dvpp_device_config *cfg, uint32_t channel
     c.backend[DVPP_BATCHJOB_ENGINE] = &pb->table;
     st = dvpp_device_new(&c, &pb->dev, err);
     if (st != DVPP_OK) {
+        dvpp_limits_feed_fini(&pb->limits);
         dvpp_free(pb, sizeof(*pb));
         return st;
     }
@@ -123,8 +125,21 @@ void dvpp_pipe_device_free(dvpp_device *d)
         return;
     pb = reg_find(d, true);
     dvpp_device_free(d); /* runs pipe_fini per channel */
-    if (pb)
+    if (pb) {
+        dvpp_limits_feed_fini(&pb->limits);
         dvpp_free(pb, sizeof(*pb));
+    }
+}
+
+dvpp_status dvpp_pipe_device_set_limits(dvpp_device *d, const dvpp_limits *lim,
+                                        dvpp_err *err)
+{
+    pipe_backend *pb = reg_find(d, false);
+
+    if (!pb || !lim)
+        return dvpp_err_set(err, DVPP_EINVAL, "device", "not a pipeline device");
+    dvpp_limits_feed_set(&pb->limits, lim);
+    return DVPP_OK;
 }
 
 /* --- tensor shape ----------------------------------------------------------------- */

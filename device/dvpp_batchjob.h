@@ -72,6 +72,12 @@ dvpp_status dvpp_pipe_device_new(const dvpp_device_config *cfg, uint32_t channel
  * a no-op. */
 void dvpp_pipe_device_free(dvpp_device *d);
 
+/* Replace the limits @d's workers run with (a reload): runs that start
+ * from now on use @lim (copied); runs under way finish with the old ones.
+ * DVPP_EINVAL when @d is not a pipeline device. */
+dvpp_status dvpp_pipe_device_set_limits(dvpp_device *d, const dvpp_limits *lim,
+                                        dvpp_err *err);
+
 /* True when @d comes from dvpp_pipe_device_new and is not yet freed. */
 bool dvpp_pipe_device_is(const dvpp_device *d);
 

@@ -56,7 +56,8 @@ typedef struct worker {
 struct engine {
     dvpp_device *dev;
     dvpp_engine id;
-    unsigned channels;
+    unsigned channels;    /* workers made (states initialised, threads started) */
+    atomic_uint active;   /* workers that take work: the rest are parked */
     unsigned depth;
     const dvpp_engine_backend *backend;
     job_rec *recs; /* depth records */
@@ -471,7 +472,13 @@ static void *worker_main(void *arg)
         dvpp_batch *b;
         size_t idx;
 
-        if (e->head && (!e->batches || e->toggle)) {
+        if (w->channel >= atomic_load(&e->active)) {
+            /* Parked by dvpp_device_set_channels: no work until the
+             * count grows again, and nothing to finish at a stop. */
+            if (d->stopping)
+                break;
+            pthread_cond_wait(&e->cv, &d->mu);
+        } else if (e->head && (!e->batches || e->toggle)) {
             e->toggle = !e->toggle;
             run_job(w, ready_pop(e));
         } else if (pick_item(e, &b, &idx)) {
@@ -504,7 +511,7 @@ static void device_release(dvpp_device *d, bool mu_ok, int cv_ok)
     for (int i = 0; i < DVPP_ENGINE_COUNT; i++) {
         engine *e = &d->eng[i];
         engine_fini_states(e);
-        dvpp_free(e->workers, sizeof(worker) * e->channels);
+        dvpp_free(e->workers, sizeof(worker) * DVPP_DEVICE_MAX_CHANNELS);
         dvpp_free(e->recs, sizeof(job_rec) * e->depth);
         if (i < cv_ok)
             pthread_cond_destroy(&e->cv);
@@ -544,6 +551,8 @@ static void device_stop_and_join(dvpp_device *d)
         e->started = 0;
     }
 }
+
+static dvpp_status grow_workers(engine *e, unsigned n, dvpp_err *err);
 
 static dvpp_status check_config(const dvpp_device_config *cfg, dvpp_err *err)
 {
@@ -612,12 +621,14 @@ dvpp_status dvpp_device_new(const dvpp_device_config *cfg, dvpp_device **out,
             device_release(d, true, cv_ok);
             return dvpp_err_set(err, DVPP_ENOMEM, NULL, "job records");
         }
-        e->workers = dvpp_calloc(cfg->channels[i], sizeof(worker));
+        /* Room for every channel count a live change may ask for. */
+        e->workers = dvpp_calloc(DVPP_DEVICE_MAX_CHANNELS, sizeof(worker));
         if (!e->workers) {
             device_release(d, true, cv_ok);
             return dvpp_err_set(err, DVPP_ENOMEM, NULL, "workers");
         }
         e->channels = cfg->channels[i];
+        atomic_init(&e->active, cfg->channels[i]);
         for (unsigned r = e->depth; r-- > 0;) {
             atomic_init(&e->recs[r].cancel, false);
             e->recs[r].next = e->free_list;
@@ -635,39 +646,87 @@ dvpp_status dvpp_device_new(const dvpp_device_config *cfg, dvpp_device **out,
             for (unsigned r = 0; r < d->eng[i].depth; r++)
                 d->index[k++] = &d->eng[i].recs[r];
     }
-    /* Backend states, on this thread. */
+    /* Workers: a backend state each, made on this thread, then a thread. */
     for (int i = 0; i < DVPP_ENGINE_COUNT; i++) {
         engine *e = &d->eng[i];
-        for (unsigned c = 0; c < e->channels; c++) {
-            worker *w = &e->workers[c];
-            w->eng = e;
-            w->channel = c;
-            if (e->backend->init) {
-                st = e->backend->init(e->backend->ctx, e->id, c, &w->state, err);
-                if (st) {
-                    device_release(d, true, cv_ok);
-                    return st;
-                }
-            }
-            w->state_ok = true;
-        }
-    }
-    for (int i = 0; i < DVPP_ENGINE_COUNT; i++) {
-        engine *e = &d->eng[i];
-        for (unsigned c = 0; c < e->channels; c++) {
-            int rc = pthread_create(&e->workers[c].thread, NULL, worker_main,
-                                    &e->workers[c]);
-            if (rc != 0) {
-                device_stop_and_join(d);
-                device_release(d, true, cv_ok);
-                return dvpp_err_set(err, DVPP_ESYS, NULL,
-                                    "pthread_create: %s", strerror(rc));
-            }
-            e->started++;
+        unsigned want = e->channels;
+        e->channels = 0;
+        st = grow_workers(e, want, err);
+        if (st) {
+            device_stop_and_join(d);
+            device_release(d, true, cv_ok);
+            return st;
         }
     }
     *out = d;
     return DVPP_OK;
+}
+
+/* Workers [e->channels, n): a backend state each (on this thread), then a
+ * thread each; the device lock is not held (backend init may allocate),
+ * and only this call and dvpp_device_new grow e->channels. */
+static dvpp_status grow_workers(engine *e, unsigned n, dvpp_err *err)
+{
+    dvpp_device *d = e->dev;
+
+    while (e->channels < n) {
+        worker *w = &e->workers[e->channels];
+        dvpp_status st;
+        int rc;
+
+        w->eng = e;
+        w->channel = e->channels;
+        if (e->backend->init) {
+            st = e->backend->init(e->backend->ctx, e->id, w->channel, &w->state, err);
+            if (st)
+                return st;
+        }
+        w->state_ok = true;
+        rc = pthread_create(&w->thread, NULL, worker_main, w);
+        if (rc != 0) {
+            if (e->backend->fini)
+                e->backend->fini(e->backend->ctx, e->id, w->channel, w->state);
+            w->state_ok = false;
+            return dvpp_err_set(err, DVPP_ESYS, NULL, "pthread_create: %s", strerror(rc));
+        }
+        pthread_mutex_lock(&d->mu);
+        e->channels++;
+        e->started++;
+        pthread_mutex_unlock(&d->mu);
+    }
+    return DVPP_OK;
+}
+
+dvpp_status dvpp_device_set_channels(dvpp_device *d, dvpp_engine id, unsigned n,
+                                     dvpp_err *err)
+{
+    engine *e;
+    dvpp_status st;
+
+    if (!d || (unsigned)id >= DVPP_ENGINE_COUNT)
+        return dvpp_err_set(err, DVPP_EINVAL, "engine", "bad device or engine");
+    if (n < 1 || n > DVPP_DEVICE_MAX_CHANNELS)
+        return dvpp_err_set(err, DVPP_EINVAL, "channels", "%u channels not in [1, %u]", n,
+                            DVPP_DEVICE_MAX_CHANNELS);
+    e = &d->eng[id];
+    if (!e->workers)
+        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "channels",
+                            "%s: the engine is disabled", g_engine_names[id]);
+    st = grow_workers(e, n, err);
+    if (st != DVPP_OK)
+        return st;
+    pthread_mutex_lock(&d->mu);
+    atomic_store(&e->active, n);
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&d->mu);
+    return DVPP_OK;
+}
+
+unsigned dvpp_device_channels(dvpp_device *d, dvpp_engine id)
+{
+    if (!d || (unsigned)id >= DVPP_ENGINE_COUNT)
+        return 0;
+    return atomic_load(&d->eng[id].active);
 }
 
 static void stream_release(dvpp_stream *s)
@@ -907,6 +966,7 @@ dvpp_status dvpp_batch_new(dvpp_device *d, const dvpp_batch_desc *desc,
     dvpp_batch *b;
     engine *e;
     uint64_t inflight, px, by;
+    unsigned active;
     dvpp_reject_reason why;
     dvpp_status st;
     size_t sz;
@@ -920,7 +980,8 @@ dvpp_status dvpp_batch_new(dvpp_device *d, const dvpp_batch_desc *desc,
     e = &d->eng[desc->engine];
     if (!dvpp_size_mul(desc->n, sizeof(dvpp_status), &sz))
         return dvpp_err_set(err, DVPP_EOVERFLOW, "batch", "too many items");
-    inflight = desc->n < e->channels ? desc->n : e->channels;
+    active = atomic_load(&e->active);
+    inflight = desc->n < active ? desc->n : active;
     if (__builtin_mul_overflow(desc->pixels_per_item, inflight, &px) ||
         __builtin_mul_overflow(desc->bytes_per_item, inflight, &by))
         return dvpp_err_set(err, DVPP_EOVERFLOW, "batch", "batch cost overflows");

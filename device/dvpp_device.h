@@ -273,6 +273,20 @@ typedef struct dvpp_device_counters {
     uint64_t batches_open;
 } dvpp_device_counters;
 
+/* Change the channels of @engine while the device runs (a reload): more
+ * workers are made as needed, workers above @n are parked once their
+ * current task ends (their threads and states are kept for a later grow
+ * and freed with the device). Work queued or running is not disturbed.
+ * DVPP_EINVAL for n outside [1, DVPP_DEVICE_MAX_CHANNELS],
+ * DVPP_EUNSUPPORTED for an engine made with 0 channels, DVPP_ENOMEM /
+ * DVPP_ESYS when a worker cannot be made (the count then stays as it was).
+ * Not to be called concurrently with itself or dvpp_device_free. */
+dvpp_status dvpp_device_set_channels(dvpp_device *d, dvpp_engine engine, unsigned n,
+                                     dvpp_err *err);
+
+/* The channels of @engine taking work now. */
+unsigned dvpp_device_channels(dvpp_device *d, dvpp_engine engine);
+
 /* A consistent snapshot. */
 void dvpp_device_get_counters(dvpp_device *d, dvpp_device_counters *out);
 

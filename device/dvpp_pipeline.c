@@ -492,6 +492,43 @@ void dvpp_worker_init(dvpp_worker *w, const dvpp_limits *lim)
     w->limits = lim ? *lim : dvpp_limits_default();
 }
 
+void dvpp_limits_feed_init(dvpp_limits_feed *f, const dvpp_limits *lim)
+{
+    pthread_mutex_init(&f->mu, NULL);
+    f->limits = lim ? *lim : dvpp_limits_default();
+    atomic_init(&f->gen, 0);
+}
+
+void dvpp_limits_feed_fini(dvpp_limits_feed *f)
+{
+    pthread_mutex_destroy(&f->mu);
+}
+
+void dvpp_limits_feed_set(dvpp_limits_feed *f, const dvpp_limits *lim)
+{
+    pthread_mutex_lock(&f->mu);
+    f->limits = *lim;
+    atomic_fetch_add(&f->gen, 1);
+    pthread_mutex_unlock(&f->mu);
+}
+
+void dvpp_worker_follow(dvpp_worker *w, dvpp_limits_feed *feed)
+{
+    w->feed = feed;
+    w->feed_gen = atomic_load(&feed->gen) - 1; /* copy at the first run */
+}
+
+const dvpp_limits *dvpp_worker_limits(dvpp_worker *w)
+{
+    if (w->feed && atomic_load(&w->feed->gen) != w->feed_gen) {
+        pthread_mutex_lock(&w->feed->mu);
+        w->limits = w->feed->limits;
+        w->feed_gen = atomic_load(&w->feed->gen);
+        pthread_mutex_unlock(&w->feed->mu);
+    }
+    return &w->limits;
+}
+
 void dvpp_worker_fini(dvpp_worker *w)
 {
     for (int i = 0; i < DVPP_PIPE_BUFS; i++) {
@@ -927,7 +964,7 @@ dvpp_status dvpp_pipeline_run(dvpp_worker *w, const dvpp_pipeline *p,
     uint64_t t0 = dvpp_now_ns();
 
     memset(out->stage_ns, 0, sizeof(out->stage_ns));
-    st = dvpp_pipeline_validate(p, &w->limits, err);
+    st = dvpp_pipeline_validate(p, dvpp_worker_limits(w), err);
     if (st == DVPP_OK)
         st = dvpp_pipeline_probe(p, input, len, &w->limits, &src, err);
     if (st == DVPP_OK)

@@ -35,6 +35,8 @@
 #ifndef DVPP_PIPELINE_H
 #define DVPP_PIPELINE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -222,10 +224,27 @@ dvpp_status dvpp_pipeline_plan_make(const dvpp_pipeline *p,
 
 #define DVPP_PIPE_BUFS 4
 
+/* Limits shared by the workers of one device and replaceable while they
+ * run (a daemon reload): each worker takes a copy at the start of a run
+ * when the generation has moved. Owned by whoever made the workers. */
+typedef struct dvpp_limits_feed {
+    pthread_mutex_t mu;
+    dvpp_limits limits;
+    atomic_uint gen;
+} dvpp_limits_feed;
+
+/* A feed starting at @lim (NULL: defaults). */
+void dvpp_limits_feed_init(dvpp_limits_feed *f, const dvpp_limits *lim);
+void dvpp_limits_feed_fini(dvpp_limits_feed *f);
+/* Replace the limits: runs starting from now use @lim. */
+void dvpp_limits_feed_set(dvpp_limits_feed *f, const dvpp_limits *lim);
+
 /* Per-worker state. Plain data after init; owns its buffers. */
 typedef struct dvpp_worker {
     dvpp_aipp_ctx aipp;           /* its .vpc runs the VPC ops */
-    dvpp_limits limits;
+    dvpp_limits limits;           /* read dvpp_worker_limits() at a run's start */
+    dvpp_limits_feed *feed;       /* borrowed, may be NULL: fixed limits */
+    unsigned feed_gen;
     uint8_t *buf[DVPP_PIPE_BUFS]; /* decode + ping-pong images */
     size_t cap[DVPP_PIPE_BUFS];
     dvpp_scratch decode_scratch;  /* JPEG strips, kept across runs */
@@ -233,6 +252,11 @@ typedef struct dvpp_worker {
 
 /* Make a worker with @lim (NULL: defaults). Allocates nothing. */
 void dvpp_worker_init(dvpp_worker *w, const dvpp_limits *lim);
+/* Take limits from @feed from now on (borrowed; it outlives @w). */
+void dvpp_worker_follow(dvpp_worker *w, dvpp_limits_feed *feed);
+/* @w's limits for the run it is starting: the feed's newest, if it has one.
+ * Call on the worker's own thread. */
+const dvpp_limits *dvpp_worker_limits(dvpp_worker *w);
 /* Release every buffer of @w. */
 void dvpp_worker_fini(dvpp_worker *w);
 

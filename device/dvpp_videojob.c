@@ -214,7 +214,7 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
     j.rq = rq;
     j.out = out;
     j.res = res;
-    j.max_bytes = w->limits.max_decode_memory * 4;
+    j.max_bytes = dvpp_worker_limits(w)->max_decode_memory * 4;
     j.base = out->len;
     if (rq->has_pipe) {
         j.pipe = rq->pipe;

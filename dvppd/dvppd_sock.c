@@ -1824,7 +1824,7 @@ static dvpp_status vdec_fn(dvpp_task *task, void *ctx, void *worker_state, dvpp_
     opts = ch->vdec;
     opts.check = vdec_check;
     opts.check_ctx = task;
-    return dvpp_video_decode(ch->bytes.data, ch->bytes.len, &opts, &v.w->limits, vdec_sink,
+    return dvpp_video_decode(ch->bytes.data, ch->bytes.len, &opts, dvpp_worker_limits(v.w), vdec_sink,
                              &v, NULL, err);
 }
 

@@ -836,6 +836,73 @@ static void test_alloc_failure(void **state)
     assert_true(ok_runs >= 1);
 }
 
+/* Live channel changes: queued work starts on added workers at once;
+ * after a shrink, parked workers take nothing; freeing joins them all. */
+static void run_gated(dvpp_stream **st, int n, int expect_running)
+{
+    gate_ctx g[4];
+    atomic_int gate, started;
+
+    atomic_init(&gate, 0);
+    atomic_init(&started, 0);
+    for (int i = 0; i < n; i++) {
+        dvpp_job j = {DVPP_ENGINE_VPC, gate_fn, gate_done, &g[i], 0, 0, 0};
+        init_gate(&g[i], &gate, &started, NULL);
+        assert_int_equal(dvpp_device_submit(st[i], &j, NULL, NULL), DVPP_OK);
+    }
+    wait_started(&started, expect_running);
+    sleep_us(50000);
+    assert_int_equal(atomic_load(&started), expect_running);
+    atomic_store(&gate, 1);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(dvpp_stream_synchronize(st[i], NULL), DVPP_OK);
+    assert_int_equal(atomic_load(&started), n);
+}
+
+static void test_set_channels(void **state)
+{
+    dvpp_device *d = make_device(1, 16);
+    dvpp_stream *st[3];
+    gate_ctx g[3];
+    atomic_int gate, started;
+    dvpp_err err;
+
+    (void)state;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(dvpp_stream_new(d, 0, &st[i], NULL), DVPP_OK);
+    assert_int_equal(dvpp_device_channels(d, DVPP_ENGINE_VPC), 1);
+    run_gated(st, 3, 1);
+    /* Grow while three jobs wait behind one channel. */
+    atomic_init(&gate, 0);
+    atomic_init(&started, 0);
+    for (int i = 0; i < 3; i++) {
+        dvpp_job j = {DVPP_ENGINE_VPC, gate_fn, gate_done, &g[i], 0, 0, 0};
+        init_gate(&g[i], &gate, &started, NULL);
+        assert_int_equal(dvpp_device_submit(st[i], &j, NULL, NULL), DVPP_OK);
+    }
+    wait_started(&started, 1);
+    assert_int_equal(dvpp_device_set_channels(d, DVPP_ENGINE_VPC, 3, NULL), DVPP_OK);
+    assert_int_equal(dvpp_device_channels(d, DVPP_ENGINE_VPC), 3);
+    wait_started(&started, 3);
+    atomic_store(&gate, 1);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(dvpp_stream_synchronize(st[i], NULL), DVPP_OK);
+    run_gated(st, 3, 3);
+    /* Shrink: two workers park. */
+    assert_int_equal(dvpp_device_set_channels(d, DVPP_ENGINE_VPC, 1, NULL), DVPP_OK);
+    run_gated(st, 3, 1);
+    assert_int_equal(dvpp_device_set_channels(d, DVPP_ENGINE_VPC, 2, NULL), DVPP_OK);
+    run_gated(st, 3, 2);
+    assert_int_equal(dvpp_device_set_channels(d, DVPP_ENGINE_VPC, 0, &err), DVPP_EINVAL);
+    assert_int_equal(dvpp_device_set_channels(d, DVPP_ENGINE_VPC,
+                                              DVPP_DEVICE_MAX_CHANNELS + 1, &err),
+                     DVPP_EINVAL);
+    assert_int_equal(dvpp_device_channels(d, DVPP_ENGINE_VPC), 2);
+    for (int i = 0; i < 3; i++)
+        dvpp_stream_free(st[i]);
+    dvpp_device_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -854,6 +921,7 @@ int main(void)
         cmocka_unit_test(test_free_with_queued),
         cmocka_unit_test(test_backend_hooks),
         cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_set_channels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
