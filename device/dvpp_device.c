@@ -116,6 +116,7 @@ struct dvpp_device {
     uint64_t rejected[DVPP_REJECT_COUNT];
     bool stopping;
     atomic_bool stop_flag;
+    atomic_uint_fast64_t beats; /* tasks checking in (dvpp_task_canceled) */
 };
 
 static const char *const g_engine_names[DVPP_ENGINE_COUNT] = {
@@ -168,6 +169,9 @@ void dvpp_device_config_default(dvpp_device_config *cfg)
 
 bool dvpp_task_canceled(const dvpp_task *t)
 {
+    /* A long task polls this between frames or strips: proof of life for
+     * a watchdog (dvpp_device_counters.progress). */
+    atomic_fetch_add_explicit(&t->dev->beats, 1, memory_order_relaxed);
     return atomic_load_explicit(t->cancel, memory_order_relaxed) ||
            atomic_load_explicit(&t->dev->stop_flag, memory_order_relaxed);
 }
@@ -593,6 +597,7 @@ dvpp_status dvpp_device_new(const dvpp_device_config *cfg, dvpp_device **out,
     d->cfg = *cfg;
     d->next_batch_id = 1;
     atomic_init(&d->stop_flag, false);
+    atomic_init(&d->beats, 0);
     if (pthread_mutex_init(&d->mu, NULL) != 0) {
         dvpp_free(d, sizeof(*d));
         return dvpp_err_set(err, DVPP_ESYS, NULL, "pthread_mutex_init");
@@ -765,6 +770,9 @@ void dvpp_device_get_counters(dvpp_device *d, dvpp_device_counters *out)
     out->inflight_pixels = d->inflight_pixels;
     out->inflight_bytes = d->inflight_bytes;
     out->batches_open = d->batches_open;
+    out->progress = atomic_load_explicit(&d->beats, memory_order_relaxed);
+    for (int i = 0; i < DVPP_ENGINE_COUNT; i++)
+        out->progress += d->eng[i].c.done + d->eng[i].c.failed;
     pthread_mutex_unlock(&d->mu);
 }
 

@@ -271,6 +271,10 @@ typedef struct dvpp_device_counters {
     uint64_t inflight_pixels;
     uint64_t inflight_bytes;
     uint64_t batches_open;
+    /* Completions plus tasks checking in (dvpp_task_canceled, which long
+     * tasks poll between frames or strips): moves while workers make
+     * progress, stands still when they hang. */
+    uint64_t progress;
 } dvpp_device_counters;
 
 /* Change the channels of @engine while the device runs (a reload): more

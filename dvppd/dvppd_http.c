@@ -61,12 +61,10 @@ typedef struct pool {
 
 struct dvppd_http {
     struct MHD_Daemon *mhd;
-    dvppd_http_config cfg;
-    dvpp_limits limits;
-    uint64_t max_body;
+    dvppd_http_config cfg;             /* as started: restart-only keys */
+    dvppd_live *live;                  /* the settings a reload replaces */
     dvpp_device *device;
     dvppd_metrics *metrics;
-    const dvppd_aipp_set *aipp;
     dvppd_sock *sock;                  /* named rings (?ring=), may be NULL */
     dvppd_jobs *jobs;
     pool pool;
@@ -74,7 +72,7 @@ struct dvppd_http {
     atomic_long inflight;
     atomic_uint_fast64_t body_bytes; /* reserved by bodies being received */
     uint16_t port;
-    unsigned channels, queue_depth;
+    unsigned queue_depth;
 };
 
 static uint8_t *blob_data(blob *b)
@@ -174,6 +172,7 @@ static void video_free(struct video *v);
 
 typedef struct req {
     dvppd_http *h;
+    const dvppd_settings *set;         /* referenced: this request's settings */
     struct MHD_Connection *conn;
     dvppd_route route;
     uint64_t job_id;                   /* job routes */
@@ -220,11 +219,19 @@ static req *req_new(dvppd_http *h, struct MHD_Connection *conn)
         return NULL;
     }
     r->h = h;
+    r->set = dvppd_live_get(h->live);
     r->conn = conn;
     r->t_start = dvpp_now_ns();
-    r->deadline = r->t_start + (uint64_t)h->cfg.request_timeout_s * 1000000000u;
+    r->deadline = r->t_start + (uint64_t)r->set->cfg.http.request_timeout_s * 1000000000u;
     dvpp_buf_init(&r->out.encoded);
     return r;
+}
+
+/* The single-image body limit: http.max_body_bytes, 0 = limits.max_encoded_bytes. */
+static uint64_t max_body(const dvppd_settings *set)
+{
+    return set->cfg.http.max_body_bytes ? set->cfg.http.max_body_bytes
+                                        : set->cfg.limits.max_encoded_bytes;
 }
 
 /* Reserve @n more bytes of the body memory budget (http.max_body_memory). */
@@ -233,7 +240,7 @@ static bool reserve_body(req *r, uint64_t n)
     uint64_t cur = atomic_load(&r->h->body_bytes);
 
     do {
-        if (cur + n > r->h->cfg.max_body_memory)
+        if (cur + n > r->set->cfg.http.max_body_memory)
             return false;
     } while (!atomic_compare_exchange_weak(&r->h->body_bytes, &cur, cur + n));
     r->reserved += n;
@@ -261,6 +268,7 @@ static void req_free(req *r)
     buf_put(r->h, r->body);
     buf_put(r->h, r->result);
     dvpp_buf_fini(&r->out.encoded);
+    dvppd_settings_put(r->set);
     pthread_mutex_destroy(&r->mu);
     free(r);
 }
@@ -532,10 +540,10 @@ static enum MHD_Result start_body(req *r, bool *answered)
     *answered = true;
     /* A video is bounded by limits.max_video_bytes; the frames of an encode
      * are raw pixels, bounded as a batch of images is. */
-    r->limit = r->route == DVPPD_ROUTE_VIDEO_DECODE ? r->h->limits.max_video_bytes
+    r->limit = r->route == DVPPD_ROUTE_VIDEO_DECODE ? r->set->cfg.limits.max_video_bytes
                : route_is_batch(r->route) || r->route == DVPPD_ROUTE_VIDEO_ENCODE
-                   ? r->h->cfg.max_batch_bytes
-                   : r->h->max_body;
+                   ? r->set->cfg.http.max_batch_bytes
+                   : max_body(r->set);
     if (cl) {
         char *end;
         errno = 0;
@@ -557,7 +565,7 @@ static enum MHD_Result start_body(req *r, bool *answered)
                              "too many bodies being received (http.max_body_memory); "
                              "retry later");
     if (is_multipart(c)) {
-        r->max_parts = (route_is_batch(r->route) ? r->h->cfg.max_batch_items : 1) + 2;
+        r->max_parts = (route_is_batch(r->route) ? r->set->cfg.http.max_batch_items : 1) + 2;
         r->parts = calloc(r->max_parts, sizeof(*r->parts));
         r->pp = r->parts ? MHD_create_post_processor(c, POST_BUFFER, on_part, r) : NULL;
         if (!r->pp)
@@ -663,7 +671,7 @@ static dvpp_status build_spec(req *r, dvppd_spec_kind kind, dvpp_err *err)
 {
     const char *hdr = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Dvpp-Spec");
     const part *sp = find_part(r, "spec"), *ap = find_part(r, "aipp");
-    dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)r->h->aipp, NULL, 0};
+    dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)&r->set->aipp, NULL, 0};
     const char *json = NULL;
     size_t json_len = 0;
     int sources = 0;
@@ -855,11 +863,11 @@ static dvpp_status submit_single(req *r, dvpp_err *err)
         dvpp_pixfmt_get(p->out_format) && dvpp_pixfmt_get(p->out_format)->planes == 1)
         p->out_align_w = p->out_align_h = 0; /* .npy of packed pixels has no padding */
     if (st == DVPP_OK)
-        st = dvpp_pipeline_validate(p, &r->h->limits, err);
+        st = dvpp_pipeline_validate(p, &r->set->cfg.limits, err);
     if (st == DVPP_OK)
         st = single_input(r, &in, &len, err);
     if (st == DVPP_OK)
-        st = dvpp_pipeline_probe(p, in, len, &r->h->limits, &src, err);
+        st = dvpp_pipeline_probe(p, in, len, &r->set->cfg.limits, &src, err);
     if (st == DVPP_OK)
         st = dvpp_pipeline_plan_make(p, &src, &plan, err);
     if (st == DVPP_OK && p->output == DVPP_PIPE_OUT_TENSOR)
@@ -1062,9 +1070,9 @@ static dvpp_status batch_inputs(req *r, dvpp_err *err)
     r->ninputs = n;
     if (n == 0)
         return dvpp_err_set(err, DVPP_EINVAL, "body", "no image parts in the batch");
-    if (n > r->h->cfg.max_batch_items)
+    if (n > r->set->cfg.http.max_batch_items)
         return dvpp_err_set(err, DVPP_ELIMIT, "parts", "%zu images, above %u "
-                            "(http.max_batch_items)", n, r->h->cfg.max_batch_items);
+                            "(http.max_batch_items)", n, r->set->cfg.http.max_batch_items);
     return DVPP_OK;
 }
 
@@ -1074,7 +1082,7 @@ static dvpp_status prepare_batch(req *r, dvpp_tensor *t, dvpp_err *err)
     dvpp_status st = build_spec(r, DVPPD_SPEC_TENSOR, err);
 
     if (st == DVPP_OK)
-        st = dvpp_pipeline_validate(&r->spec.pipe, &r->h->limits, err);
+        st = dvpp_pipeline_validate(&r->spec.pipe, &r->set->cfg.limits, err);
     if (st == DVPP_OK)
         st = batch_inputs(r, err);
     if (st == DVPP_OK)
@@ -1550,7 +1558,7 @@ static dvpp_status decode_pipeline(req *r, video *v, const query *q, const dvppd
     const char *hdr = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Dvpp-Spec");
     const part *sp = find_part(r, "spec"), *ap = find_part(r, "aipp");
     dvppd_spec_env env = {v->kind == VOUT_JPEG ? DVPPD_SPEC_DECODE : DVPPD_SPEC_TENSOR,
-                          dvppd_aipp_find, (void *)r->h->aipp, NULL, 0};
+                          dvppd_aipp_find, (void *)&r->set->aipp, NULL, 0};
     dvppd_spec *s = &r->spec;
     const char *json = NULL;
     size_t json_len = 0;
@@ -1595,7 +1603,7 @@ static dvpp_status decode_pipeline(req *r, video *v, const query *q, const dvppd
     check = s->pipe;
     check.input = DVPP_PIPE_IN_RAW;
     check.raw = (dvpp_pipe_raw){v->rq.vdec.format, 16, 16, 0, 0};
-    return dvpp_pipeline_validate(&check, &r->h->limits, err);
+    return dvpp_pipeline_validate(&check, &r->set->cfg.limits, err);
 }
 
 static dvpp_status decode_options(req *r, video *v, dvpp_err *err)
@@ -1765,7 +1773,7 @@ static dvpp_status encode_frames(req *r, video *v, bool format_set, dvpp_pixfmt 
     }
     if (shape[0] < 1)
         return dvpp_err_set(err, DVPP_EINVAL, "body", "no frames");
-    st = dvpp_limits_check_image(&r->h->limits, w, h, err);
+    st = dvpp_limits_check_image(&r->set->cfg.limits, w, h, err);
     if (st == DVPP_OK && (w > UINT32_MAX || h > UINT32_MAX))
         st = dvpp_err_set(err, DVPP_ELIMIT, "max_side", "frames of %" PRIu64 "x%" PRIu64, w, h);
     if (st == DVPP_OK)
@@ -1776,10 +1784,10 @@ static dvpp_status encode_frames(req *r, video *v, bool format_set, dvpp_pixfmt 
                                                            : (size_t)(w * h / 2 * 3);
     v->frame_bytes = bytes;
     v->nframes = (uint64_t)shape[0];
-    if (v->nframes > r->h->limits.max_video_frames)
+    if (v->nframes > r->set->cfg.limits.max_video_frames)
         return dvpp_err_set(err, DVPP_ELIMIT, "max_video_frames", "%" PRIu64 " frames, above "
                             "max_video_frames (%u)", v->nframes,
-                            r->h->limits.max_video_frames);
+                            r->set->cfg.limits.max_video_frames);
     v->in += off;
     v->in_len -= off;
     if (v->nframes > v->in_len / bytes) /* dvpp_npy_parse checked it; stay safe */
@@ -2303,16 +2311,16 @@ static enum MHD_Result serve_info(req *r)
     static const char *const codecs[] = {"jpeg-decode", "jpeg-encode", "png-decode",
                                          "png-encode",  "h264-decode", "h265-decode",
                                          "h264-encode", "h265-encode"};
-    const dvpp_limits *l = &r->h->limits;
+    const dvpp_limits *l = &r->set->cfg.limits;
     json_t *engines = json_array(), *aipp = json_array(), *o;
 
     for (int e = 0; engines && e < DVPP_ENGINE_COUNT; e++)
         json_array_append_new(engines, json_pack("{s:s, s:I, s:I}", "name",
                                                  dvpp_engine_name(e), "channels",
-                                                 (json_int_t)r->h->channels, "queue_depth",
+                                                 (json_int_t)dvpp_device_channels(r->h->device, DVPP_ENGINE_VPC), "queue_depth",
                                                  (json_int_t)r->h->queue_depth));
-    for (unsigned i = 0; aipp && r->h->aipp && i < r->h->aipp->n; i++)
-        json_array_append_new(aipp, json_string(r->h->aipp->names[i]));
+    for (unsigned i = 0; aipp && true && i < r->set->aipp.n; i++)
+        json_array_append_new(aipp, json_string(r->set->aipp.names[i]));
     o = json_pack("{s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, "
                   "s:o, s:o, "
                   "s:o, s:o, s:{s:I, s:I, s:I, s:I}}",
@@ -2321,8 +2329,8 @@ static enum MHD_Result serve_info(req *r)
                   "limits", "max_encoded_bytes", (json_int_t)l->max_encoded_bytes,
                   "max_pixels", (json_int_t)l->max_pixels, "max_side",
                   (json_int_t)l->max_side, "max_jpeg_scans", (json_int_t)l->max_jpeg_scans,
-                  "max_body_bytes", (json_int_t)r->h->max_body, "max_batch_bytes",
-                  (json_int_t)r->h->cfg.max_batch_bytes, "max_video_bytes",
+                  "max_body_bytes", (json_int_t)max_body(r->set), "max_batch_bytes",
+                  (json_int_t)r->set->cfg.http.max_batch_bytes, "max_video_bytes",
                   (json_int_t)l->max_video_bytes, "max_video_frames",
                   (json_int_t)l->max_video_frames,
                   "profiles", names_json(profiles, 3), "parities", names_json(parities, 4),
@@ -2330,8 +2338,8 @@ static enum MHD_Result serve_info(req *r)
                   names_json(codecs, sizeof(codecs) / sizeof(codecs[0])),
                   "aipp_configs", aipp ? aipp : json_array(),
                   "http", "threads", (json_int_t)r->h->cfg.threads, "max_batch_items",
-                  (json_int_t)r->h->cfg.max_batch_items, "request_timeout_s",
-                  (json_int_t)r->h->cfg.request_timeout_s, "max_jobs",
+                  (json_int_t)r->set->cfg.http.max_batch_items, "request_timeout_s",
+                  (json_int_t)r->set->cfg.http.request_timeout_s, "max_jobs",
                   (json_int_t)r->h->cfg.max_jobs);
     return answer_json(r, 200, o);
 }
@@ -2495,6 +2503,27 @@ static dvpp_status bind_address(const char *host, uint16_t port, struct sockaddr
                         "http.listen host '%s' is not an IPv4 or IPv6 address", host);
 }
 
+/* libmicrohttpd on systemd's socket @lfd, or bound to @ss. */
+static struct MHD_Daemon *start_mhd(dvppd_http *h, unsigned flags, const dvppd_config *c,
+                                    int lfd, struct sockaddr_storage *ss)
+{
+    struct MHD_OptionItem o[] = {
+        lfd >= 0 ? (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, lfd, NULL}
+                 : (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, ss},
+        {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)c->http.threads, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)c->http.max_connections, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)c->http.max_per_ip, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)c->http.idle_timeout_s, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)c->http.connection_memory, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+
+    return MHD_start_daemon(flags, lfd >= 0 ? 0 : c->http_port, NULL, NULL, on_request, h,
+                            MHD_OPTION_ARRAY, o,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_END);
+}
+
 dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_err *err)
 {
     const dvppd_config *c = env->cfg;
@@ -2502,48 +2531,48 @@ dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_e
                      MHD_USE_ERROR_LOG;
     struct sockaddr_storage ss;
     const union MHD_DaemonInfo *info;
-    dvpp_device_config dc;
+    int lfd = env->listen_fd;
     dvppd_http *h;
     dvpp_status st;
 
     *out = NULL;
-    st = bind_address(c->http_addr, c->http_port, &ss, err);
-    if (st != DVPP_OK)
-        return st;
-    if (ss.ss_family == AF_INET6)
-        flags |= MHD_USE_IPv6;
+    if (lfd < 0) {
+        st = bind_address(c->http_addr, c->http_port, &ss, err);
+        if (st != DVPP_OK)
+            return st;
+        if (ss.ss_family == AF_INET6)
+            flags |= MHD_USE_IPv6;
+    } else {
+        /* systemd's socket: libmicrohttpd must not bind, only accept. */
+        socklen_t len = sizeof(ss);
+        if (getsockname(lfd, (struct sockaddr *)&ss, &len) != 0) {
+            close(lfd);
+            return dvpp_err_set(err, DVPP_ESYS, "http.listen", "passed HTTP socket: %s",
+                                strerror(errno));
+        }
+        if (ss.ss_family == AF_INET6)
+            flags |= MHD_USE_IPv6;
+    }
     h = calloc(1, sizeof(*h));
-    if (!h)
+    if (!h) {
+        if (lfd >= 0)
+            close(lfd);
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "http server");
+    }
     pthread_mutex_init(&h->pool.mu, NULL);
     h->cfg = c->http;
-    h->limits = c->limits;
-    h->max_body = c->http.max_body_bytes ? c->http.max_body_bytes
-                                         : c->limits.max_encoded_bytes;
     h->device = env->device;
     h->metrics = env->metrics;
-    h->aipp = env->aipp;
+    h->live = env->live;
     h->sock = env->sock;
-    dvpp_device_config_default(&dc);
-    h->channels = c->channels ? c->channels : dc.channels[DVPP_ENGINE_VPC];
     h->queue_depth = c->queue_depth;
     st = dvppd_jobs_new(c->http.max_jobs, c->http.job_ttl_s, &h->jobs, err);
     if (st != DVPP_OK)
         goto fail;
-    h->mhd = MHD_start_daemon(
-        flags, c->http_port, NULL, NULL, on_request, h,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)c->http.threads,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->http.max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->http.max_per_ip,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->http.idle_timeout_s,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)c->http.connection_memory,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
-        MHD_OPTION_END);
+    h->mhd = start_mhd(h, flags, c, lfd, &ss);
     if (!h->mhd) {
-        st = dvpp_err_set(err, DVPP_ESYS, "http.listen", "cannot serve HTTP on %s:%u: %s",
-                          c->http_addr, c->http_port, strerror(errno));
+        st = dvpp_err_set(err, DVPP_ESYS, "http.listen", "cannot serve HTTP on %s: %s",
+                          lfd >= 0 ? "the passed socket" : c->http_addr, strerror(errno));
         goto fail;
     }
     info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
@@ -2552,6 +2581,8 @@ dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_e
     return DVPP_OK;
 
 fail:
+    if (lfd >= 0)
+        close(lfd);
     dvppd_jobs_free(h->jobs);
     pthread_mutex_destroy(&h->pool.mu);
     free(h);

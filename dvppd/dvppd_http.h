@@ -10,8 +10,13 @@
  * Threads: libmicrohttpd's epoll thread pool (http.threads). Completion
  * callbacks run on device workers and only resume connections.
  *
+ * Settings: each request takes the current dvppd_live snapshot when it
+ * starts and keeps it to the end (a reload never changes a request's
+ * limits); restart-only keys come from env->cfg at start.
+ *
  * Ownership: dvppd_http_start borrows the device, the metrics and the
- * named AIPP set until dvppd_http_stop returns. Result buffers come from a
+ * settings holder until dvppd_http_stop returns; a passed listen_fd is
+ * owned from the call on (closed at stop, or at once on failure). Result buffers come from a
  * small pool of reusable buffers (first-touch page faults are expensive),
  * handed to libmicrohttpd with a release callback.
  */
@@ -22,7 +27,7 @@
 #include <stdint.h>
 
 #include "device/dvpp_device.h"
-#include "dvppd_aipp.h"
+#include "dvppd_live.h"
 #include "dvppd_config.h"
 #include "dvppd_metrics.h"
 #include "dvppd_sock.h"
@@ -33,11 +38,13 @@ typedef struct dvppd_http_env {
     const dvppd_config *cfg;       /* copied */
     dvpp_device *device;           /* a pipe device, borrowed */
     dvppd_metrics *metrics;        /* borrowed */
-    const dvppd_aipp_set *aipp;    /* borrowed */
+    dvppd_live *live;              /* borrowed: limits, AIPP configs, ... */
+    int listen_fd;                 /* a listening socket passed by systemd, or -1 */
     dvppd_sock *sock;              /* named rings for ?ring=NAME; may be NULL */
 } dvppd_http_env;
 
-/* Bind http.listen and start serving (not ready until set_ready).
+/* Bind http.listen (or serve env->listen_fd) and start serving (not ready
+ * until set_ready).
  * DVPP_ESYS when the address cannot be bound, DVPP_ENOMEM. */
 dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out,
                              dvpp_err *err);

@@ -37,6 +37,7 @@ const char *dvppd_route_name(dvppd_route r)
 void dvppd_metrics_init(dvppd_metrics *m)
 {
     memset(m, 0, sizeof(*m));
+    atomic_store(&m->generation, 1);
 }
 
 static void hist_add(dvppd_hist *h, uint64_t ns)
@@ -217,6 +218,26 @@ static void emit_device(out *o, dvpp_device *dev, dvppd_metrics *m)
          (unsigned long long)c.inflight_pixels);
 }
 
+void dvppd_metrics_reload(dvppd_metrics *m, bool ok, uint64_t generation)
+{
+    atomic_fetch_add_explicit(&m->reloads[ok ? 0 : 1], 1, memory_order_relaxed);
+    if (ok)
+        atomic_store_explicit(&m->generation, generation, memory_order_relaxed);
+}
+
+static void emit_reloads(out *o, dvppd_metrics *m)
+{
+    emit(o, "# HELP dvppd_reloads_total Configuration reloads (SIGHUP) by result.\n"
+            "# TYPE dvppd_reloads_total counter\n"
+            "dvppd_reloads_total{result=\"ok\"} %llu\n"
+            "dvppd_reloads_total{result=\"failed\"} %llu\n",
+         (unsigned long long)load(&m->reloads[0]), (unsigned long long)load(&m->reloads[1]));
+    emit(o, "# HELP dvppd_config_generation Settings generation in use (1 at start, "
+            "+1 per applied reload).\n# TYPE dvppd_config_generation gauge\n"
+            "dvppd_config_generation %llu\n",
+         (unsigned long long)load(&m->generation));
+}
+
 dvpp_status dvppd_metrics_render(dvppd_metrics *m, dvpp_device *dev,
                                  const dvppd_build_info *bi, dvpp_buf *b)
 {
@@ -224,6 +245,7 @@ dvpp_status dvppd_metrics_render(dvppd_metrics *m, dvpp_device *dev,
 
     emit_http(&o, m);
     emit_device(&o, dev, m);
+    emit_reloads(&o, m);
     emit(&o, "# HELP dvppd_build_info Version, SIMD level in use, JPEG library.\n"
              "# TYPE dvppd_build_info gauge\n"
              "dvppd_build_info{version=\"%s\",simd=\"%s\",jpeg=\"%s\"} 1\n",

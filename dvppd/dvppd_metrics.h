@@ -14,6 +14,7 @@
 #define DVPPD_METRICS_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "device/dvpp_device.h"
@@ -72,6 +73,8 @@ typedef struct dvppd_metrics {
     atomic_uint_fast64_t rejected[DVPPD_REJECT_COUNT];
     atomic_uint_fast64_t pixels;
     atomic_int_fast64_t inflight;
+    atomic_uint_fast64_t reloads[2];      /* [0] ok, [1] failed */
+    atomic_uint_fast64_t generation;      /* settings generation in use */
 } dvppd_metrics;
 
 void dvppd_metrics_init(dvppd_metrics *m);
@@ -84,6 +87,9 @@ void dvppd_metrics_reject(dvppd_metrics *m, dvppd_reject why);
 void dvppd_metrics_pixels(dvppd_metrics *m, uint64_t n);
 /* +1 when a request starts, -1 when it ends. */
 void dvppd_metrics_inflight(dvppd_metrics *m, int delta);
+
+/* A reload (SIGHUP): applied (@ok, now at settings @generation) or refused. */
+void dvppd_metrics_reload(dvppd_metrics *m, bool ok, uint64_t generation);
 
 /* Labels of dvppd_build_info. */
 typedef struct dvppd_build_info {

@@ -57,6 +57,7 @@ struct vchan {
     dvppd_spec spec;
     ipc_ring *ring;              /* referenced */
     uint32_t ring_id;
+    uint32_t lease_timeout_ms;   /* as at VideoOpen: workers read it */
     dvpp_buf bytes;              /* the stream so far */
     /* encode */
     dvpp_venc_opts eo;
@@ -135,6 +136,7 @@ struct conn {
     uint64_t next_channel;
     /* the last spec parsed, for clients that repeat it */
     char *last_spec, *last_aipp;
+    uint64_t last_gen;           /* the settings generation it was parsed under */
     int last_kind;
     dvppd_spec last;
     conn *next;
@@ -202,11 +204,10 @@ typedef struct counters {
 } counters;
 
 struct dvppd_sock {
-    dvppd_sock_config cfg;
-    dvpp_limits limits;
-    uint32_t max_batch_items;
+    dvppd_sock_config cfg;       /* as started: the restart-only keys */
+    dvppd_live *live;            /* the settings a reload replaces */
+    const dvppd_settings *set;   /* socket thread: current as of its last wake-up */
     dvpp_device *device;
-    const dvppd_aipp_set *aipp;
     char path[108];
     bool own_path;
     int lfd, epfd, evfd;
@@ -215,6 +216,8 @@ struct dvppd_sock {
     atomic_uint inflight;        /* jobs of every connection */
     conn *conns;                 /* epoll thread only */
     unsigned nconns;
+    atomic_uint open_conns;      /* nconns, for dvppd_sock_status */
+    atomic_uint_fast64_t turns;  /* loop iterations: the thread is alive */
     uint8_t *rx;
     size_t rx_cap;
     pthread_mutex_t mu;          /* the done queue and the ring registry */
@@ -409,8 +412,8 @@ static void on_ring_open(conn *c, uint64_t id, const Dvpp__RingOpen *m)
         send_error(c, id, DVPP_ELIMIT, "ring", "too many rings on this connection");
         return;
     }
-    if (m->slots == 0 || m->slots > s->cfg.max_slots || m->slot_bytes == 0 ||
-        m->slot_bytes > s->cfg.max_ring_bytes / m->slots) {
+    if (m->slots == 0 || m->slots > s->set->cfg.sock.max_slots || m->slot_bytes == 0 ||
+        m->slot_bytes > s->set->cfg.sock.max_ring_bytes / m->slots) {
         send_error(c, id, DVPP_ELIMIT, "slots", "slots x slot_bytes outside the limits "
                    "(Welcome.max_slots, max_ring_bytes)");
         return;
@@ -639,11 +642,11 @@ static dvpp_status map_input(conn *c, int fd, uint64_t want, input_map *m, dvpp_
     if (!ipc_memfd_is_sealed(fd, &size) || fstat(fd, &sb) != 0)
         return dvpp_err_set(err, DVPP_EINVAL, "input_fd", "the input fd must be a memfd "
                             "sealed with F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_WRITE");
-    if (want == 0 || want > size || want > s->limits.max_encoded_bytes)
+    if (want == 0 || want > size || want > s->set->cfg.limits.max_encoded_bytes)
         return dvpp_err_set(err, want > size ? DVPP_EINVAL : DVPP_ELIMIT, "input_len",
                             "input_len %llu: the memfd has %llu bytes, the limit is %llu",
                             (unsigned long long)want, (unsigned long long)size,
-                            (unsigned long long)s->limits.max_encoded_bytes);
+                            (unsigned long long)s->set->cfg.limits.max_encoded_bytes);
     k = cache_slot(c, sb.st_dev, sb.st_ino, (size_t)size, &hit);
     if (!hit) {
         void *addr = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
@@ -693,6 +696,7 @@ static void remember_spec(conn *c, int kind, const char *spec, const char *aipp,
     free(c->last_spec), free(c->last_aipp);
     c->last_spec = a, c->last_aipp = b;
     c->last_kind = kind;
+    c->last_gen = c->s->set->generation;
     c->last = *parsed;
 }
 
@@ -700,12 +704,14 @@ static dvpp_status build_spec(sjob *j, dvppd_spec_kind kind, const char *spec,
                               const char *aipp, dvpp_err *err)
 {
     conn *c = j->c;
-    dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)c->s->aipp,
+    dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)&c->s->set->aipp,
                           aipp && *aipp ? aipp : NULL, aipp ? strlen(aipp) : 0};
     dvpp_status st;
 
-    if (c->last_spec && c->last_kind == (int)kind && same_text(c->last_spec, spec) &&
-        same_text(c->last_aipp, aipp)) {
+    /* A reload may have changed the named AIPP configs or the limits the
+     * kept parse was validated with: only a parse of this generation. */
+    if (c->last_spec && c->last_kind == (int)kind && c->last_gen == c->s->set->generation &&
+        same_text(c->last_spec, spec) && same_text(c->last_aipp, aipp)) {
         j->spec = c->last; /* validated when it was parsed */
         return DVPP_OK;
     }
@@ -715,7 +721,7 @@ static dvpp_status build_spec(sjob *j, dvppd_spec_kind kind, const char *spec,
         st = dvpp_err_set(err, DVPP_EINVAL, "output.ring",
                           "rings are named in the message, not the spec");
     if (st == DVPP_OK)
-        st = dvpp_pipeline_validate(&j->spec.pipe, &c->s->limits, err);
+        st = dvpp_pipeline_validate(&j->spec.pipe, &c->s->set->cfg.limits, err);
     if (st == DVPP_OK)
         remember_spec(c, (int)kind, spec, aipp, &j->spec);
     return st;
@@ -766,7 +772,7 @@ static dvpp_status prepare_output(sjob *j, uint32_t ring, dvpp_err *err)
     dvpp_pipe_source src;
     dvpp_pipeline_plan plan;
     uint8_t *dest = NULL;
-    dvpp_status st = dvpp_pipeline_probe(p, j->in, j->in_len, &j->c->s->limits, &src, err);
+    dvpp_status st = dvpp_pipeline_probe(p, j->in, j->in_len, &j->c->s->set->cfg.limits, &src, err);
 
     if (st == DVPP_OK)
         st = dvpp_pipeline_plan_make(p, &src, &plan, err);
@@ -964,7 +970,7 @@ static void answer_single(sjob *j)
         describe_output(j, &meta, shape, &m, &bytes);
         if (j->has_slot) {
             st = ipc_ring_lease(j->ring, j->slot, &m,
-                                now_ms() + c->s->cfg.lease_timeout_ms, &r.generation) == 0
+                                now_ms() + c->s->set->cfg.sock.lease_timeout_ms, &r.generation) == 0
                      ? DVPP_OK
                      : dvpp_err_set(&j->err, DVPP_ECANCELED, "ring",
                                     "the ring was closed before the job finished");
@@ -1053,7 +1059,7 @@ static void answer_batch(sjob *j)
         meta.n_shape = j->out.tensor.ndim;
         meta.shape = shape;
         meta.bytes = j->out.tensor.bytes;
-        if (ipc_ring_lease(j->ring, j->slot, &m, now_ms() + c->s->cfg.lease_timeout_ms,
+        if (ipc_ring_lease(j->ring, j->slot, &m, now_ms() + c->s->set->cfg.sock.lease_timeout_ms,
                            &r.generation) != 0)
             st = dvpp_err_set(&err, DVPP_ECANCELED, "ring", "the ring was closed");
         j->has_slot = false;
@@ -1184,7 +1190,7 @@ static dvpp_status admit(conn *c, dvpp_err *err)
 {
     if (atomic_load(&c->s->draining))
         return dvpp_err_set(err, DVPP_ECANCELED, NULL, "the daemon is stopping");
-    if (c->inflight >= c->s->cfg.max_inflight)
+    if (c->inflight >= c->s->set->cfg.sock.max_inflight)
         return dvpp_err_set(err, DVPP_EAGAIN, "inflight", "%u jobs in flight on this "
                             "connection (Welcome.max_inflight)", c->inflight);
     return DVPP_OK;
@@ -1305,9 +1311,9 @@ static dvpp_status batch_inputs(sjob *j, const Dvpp__BatchSubmit *m, const int *
 {
     size_t n = m->input_fds ? (size_t)nfds : m->n_inputs;
 
-    if (n == 0 || n > j->c->s->max_batch_items)
+    if (n == 0 || n > j->c->s->set->cfg.http.max_batch_items)
         return dvpp_err_set(err, n ? DVPP_ELIMIT : DVPP_EINVAL, "inputs",
-                            "%zu inputs (1..%u)", n, j->c->s->max_batch_items);
+                            "%zu inputs (1..%u)", n, j->c->s->set->cfg.http.max_batch_items);
     if (m->input_fds && m->n_input_lens != n)
         return dvpp_err_set(err, DVPP_EINVAL, "input_lens", "one length per input fd");
     j->inputs = calloc(n, sizeof(*j->inputs));
@@ -1468,20 +1474,20 @@ static void on_hello(conn *c, uint64_t id, const Dvpp__Hello *h)
     w.version = DVPP_VERSION;
     w.simd = (char *)dvpp_simd_name(dvpp_simd_active());
     w.max_inline = s->cfg.max_inline;
-    w.max_input_bytes = s->limits.max_encoded_bytes;
+    w.max_input_bytes = s->set->cfg.limits.max_encoded_bytes;
     w.max_rings = s->cfg.max_rings;
-    w.max_slots = s->cfg.max_slots;
-    w.max_ring_bytes = s->cfg.max_ring_bytes;
-    w.max_inflight = s->cfg.max_inflight;
-    w.lease_timeout_ms = s->cfg.lease_timeout_ms;
-    w.max_batch_items = s->max_batch_items;
+    w.max_slots = s->set->cfg.sock.max_slots;
+    w.max_ring_bytes = s->set->cfg.sock.max_ring_bytes;
+    w.max_inflight = s->set->cfg.sock.max_inflight;
+    w.lease_timeout_ms = s->set->cfg.sock.lease_timeout_ms;
+    w.max_batch_items = s->set->cfg.http.max_batch_items;
     for (int i = 0; i < DVPP_ENGINE_COUNT; i++)
         engines[i] = (char *)dvpp_engine_name(i);
     w.n_engines = DVPP_ENGINE_COUNT;
     w.engines = engines;
-    for (unsigned i = 0; s->aipp && i < s->aipp->n; i++)
-        aipp[i] = (char *)s->aipp->names[i];
-    w.n_aipp_configs = s->aipp ? s->aipp->n : 0;
+    for (unsigned i = 0; i < s->set->aipp.n; i++)
+        aipp[i] = (char *)s->set->aipp.names[i];
+    w.n_aipp_configs = s->set->aipp.n;
     w.aipp_configs = aipp;
     e.body_case = DVPP__ENVELOPE__BODY_WELCOME;
     e.welcome = &w;
@@ -1653,15 +1659,16 @@ static void on_video_open(conn *c, uint64_t id, const Dvpp__VideoOpen *m)
             ch->ring = r;
             ipc_ring_ref(r);
             ch->ring_id = m->ring;
+            ch->lease_timeout_ms = c->s->set->cfg.sock.lease_timeout_ms;
         }
     }
     if (st == DVPP_OK && !m->encode && m->spec[0]) {
-        dvppd_spec_env env = {DVPPD_SPEC_TENSOR, dvppd_aipp_find, (void *)c->s->aipp, NULL, 0};
+        dvppd_spec_env env = {DVPPD_SPEC_TENSOR, dvppd_aipp_find, (void *)&c->s->set->aipp, NULL, 0};
         st = dvppd_spec_from_json(&env, m->spec, strlen(m->spec), &ch->spec, &err);
         ch->spec.pipe.input = DVPP_PIPE_IN_RAW;
         ch->spec.pipe.raw = (dvpp_pipe_raw){ch->vdec.format, 16, 16, 0, 0};
         if (st == DVPP_OK)
-            st = dvpp_pipeline_validate(&ch->spec.pipe, &c->s->limits, &err);
+            st = dvpp_pipeline_validate(&ch->spec.pipe, &c->s->set->cfg.limits, &err);
         ch->has_pipe = true;
     }
     if (st == DVPP_OK && m->encode)
@@ -1690,7 +1697,7 @@ static void on_video_open(conn *c, uint64_t id, const Dvpp__VideoOpen *m)
 static dvpp_status wait_slot(sjob *j, dvpp_task *task, uint32_t *slot, dvpp_err *err)
 {
     struct timespec ms = {0, 1000000};
-    uint64_t until = now_ms() + j->c->s->cfg.lease_timeout_ms;
+    uint64_t until = now_ms() + j->vc->lease_timeout_ms;
 
     for (;;) {
         int rc = ipc_ring_acquire(j->vc->ring, slot);
@@ -1702,7 +1709,7 @@ static dvpp_status wait_slot(sjob *j, dvpp_task *task, uint32_t *slot, dvpp_err 
             return dvpp_err_set(err, DVPP_ECANCELED, NULL, "canceled");
         if (now_ms() > until)
             return dvpp_err_set(err, DVPP_EAGAIN, "ring", "no slot was released for %u ms",
-                                j->c->s->cfg.lease_timeout_ms);
+                                j->vc->lease_timeout_ms);
         nanosleep(&ms, NULL);
     }
 }
@@ -1781,7 +1788,7 @@ static dvpp_status vdec_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
     st = fill_slot(v, f, slot, n, err);
     if (st == DVPP_OK &&
         ipc_ring_lease(j->vc->ring, slot, &n->meta,
-                       now_ms() + j->c->s->cfg.lease_timeout_ms, &n->generation) != 0)
+                       now_ms() + j->vc->lease_timeout_ms, &n->generation) != 0)
         st = dvpp_err_set(err, DVPP_ECANCELED, "ring", "the ring was closed");
     else if (st != DVPP_OK)
         ipc_ring_abort(j->vc->ring, slot);
@@ -2005,10 +2012,10 @@ static dvpp_status video_packet(conn *c, sjob *j, vchan *ch, const Dvpp__VideoPa
         return submit_video(j, ch->ds, venc_fn, err);
     if (ch->busy)
         return dvpp_err_set(err, DVPP_EBUSY, "channel", "the stream is being decoded");
-    if (ch->bytes.len + j->in_len > c->s->limits.max_video_bytes)
+    if (ch->bytes.len + j->in_len > c->s->set->cfg.limits.max_video_bytes)
         return dvpp_err_set(err, DVPP_ELIMIT, "max_video_bytes", "the stream passes "
                             "max_video_bytes (%llu)",
-                            (unsigned long long)c->s->limits.max_video_bytes);
+                            (unsigned long long)c->s->set->cfg.limits.max_video_bytes);
     if (j->in_len && dvpp_buf_append(&ch->bytes, j->in, j->in_len) != DVPP_OK)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "stream buffer");
     unmap_inputs(j);
@@ -2202,7 +2209,7 @@ static bool gid_allowed(const dvppd_sock_config *c, gid_t gid)
  * supplementary groups the kernel recorded at connect. */
 static bool peer_allowed(const dvppd_sock *s, int fd, uid_t uid, gid_t gid)
 {
-    const dvppd_sock_config *c = &s->cfg;
+    const dvppd_sock_config *c = &s->set->cfg.sock;
     gid_t groups[64];
     int n;
 
@@ -2359,6 +2366,16 @@ static void expire_leases(dvppd_sock *s)
 
 /* --- the thread ------------------------------------------------------------------------- */
 
+/* After a reload, the socket thread's work from this wake-up on runs
+ * under the new settings (jobs already submitted keep what they took). */
+static void refresh_settings(dvppd_sock *s)
+{
+    if (dvppd_live_generation(s->live) == s->set->generation)
+        return;
+    dvppd_settings_put(s->set);
+    s->set = dvppd_live_get(s->live);
+}
+
 static void *sock_main(void *arg)
 {
     dvppd_sock *s = arg;
@@ -2367,6 +2384,8 @@ static void *sock_main(void *arg)
     while (!atomic_load(&s->stop)) {
         struct epoll_event evs[64];
         int n = epoll_wait(s->epfd, evs, 64, TICK_MS);
+        atomic_fetch_add_explicit(&s->turns, 1, memory_order_relaxed);
+        refresh_settings(s);
         for (int i = 0; i < n; i++) {
             void *tag = evs[i].data.ptr;
             if (tag == &k_tag_listen) {
@@ -2386,33 +2405,12 @@ static void *sock_main(void *arg)
             expire_leases(s);
         }
         reap_conns(s);
+        atomic_store_explicit(&s->open_conns, s->nconns, memory_order_relaxed);
     }
     return NULL;
 }
 
 /* --- listening ------------------------------------------------------------------------------ */
-
-/* A listening AF_UNIX SOCK_SEQPACKET socket passed by systemd, or -1. */
-static int inherited_socket(void)
-{
-    const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
-    int n;
-
-    if (!pid || !fds || atol(pid) != (long)getpid())
-        return -1;
-    n = atoi(fds);
-    for (int fd = 3; fd < 3 + n; fd++) {
-        int type = 0, acc = 0;
-        socklen_t l = sizeof(type), la = sizeof(acc);
-        struct sockaddr_un a;
-        socklen_t al = sizeof(a);
-        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) == 0 && type == SOCK_SEQPACKET &&
-            getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &la) == 0 && acc &&
-            getsockname(fd, (struct sockaddr *)&a, &al) == 0 && a.sun_family == AF_UNIX)
-            return fd;
-    }
-    return -1;
-}
 
 /* The parent folder of @path, made if missing (run/ by default). */
 static void make_parent(const char *path)
@@ -2492,6 +2490,7 @@ static void sock_free(dvppd_sock *s)
     if (s->own_path)
         unlink(s->path);
     pthread_mutex_destroy(&s->mu);
+    dvppd_settings_put(s->set);
     free(s->rx);
     free(s);
 }
@@ -2508,16 +2507,15 @@ dvpp_status dvppd_sock_start(const dvppd_sock_env *env, dvppd_sock **out, dvpp_e
     s->lfd = s->epfd = s->evfd = -1;
     pthread_mutex_init(&s->mu, NULL);
     s->cfg = c->sock;
-    s->limits = c->limits;
-    s->max_batch_items = c->http.max_batch_items;
+    s->live = env->live;
+    s->set = dvppd_live_get(env->live);
     s->device = env->device;
-    s->aipp = env->aipp;
     s->rx_cap = (size_t)c->sock.max_inline + RX_SLACK;
     s->rx = malloc(s->rx_cap);
     if (!s->rx)
         st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "receive buffer");
     if (st == DVPP_OK) {
-        s->lfd = inherited_socket();
+        s->lfd = env->listen_fd;
         if (s->lfd >= 0)
             fcntl(s->lfd, F_SETFL, fcntl(s->lfd, F_GETFL) | O_NONBLOCK);
         else
@@ -2531,6 +2529,12 @@ dvpp_status dvppd_sock_start(const dvppd_sock_env *env, dvppd_sock **out, dvpp_e
     }
     *out = s;
     return DVPP_OK;
+}
+
+void dvppd_sock_status(dvppd_sock *s, uint64_t *turns, unsigned *connections)
+{
+    *turns = atomic_load_explicit(&s->turns, memory_order_relaxed);
+    *connections = atomic_load_explicit(&s->open_conns, memory_order_relaxed);
 }
 
 const char *dvppd_sock_path(const dvppd_sock *s)
@@ -2626,6 +2630,16 @@ dvpp_status dvppd_sock_ring_reserve(dvppd_sock *s, const char *name, uint64_t by
     return DVPP_OK;
 }
 
+/* The lease timeout, read off the socket thread (an HTTP delivery). */
+static uint32_t lease_ms(dvppd_sock *s)
+{
+    const dvppd_settings *set = dvppd_live_get(s->live);
+    uint32_t ms = set->cfg.sock.lease_timeout_ms;
+
+    dvppd_settings_put(set);
+    return ms;
+}
+
 dvpp_status dvppd_sock_ring_deliver(dvppd_sock *s, dvppd_ring_ticket *t, bool ok,
                                     const ipc_slot_meta *m, uint32_t *generation)
 {
@@ -2637,8 +2651,7 @@ dvpp_status dvppd_sock_ring_deliver(dvppd_sock *s, dvppd_ring_ticket *t, bool ok
     if (!ok) {
         ipc_ring_abort(t->ring, t->slot);
         st = DVPP_ECANCELED;
-    } else if (ipc_ring_lease(t->ring, t->slot, m, now_ms() + s->cfg.lease_timeout_ms,
-                              generation) != 0) {
+    } else if (ipc_ring_lease(t->ring, t->slot, m, now_ms() + lease_ms(s), generation) != 0) {
         st = DVPP_ECANCELED;
     } else if ((j = job_new(t->owner, JOB_NOTICE, 0, NULL)) != NULL) {
         j->ring = t->ring;       /* the ticket's reference moves to the notice */

@@ -11,8 +11,12 @@
  * slot, leased to the ring's connection until a SlotRelease, the lease
  * timeout, or the connection's end.
  *
- * Ownership: dvppd_sock_start borrows the device, the AIPP set and the
- * config until dvppd_sock_stop returns.
+ * Settings: the socket thread reads the current dvppd_live snapshot, taken
+ * afresh at each wake-up after a reload; a video channel keeps the lease
+ * timeout it was opened with.
+ *
+ * Ownership: dvppd_sock_start borrows the device and the settings holder
+ * until dvppd_sock_stop returns.
  */
 #ifndef DVPPD_SOCK_H
 #define DVPPD_SOCK_H
@@ -22,21 +26,27 @@
 
 #include "device/dvpp_device.h"
 #include "device/dvpp_pipeline.h"
-#include "dvppd_aipp.h"
+#include "dvppd_live.h"
 #include "dvppd_config.h"
 #include "ipc_ring.h"
 
 typedef struct dvppd_sock dvppd_sock;
 
 typedef struct dvppd_sock_env {
-    const dvppd_config *cfg;
+    const dvppd_config *cfg;     /* restart-only keys (path, mode, sizes) */
     dvpp_device *device;         /* a pipe device */
-    const dvppd_aipp_set *aipp;
+    dvppd_live *live;            /* limits, allow lists, AIPP configs, ... */
+    int listen_fd;               /* a listening socket passed by systemd, or -1 */
 } dvppd_sock_env;
 
-/* Listen on socket.path (or a socket passed by systemd: LISTEN_FDS) and
- * start the epoll thread. DVPP_ESYS naming the path on failure. */
+/* Listen on socket.path (or serve env->listen_fd, owned from the call on)
+ * and start the epoll thread. DVPP_ESYS naming the path on failure. */
 dvpp_status dvppd_sock_start(const dvppd_sock_env *env, dvppd_sock **out, dvpp_err *err);
+
+/* For the service manager: the epoll thread's loop count (it wakes at
+ * least every 100 ms, so a count that stands still means a hang) and the
+ * open connections. Any thread. */
+void dvppd_sock_status(dvppd_sock *s, uint64_t *turns, unsigned *connections);
 
 /* The path listened on ("" for an inherited socket). */
 const char *dvppd_sock_path(const dvppd_sock *s);

@@ -1,10 +1,14 @@
 /* dvppd: the daemon process.
  *
- * Configuration (defaults, file, flags), logging, the named AIPP configs,
- * the device model started from the configuration, the HTTP front end, and
- * a clean stop on SIGINT/SIGTERM: stop accepting, finish every request in
- * flight (up to DVPPD_DRAIN_SECONDS), then free the device. The Unix-socket
- * front end (dvppd_sock) serves local apps with shared-memory rings.
+ * Configuration (defaults, file, flags), logging, the settings a reload
+ * replaces (dvppd_live), the device model, the Unix-socket front end
+ * (dvppd_sock, shared-memory rings for local apps) and the HTTP front end.
+ * The main thread then only handles signals and the service manager:
+ * SIGHUP re-reads the configuration and applies what can change live;
+ * SIGINT/SIGTERM stop accepting, finish every request in flight (up to
+ * service.drain_timeout_s), then free the device. Under systemd it takes
+ * the sockets passed to it and sends READY/STATUS/WATCHDOG/RELOADING/
+ * STOPPING (dvppd_service).
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -20,19 +24,54 @@
 #include "dvpp_limits.h"
 #include "dvpp_log.h"
 #include "device/dvpp_batchjob.h"
-#include "dvppd_aipp.h"
 #include "dvppd_config.h"
 #include "dvppd_http.h"
+#include "dvppd_live.h"
 #include "dvppd_metrics.h"
+#include "dvppd_service.h"
 #include "dvppd_sock.h"
 
 #ifndef DVPP_VERSION
 #define DVPP_VERSION "dev"
 #endif
 
-/* How long a stop waits for in-flight jobs (below systemd's default 90 s
- * stop timeout and reliability.md's 20 s target). */
-#define DVPPD_DRAIN_SECONDS 20
+/* How often the main loop wakes (status, watchdog) when systemd asks for
+ * nothing faster. */
+#define TICK_NS (1000ull * 1000 * 1000)
+/* STATUS= lines this often. */
+#define STATUS_EVERY_NS (5ull * 1000 * 1000 * 1000)
+
+/* The command line: kept, because a reload re-applies its flags over the
+ * re-read file. */
+typedef struct cli {
+    const char *config, *http, *socket, *channels, *level;
+    bool check;
+} cli;
+
+/* Everything the main thread holds. */
+typedef struct daemon_state {
+    cli o;
+    dvppd_config cfg;            /* as started (restart-only keys) */
+    dvppd_live *live;
+    dvppd_metrics metrics;
+    dvpp_device *device;
+    dvppd_sock *sock;
+    dvppd_http *http;
+    uint64_t watchdog_usec;      /* 0: systemd wants no pings */
+    dvppd_watchdog wd;
+    uint64_t ticks, next_status_ns;
+} daemon_state;
+
+/* device.channels as a count: 0 means the default (CPU count, capped). */
+static unsigned effective_channels(const dvppd_config *c)
+{
+    dvpp_device_config dc;
+
+    if (c->channels)
+        return c->channels;
+    dvpp_device_config_default(&dc);
+    return dc.channels[DVPP_ENGINE_VPC];
+}
 
 /* The device model from the configuration: every engine gets the
  * configured channels (0 = the default, CPU count capped at 8) and queue
@@ -45,8 +84,7 @@ static dvpp_status start_device(const dvppd_config *c, dvpp_device **out,
 
     dvpp_device_config_default(&dc);
     for (int e = 0; e < DVPP_ENGINE_COUNT; e++) {
-        if (c->channels)
-            dc.channels[e] = c->channels;
+        dc.channels[e] = effective_channels(c);
         dc.queue_depth[e] = c->queue_depth;
     }
     dc.pixel_budget = c->max_pixels_in_flight;
@@ -64,6 +102,16 @@ static dvpp_status start_device(const dvppd_config *c, dvpp_device **out,
 /* Stop: wait until every admitted job has finished (queued and running
  * gauges at zero, no batch open), up to @timeout_s, before the device is
  * freed. Front ends stop submitting before this is called. */
+/* Jobs queued or running, and batches open, from @c. */
+static uint64_t device_busy(const dvpp_device_counters *c)
+{
+    uint64_t busy = c->batches_open;
+
+    for (int e = 0; e < DVPP_ENGINE_COUNT; e++)
+        busy += c->engine[e].queued + c->engine[e].running;
+    return busy;
+}
+
 static void drain_device(dvpp_device *d, unsigned timeout_s)
 {
     struct timespec tick = {0, 20 * 1000 * 1000};
@@ -71,11 +119,9 @@ static void drain_device(dvpp_device *d, unsigned timeout_s)
 
     for (;;) {
         dvpp_device_counters c;
-        uint64_t busy = 0;
+        uint64_t busy;
         dvpp_device_get_counters(d, &c);
-        for (int e = 0; e < DVPP_ENGINE_COUNT; e++)
-            busy += c.engine[e].queued + c.engine[e].running;
-        busy += c.batches_open;
+        busy = device_busy(&c);
         if (busy == 0)
             return;
         if (dvpp_now_ns() > deadline) {
@@ -110,69 +156,57 @@ static void report_start(const dvppd_config *c)
              c->limits.max_jpeg_scans);
 }
 
-/* The Unix-socket front end, unless socket.path is "" (and no socket was
- * passed by systemd). */
-static dvpp_status start_sock(const dvppd_config *c, dvpp_device *dev,
-                              const dvppd_aipp_set *aipp, dvppd_sock **out, dvpp_err *err)
+/* The Unix-socket front end on systemd's socket @fd, else on socket.path
+ * unless it is "". */
+static dvpp_status start_sock(daemon_state *d, int fd, dvpp_err *err)
 {
-    dvppd_sock_env env = {c, dev, aipp};
+    const dvppd_config *c = &d->cfg;
+    dvppd_sock_env env = {c, d->device, d->live, fd};
     dvpp_status st;
 
-    *out = NULL;
-    if (!c->socket_path[0] && !getenv("LISTEN_FDS")) {
+    if (fd < 0 && !c->socket_path[0]) {
         dvpp_log(DVPP_LOG_INFO, "socket: disabled (socket.path is empty)");
         return DVPP_OK;
     }
-    st = dvppd_sock_start(&env, out, err);
+    st = dvppd_sock_start(&env, &d->sock, err);
     if (st == DVPP_OK)
         dvpp_log(DVPP_LOG_INFO, "socket: listening on %s (mode %04o, %u connections max, "
-                 "lease timeout %u ms)", dvppd_sock_path(*out)[0] ? dvppd_sock_path(*out)
-                 : "an inherited socket", c->socket_mode, c->sock.max_connections,
+                 "lease timeout %u ms)", fd >= 0 ? "the socket systemd passed"
+                 : dvppd_sock_path(d->sock), c->socket_mode, c->sock.max_connections,
                  c->sock.lease_timeout_ms);
     return st;
 }
 
-/* The HTTP front end, unless http.listen has port 0. */
-static dvpp_status start_http(const dvppd_config *c, dvpp_device *dev, dvppd_metrics *m,
-                              const dvppd_aipp_set *aipp, dvppd_sock *sock,
-                              dvppd_http **out, dvpp_err *err)
+/* The HTTP front end on systemd's socket @fd, else on http.listen unless
+ * its port is 0. */
+static dvpp_status start_http(daemon_state *d, int fd, dvpp_err *err)
 {
-    dvppd_http_env env = {c, dev, m, aipp, sock};
+    const dvppd_config *c = &d->cfg;
+    dvppd_http_env env = {c, d->device, &d->metrics, d->live, fd, d->sock};
     dvpp_status st;
 
-    *out = NULL;
-    if (c->http_port == 0) {
+    if (fd < 0 && c->http_port == 0) {
         dvpp_log(DVPP_LOG_INFO, "http: disabled (port 0)");
         return DVPP_OK;
     }
-    st = dvppd_http_start(&env, out, err);
+    st = dvppd_http_start(&env, &d->http, err);
     if (st == DVPP_OK)
-        dvpp_log(DVPP_LOG_INFO, "http: listening on %s:%u (%u threads, %u connections "
-                 "max, request deadline %u s)", c->http_addr, dvppd_http_port(*out),
-                 c->http.threads, c->http.max_connections, c->http.request_timeout_s);
+        dvpp_log(DVPP_LOG_INFO, "http: listening on %s%s:%u (%u threads, %u connections "
+                 "max, request deadline %u s)", fd >= 0 ? "the socket systemd passed, " : "",
+                 fd >= 0 ? "port" : c->http_addr, dvppd_http_port(d->http), c->http.threads,
+                 c->http.max_connections, c->http.request_timeout_s);
     return st;
 }
 
-/* Block SIGINT/SIGTERM before any thread starts, so every thread inherits
- * the mask and only the main thread receives them, in sigwait. */
-static int block_stop_signals(sigset_t *set)
+/* Block SIGINT/SIGTERM/SIGHUP before any thread starts, so every thread
+ * inherits the mask and only the main thread receives them (sigtimedwait). */
+static int block_signals(sigset_t *set)
 {
     sigemptyset(set);
     sigaddset(set, SIGINT);
     sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
     return pthread_sigmask(SIG_BLOCK, set, NULL);
-}
-
-static int wait_for_stop(const sigset_t *set)
-{
-    int sig = 0;
-
-    if (sigwait(set, &sig) != 0) {
-        dvpp_log(DVPP_LOG_ERR, "cannot wait for signals");
-        return 1;
-    }
-    dvpp_log(DVPP_LOG_INFO, "received %s, stopping", strsignal(sig));
-    return 0;
 }
 
 static void usage(FILE *f)
@@ -185,11 +219,6 @@ static void usage(FILE *f)
                "effective configuration as JSON and exits (1 when it is invalid).\n",
             DVPPD_DEFAULT_CONFIG);
 }
-
-typedef struct cli {
-    const char *config, *http, *socket, *channels, *level;
-    bool check;
-} cli;
 
 static int parse_cli(int argc, char **argv, cli *o)
 {
@@ -258,77 +287,231 @@ static dvpp_status build_config(const cli *o, dvppd_config *c, dvpp_err *err)
     return st;
 }
 
+/* --- reload ---------------------------------------------------------------- */
+
+/* Put @next's live keys into effect: log level, channel counts, the
+ * workers' limits; then publish it so new requests use it. Takes @next. */
+static void apply_live(daemon_state *d, const dvppd_settings *running, dvppd_settings *next)
+{
+    const dvppd_config *was = &running->cfg, *now = &next->cfg;
+    unsigned ch = effective_channels(now);
+    dvpp_err err;
+
+    if (now->log_level != was->log_level)
+        dvpp_log_set_level(now->log_level);
+    if (ch != effective_channels(was)) {
+        for (int e = 0; e < DVPP_ENGINE_COUNT; e++)
+            if (dvpp_device_set_channels(d->device, (dvpp_engine)e, ch, &err) != DVPP_OK &&
+                err.status != DVPP_EUNSUPPORTED)
+                dvpp_log(DVPP_LOG_WARN, "reload: %s channels stay at %u: %s",
+                         dvpp_engine_name(e), dvpp_device_channels(d->device, (dvpp_engine)e),
+                         err.msg);
+        dvpp_log(DVPP_LOG_INFO, "reload: %u channel(s) per engine", ch);
+    }
+    if (memcmp(&now->limits, &was->limits, sizeof(now->limits)) != 0)
+        dvpp_pipe_device_set_limits(d->device, &now->limits, NULL);
+    dvppd_live_publish(d->live, next);
+}
+
+/* SIGHUP: re-read the file with the same flags on top, validate it (the
+ * AIPP files too), keep the restart-only keys as they run, apply the rest.
+ * On any error the running settings stay and the log says why. */
+static void reload(daemon_state *d)
+{
+    const dvppd_settings *running = dvppd_live_get(d->live);
+    const char *changed[32];
+    dvppd_settings *next = NULL;
+    dvppd_config cfg;
+    unsigned n;
+    dvpp_err err;
+
+    dvppd_service_notify("RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=reloading the "
+                         "configuration", (unsigned long long)(dvpp_now_ns() / 1000));
+    dvpp_err_clear(&err);
+    if (build_config(&d->o, &cfg, &err) != DVPP_OK ||
+        dvppd_settings_new(&cfg, &next, &err) != DVPP_OK) {
+        dvpp_log(DVPP_LOG_ERR, "reload failed: %s; keeping the running configuration",
+                 err.msg);
+        dvppd_metrics_reload(&d->metrics, false, running->generation);
+        dvppd_service_notify("READY=1\nSTATUS=reload failed: %.200s", err.msg);
+        dvppd_settings_put(running);
+        return;
+    }
+    n = dvppd_settings_carry(&running->cfg, &next->cfg, changed, 32);
+    for (unsigned i = 0; i < n && i < 32; i++)
+        dvpp_log(DVPP_LOG_WARN, "reload: %s changed; it takes effect at the next restart",
+                 changed[i]);
+    apply_live(d, running, next);
+    dvpp_log(DVPP_LOG_INFO, "reloaded %s (settings generation %llu)", next->cfg.source,
+             (unsigned long long)dvppd_live_generation(d->live));
+    dvppd_metrics_reload(&d->metrics, true, dvppd_live_generation(d->live));
+    dvppd_service_notify("READY=1\nSTATUS=configuration reloaded");
+    dvppd_settings_put(running);
+}
+
+/* --- the main loop -------------------------------------------------------------- */
+
+/* STATUS= for systemctl status, and the watchdog ping when the engines
+ * and the socket thread are moving. */
+static void tick(daemon_state *d, uint64_t now)
+{
+    dvpp_device_counters c;
+    uint64_t done = 0, turns = d->ticks;
+    unsigned conns = 0;
+
+    d->ticks++;
+    dvpp_device_get_counters(d->device, &c);
+    for (int e = 0; e < DVPP_ENGINE_COUNT; e++)
+        done += c.engine[e].done;
+    if (d->sock)
+        dvppd_sock_status(d->sock, &turns, &conns);
+    if (d->watchdog_usec &&
+        dvppd_watchdog_tick(&d->wd, now, device_busy(&c), c.progress, turns))
+        dvppd_service_notify("WATCHDOG=1");
+    if (now >= d->next_status_ns) {
+        uint64_t queued = 0, running = 0;
+        for (int e = 0; e < DVPP_ENGINE_COUNT; e++)
+            queued += c.engine[e].queued, running += c.engine[e].running;
+        dvppd_service_notify("STATUS=serving: %ld HTTP request(s) in flight, %llu job(s) "
+                             "queued, %llu running, %llu done; %u socket connection(s)",
+                             dvppd_http_inflight(d->http), (unsigned long long)queued,
+                             (unsigned long long)running, (unsigned long long)done, conns);
+        d->next_status_ns = now + STATUS_EVERY_NS;
+    }
+}
+
+/* Serve until SIGINT/SIGTERM: reload on SIGHUP, tick in between. */
+static int serve(daemon_state *d, const sigset_t *set)
+{
+    uint64_t step = TICK_NS;
+
+    d->watchdog_usec = dvppd_service_watchdog_usec();
+    if (d->watchdog_usec) {
+        /* Ping at a quarter of the interval; stop after half of it without
+         * progress, so systemd acts within 1.5 intervals of a hang. */
+        if (d->watchdog_usec * 1000 / 4 < step)
+            step = d->watchdog_usec * 1000 / 4;
+        dvppd_watchdog_init(&d->wd, dvpp_now_ns(), d->watchdog_usec * 1000 / 2);
+        dvpp_log(DVPP_LOG_INFO, "watchdog: every %llu ms",
+                 (unsigned long long)(d->watchdog_usec / 1000));
+    }
+    for (;;) {
+        struct timespec ts = {(time_t)(step / 1000000000u), (long)(step % 1000000000u)};
+        int sig = sigtimedwait(set, NULL, &ts);
+        if (sig == SIGHUP) {
+            dvpp_log(DVPP_LOG_INFO, "received SIGHUP, reloading %s",
+                     d->o.config ? d->o.config : DVPPD_DEFAULT_CONFIG);
+            reload(d);
+        } else if (sig == SIGINT || sig == SIGTERM) {
+            dvpp_log(DVPP_LOG_INFO, "received %s, stopping", strsignal(sig));
+            return 0;
+        }
+        tick(d, dvpp_now_ns());
+    }
+}
+
+/* Stop: take nothing new, answer everything in flight, let the device
+ * finish what is left (batch jobs nobody waits for), within the drain time. */
+static void stop(daemon_state *d)
+{
+    const dvppd_settings *set = dvppd_live_get(d->live);
+    unsigned drain_s = set->cfg.drain_timeout_s;
+
+    dvppd_settings_put(set);
+    dvppd_service_notify("STOPPING=1\nSTATUS=draining: %ld HTTP request(s) in flight",
+                         dvppd_http_inflight(d->http));
+    dvppd_http_drain(d->http);
+    dvppd_sock_drain(d->sock);
+    dvppd_http_stop(d->http, drain_s);
+    d->http = NULL;
+    dvppd_sock_stop(d->sock, drain_s);
+    d->sock = NULL;
+    drain_device(d->device, drain_s);
+}
+
+/* Settings, device, socket, HTTP: in that order, the HTTP front end last
+ * because it delivers into the socket's named rings. */
+static dvpp_status start(daemon_state *d, dvpp_err *err)
+{
+    dvppd_passed_fds fds;
+    dvpp_status st = dvppd_service_take_fds(&fds, err);
+
+    if (st != DVPP_OK)
+        return st;
+    if (fds.http >= 0 || fds.unix_sock >= 0)
+        dvpp_log(DVPP_LOG_INFO, "systemd passed %s%s%s", fds.http >= 0 ? "the HTTP socket" : "",
+                 fds.http >= 0 && fds.unix_sock >= 0 ? " and " : "",
+                 fds.unix_sock >= 0 ? "the Unix socket" : "");
+    st = start_device(&d->cfg, &d->device, err);
+    if (st == DVPP_OK) {
+        st = start_sock(d, fds.unix_sock, err);
+        fds.unix_sock = -1; /* owned by the front end now */
+    }
+    if (st == DVPP_OK) {
+        st = start_http(d, fds.http, err);
+        fds.http = -1;
+    }
+    if (fds.unix_sock >= 0)
+        close(fds.unix_sock);
+    if (fds.http >= 0)
+        close(fds.http);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
-    dvpp_device *device = NULL;
-    dvppd_http *http = NULL;
-    dvppd_sock *sock = NULL;
-    dvppd_aipp_set aipp;
-    dvppd_metrics metrics;
-    dvppd_config cfg;
-    sigset_t stop;
+    daemon_state d;
+    dvppd_settings *set = NULL;
+    sigset_t sigs;
     dvpp_err err;
-    cli o;
     int rc;
 
-    rc = parse_cli(argc, argv, &o);
+    memset(&d, 0, sizeof(d));
+    rc = parse_cli(argc, argv, &d.o);
     if (rc)
         return rc;
     dvpp_err_clear(&err);
-    if (build_config(&o, &cfg, &err) != DVPP_OK) {
+    if (build_config(&d.o, &d.cfg, &err) != DVPP_OK ||
+        dvppd_settings_new(&d.cfg, &set, &err) != DVPP_OK) {
         fprintf(stderr, "dvppd: configuration: %s\n", err.msg);
         return 1;
     }
-    if (dvppd_aipp_set_load(&aipp, &cfg, &err) != DVPP_OK) {
-        fprintf(stderr, "dvppd: configuration: %s\n", err.msg);
-        return 1;
-    }
-    if (o.check) {
-        char *dump = dvppd_config_dump(&cfg);
+    if (d.o.check) {
+        char *dump = dvppd_config_dump(&d.cfg);
         printf("%s\n", dump ? dump : "{}");
         free(dump);
-        dvppd_aipp_set_fini(&aipp);
+        dvppd_settings_put(set);
         return 0;
     }
-    dvpp_log_configure(cfg.log_level, getenv("JOURNAL_STREAM") ? journal_sink : NULL,
+    dvpp_log_configure(d.cfg.log_level, getenv("JOURNAL_STREAM") ? journal_sink : NULL,
                        NULL);
-    report_start(&cfg);
-    dvppd_metrics_init(&metrics);
+    report_start(&d.cfg);
+    dvppd_metrics_init(&d.metrics);
     rc = 1;
-    if (block_stop_signals(&stop) != 0) {
-        dvpp_log(DVPP_LOG_ERR, "cannot block the stop signals");
-        goto out;
-    }
-    if (start_device(&cfg, &device, &err) != DVPP_OK) {
-        dvpp_log(DVPP_LOG_ERR, "cannot start the device: %s", err.msg);
-        goto out;
-    }
-    if (start_sock(&cfg, device, &aipp, &sock, &err) != DVPP_OK) {
+    if (dvppd_live_new(set, &d.live, &err) != DVPP_OK) {
+        dvppd_settings_put(set);
         dvpp_log(DVPP_LOG_ERR, "%s", err.msg);
+        return 1;
+    }
+    if (block_signals(&sigs) != 0) {
+        dvpp_log(DVPP_LOG_ERR, "cannot block signals");
         goto out;
     }
-    if (start_http(&cfg, device, &metrics, &aipp, sock, &http, &err) != DVPP_OK) {
-        dvpp_log(DVPP_LOG_ERR, "%s", err.msg);
+    if (start(&d, &err) != DVPP_OK) {
+        dvpp_log(DVPP_LOG_ERR, "cannot start: %s", err.msg);
         goto out;
     }
-    if (http)
-        dvppd_http_set_ready(http, true);
+    if (d.http)
+        dvppd_http_set_ready(d.http, true);
     dvpp_log(DVPP_LOG_INFO, "ready");
-    rc = wait_for_stop(&stop);
-    /* Stop taking requests, answer every one in flight, then let the device
-     * finish what is left (batch jobs nobody waits for) before freeing it. */
-    dvppd_http_drain(http);
-    dvppd_sock_drain(sock);
-    dvppd_http_stop(http, DVPPD_DRAIN_SECONDS);
-    http = NULL;
-    dvppd_sock_stop(sock, DVPPD_DRAIN_SECONDS);
-    sock = NULL;
-    drain_device(device, DVPPD_DRAIN_SECONDS);
+    dvppd_service_notify("READY=1\nSTATUS=serving\nMAINPID=%ld", (long)getpid());
+    rc = serve(&d, &sigs);
+    stop(&d);
 out:
-    dvppd_http_stop(http, 0);
-    dvppd_sock_stop(sock, 0);
-    dvpp_pipe_device_free(device);
-    dvppd_aipp_set_fini(&aipp);
+    dvppd_http_stop(d.http, 0);
+    dvppd_sock_stop(d.sock, 0);
+    dvpp_pipe_device_free(d.device);
+    dvppd_live_free(d.live);
     dvpp_log(DVPP_LOG_INFO, "stopped");
     return rc;
 }
