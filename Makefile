@@ -5,15 +5,33 @@
 #   make test       install missing packages, build, run unit + e2e suites
 #   make check      the same suites under ASan+UBSan (build/asan)
 #   make bench      side-by-side benchmarks against Pillow and OpenCV
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    binaries, libraries, headers, pkg-config files, the Python
+#                   client, man pages, systemd units (dvppd.service,
+#                   dvppd.socket), sysusers.d and tmpfiles.d entries, and
+#                   $(SYSCONFDIR)/dvppd/dvppd.conf unless one exists; e.g.
+#                   make install PREFIX=/usr DESTDIR=/tmp/pkg
+#   make uninstall  removes all of it (the config only if unchanged)
 #   make deps       install the exact Debian 12 packages build and tests need
 #
 # Variables: CC (gcc or clang), BUILD (output folder), SANITIZER
 # (address,undefined | thread | empty), OPT, V. Changing any compile flag
 # rebuilds everything (the flags are recorded in $(BUILD)/.flags).
+# Install: PREFIX (/usr/local), DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, DATADIR,
+# MANDIR, PYTHONDIR, SYSCONFDIR (/etc, not under PREFIX), UNITDIR
+# ($(PREFIX)/lib/systemd/system), SYSUSERSDIR, TMPFILESDIR.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 BUILD ?= build
 OBJ = $(BUILD)/obj
 SANITIZER ?=
@@ -288,8 +306,13 @@ unit: all $(UNIT_BINS)
 	$(Q)tests/tools/run-unit $(UNIT_BINS)
 	$(Q)DVPP_SIMD=scalar tests/tools/run-unit $(UNIT_BINS)
 
+# DVPP_MAKE_VARS: what a test needs to run `make install` on this very build
+# (tests/e2e/test_install.py) without rebuilding it with other flags.
 e2e: all
-	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider tests/e2e
+	$(Q)DVPP_BUILD=$(BUILD) \
+	DVPP_MAKE_VARS="BUILD='$(BUILD)' SANITIZER='$(SANITIZER)' OPT='$(OPT)' CC='$(CC)' \
+	CFLAGS='$(CFLAGS)' LDFLAGS='$(LDFLAGS)' LIBS='$(LIBS)'" \
+		$(PYTHON) -m pytest -q -p no:cacheprovider tests/e2e
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
@@ -333,39 +356,59 @@ bench:
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_sock.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_video.py
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/include/dvpp
-	install -m 0755 $(DVPPD) $(DVPPCTL) $(DESTDIR)$(PREFIX)/bin/
-	install -m 0644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0644 $(wildcard core/dvpp_*.h codecs/dvpp_*.h) \
-		$(DESTDIR)$(PREFIX)/include/dvpp/
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include/dvpp\n\nName: libdvpp\nDescription: dvppd media preprocessing library\nVersion: %s\nRequires.private: libjpeg libpng16 jansson libavformat libavcodec libswscale libavutil\nLibs: -L$${libdir} -ldvpp -lpthread -lm\nCflags: -I$${includedir}\n' \
-		'$(PREFIX)' '$(VERSION)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libdvpp.pc
-	install -m 0644 $(CLIENT_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0755 $(CLIENT_SO) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libdvppclient.so.1 $(DESTDIR)$(PREFIX)/lib/libdvppclient.so
-	install -m 0644 clients/include/dvppclient.h proto/dvpp_ring.h \
-		$(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
-		clients/lib/dvppclient.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dvppclient.pc
-	install -d $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/dvpp \
-		$(DESTDIR)$(PREFIX)/share/dvppd
-	install -m 0644 clients/python/dvpp/*.py \
-		$(DESTDIR)$(PREFIX)/lib/python3/dist-packages/dvpp/
-	install -m 0644 proto/dvpp.proto proto/PROTOCOL.md $(DESTDIR)$(PREFIX)/share/dvppd/
+# --- installing ---------------------------------------------------------------
+# Man page sources (roff). D: the staging root (DESTDIR), CONF: the config.
+MANSRC ?= docs/man
+D = $(DESTDIR)
+CONF = $(D)$(SYSCONFDIR)/dvppd/dvppd.conf
 
+install: all
+	install -d $(D)$(BINDIR) $(D)$(LIBDIR)/pkgconfig $(D)$(INCLUDEDIR)/dvpp \
+		$(D)$(PYTHONDIR)/dvpp $(D)$(DATADIR)/dvppd $(D)$(MANDIR)/man1 \
+		$(D)$(MANDIR)/man5 $(D)$(MANDIR)/man8 $(D)$(UNITDIR) $(D)$(SYSUSERSDIR) \
+		$(D)$(TMPFILESDIR) $(D)$(SYSCONFDIR)/dvppd
+	install -m 0755 $(DVPPD) $(DVPPCTL) $(D)$(BINDIR)/
+	install -m 0644 $(LIB) $(CLIENT_A) $(D)$(LIBDIR)/
+	install -m 0755 $(CLIENT_SO) $(D)$(LIBDIR)/
+	ln -sf libdvppclient.so.1 $(D)$(LIBDIR)/libdvppclient.so
+	install -m 0644 $(wildcard core/dvpp_*.h codecs/dvpp_*.h) $(D)$(INCLUDEDIR)/dvpp/
+	install -m 0644 clients/include/dvppclient.h proto/dvpp_ring.h $(D)$(INCLUDEDIR)/
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s/dvpp\n\nName: libdvpp\nDescription: dvppd media preprocessing library\nVersion: %s\nRequires.private: $(PKGS)\nLibs: -L$${libdir} -ldvpp -lpthread -lm\nCflags: -I$${includedir}\n' \
+		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' > $(D)$(LIBDIR)/pkgconfig/libdvpp.pc
+	sed -e '/^#/!s|@PREFIX@|$(PREFIX)|' -e '/^#/!s|@VERSION@|$(VERSION)|' \
+		-e 's|^libdir=.*|libdir=$(LIBDIR)|' -e 's|^includedir=.*|includedir=$(INCLUDEDIR)|' \
+		clients/lib/dvppclient.pc.in > $(D)$(LIBDIR)/pkgconfig/dvppclient.pc
+	install -m 0644 clients/python/dvpp/*.py $(D)$(PYTHONDIR)/dvpp/
+	install -m 0644 proto/dvpp.proto proto/PROTOCOL.md $(D)$(DATADIR)/dvppd/
+	install -m 0644 $(MANSRC)/dvppctl.1 $(D)$(MANDIR)/man1/
+	install -m 0644 $(MANSRC)/dvppd.conf.5 $(D)$(MANDIR)/man5/
+	install -m 0644 $(MANSRC)/dvppd.8 $(D)$(MANDIR)/man8/
+	sed -e 's|@BINDIR@|$(BINDIR)|g' systemd/dvppd.service.in > $(D)$(UNITDIR)/dvppd.service
+	chmod 0644 $(D)$(UNITDIR)/dvppd.service
+	install -m 0644 systemd/dvppd.socket $(D)$(UNITDIR)/
+	install -m 0644 systemd/dvppd.sysusers $(D)$(SYSUSERSDIR)/dvppd.conf
+	install -m 0644 systemd/dvppd.tmpfiles $(D)$(TMPFILESDIR)/dvppd.conf
+	@# The operator's config is never replaced.
+	@if [ -e $(CONF) ]; then echo "kept $(CONF) (it exists)"; else \
+		echo "install -m 0644 systemd/dvppd.conf $(CONF)"; \
+		install -m 0644 systemd/dvppd.conf $(CONF); fi
+
+# Everything install wrote; the config only while it is the shipped one, and
+# only the folders that are dvppd's own.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/dvppd $(DESTDIR)$(PREFIX)/bin/dvppctl \
-		$(DESTDIR)$(PREFIX)/lib/libdvpp.a \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/libdvpp.pc \
-		$(DESTDIR)$(PREFIX)/lib/libdvppclient.a $(DESTDIR)$(PREFIX)/lib/libdvppclient.so \
-		$(DESTDIR)$(PREFIX)/lib/libdvppclient.so.1 \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/dvppclient.pc \
-		$(DESTDIR)$(PREFIX)/include/dvppclient.h $(DESTDIR)$(PREFIX)/include/dvpp_ring.h
-	rm -rf $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/dvpp $(DESTDIR)$(PREFIX)/share/dvppd
-	rm -rf $(DESTDIR)$(PREFIX)/include/dvpp
+	rm -f $(D)$(BINDIR)/dvppd $(D)$(BINDIR)/dvppctl \
+		$(D)$(LIBDIR)/libdvpp.a $(D)$(LIBDIR)/libdvppclient.a \
+		$(D)$(LIBDIR)/libdvppclient.so $(D)$(LIBDIR)/libdvppclient.so.1 \
+		$(D)$(LIBDIR)/pkgconfig/libdvpp.pc $(D)$(LIBDIR)/pkgconfig/dvppclient.pc \
+		$(D)$(INCLUDEDIR)/dvppclient.h $(D)$(INCLUDEDIR)/dvpp_ring.h \
+		$(D)$(MANDIR)/man1/dvppctl.1 $(D)$(MANDIR)/man5/dvppd.conf.5 \
+		$(D)$(MANDIR)/man8/dvppd.8 \
+		$(D)$(UNITDIR)/dvppd.service $(D)$(UNITDIR)/dvppd.socket \
+		$(D)$(SYSUSERSDIR)/dvppd.conf $(D)$(TMPFILESDIR)/dvppd.conf
+	rm -rf $(D)$(INCLUDEDIR)/dvpp $(D)$(PYTHONDIR)/dvpp $(D)$(DATADIR)/dvppd
+	@if cmp -s systemd/dvppd.conf $(CONF); then echo "rm -f $(CONF)"; rm -f $(CONF); \
+	elif [ -e $(CONF) ]; then echo "kept $(CONF) (changed from the shipped one)"; fi
+	rmdir $(D)$(SYSCONFDIR)/dvppd 2>/dev/null || true
 
 # Install only what is missing; apt-get needs root (sudo otherwise). A
 # fresh machine has no package lists, so update once before installing.

@@ -67,7 +67,9 @@ struct engine {
     bool toggle;          /* alternate between jobs and batch items */
     worker *workers;
     unsigned started;
-    pthread_cond_t cv;
+    pthread_cond_t cv;       /* active workers wait here for work */
+    pthread_cond_t park_cv;  /* parked ones here, so a job's signal never
+                                lands on a worker that will not take it */
     dvpp_engine_counters c;
 };
 
@@ -226,8 +228,10 @@ static job_rec *ready_pop(engine *e)
 
 static void wake_all_engines(dvpp_device *d)
 {
-    for (int i = 0; i < DVPP_ENGINE_COUNT; i++)
+    for (int i = 0; i < DVPP_ENGINE_COUNT; i++) {
         pthread_cond_broadcast(&d->eng[i].cv);
+        pthread_cond_broadcast(&d->eng[i].park_cv);
+    }
 }
 
 static void engine_unlist_batch(engine *e, dvpp_batch *b)
@@ -481,7 +485,7 @@ static void *worker_main(void *arg)
              * count grows again, and nothing to finish at a stop. */
             if (d->stopping)
                 break;
-            pthread_cond_wait(&e->cv, &d->mu);
+            pthread_cond_wait(&e->park_cv, &d->mu);
         } else if (e->head && (!e->batches || e->toggle)) {
             e->toggle = !e->toggle;
             run_job(w, ready_pop(e));
@@ -517,8 +521,10 @@ static void device_release(dvpp_device *d, bool mu_ok, int cv_ok)
         engine_fini_states(e);
         dvpp_free(e->workers, sizeof(worker) * DVPP_DEVICE_MAX_CHANNELS);
         dvpp_free(e->recs, sizeof(job_rec) * e->depth);
-        if (i < cv_ok)
+        if (i < cv_ok) {
             pthread_cond_destroy(&e->cv);
+            pthread_cond_destroy(&e->park_cv);
+        }
     }
     dvpp_free(d->index, sizeof(job_rec *) * d->nrecs);
     if (mu_ok) {
@@ -528,9 +534,11 @@ static void device_release(dvpp_device *d, bool mu_ok, int cv_ok)
     dvpp_free(d, sizeof(*d));
 }
 
-static void device_stop_and_join(dvpp_device *d)
+/* Refuse new work, flag every admitted job and batch canceled (queued ones
+ * complete with DVPP_ECANCELED without running; running ones see
+ * dvpp_task_canceled) and wake every worker. Under d->mu. */
+static void cancel_everything(dvpp_device *d)
 {
-    pthread_mutex_lock(&d->mu);
     d->stopping = true;
     atomic_store(&d->stop_flag, true);
     for (size_t i = 0; i < d->nrecs; i++) {
@@ -547,6 +555,21 @@ static void device_stop_and_join(dvpp_device *d)
     for (dvpp_batch *b = d->batches; b; b = b->next)
         batch_maybe_finish(b);
     wake_all_engines(d);
+}
+
+void dvpp_device_cancel_all(dvpp_device *d)
+{
+    if (!d)
+        return;
+    pthread_mutex_lock(&d->mu);
+    cancel_everything(d);
+    pthread_mutex_unlock(&d->mu);
+}
+
+static void device_stop_and_join(dvpp_device *d)
+{
+    pthread_mutex_lock(&d->mu);
+    cancel_everything(d);
     pthread_mutex_unlock(&d->mu);
     for (int i = 0; i < DVPP_ENGINE_COUNT; i++) {
         engine *e = &d->eng[i];
@@ -613,6 +636,11 @@ dvpp_status dvpp_device_new(const dvpp_device_config *cfg, dvpp_device **out,
         e->id = (dvpp_engine)i;
         e->backend = cfg->backend[i] ? cfg->backend[i] : &g_cpu_backend;
         if (pthread_cond_init(&e->cv, NULL) != 0) {
+            device_release(d, true, cv_ok);
+            return dvpp_err_set(err, DVPP_ESYS, NULL, "pthread_cond_init");
+        }
+        if (pthread_cond_init(&e->park_cv, NULL) != 0) {
+            pthread_cond_destroy(&e->cv);
             device_release(d, true, cv_ok);
             return dvpp_err_set(err, DVPP_ESYS, NULL, "pthread_cond_init");
         }
@@ -722,7 +750,8 @@ dvpp_status dvpp_device_set_channels(dvpp_device *d, dvpp_engine id, unsigned n,
         return st;
     pthread_mutex_lock(&d->mu);
     atomic_store(&e->active, n);
-    pthread_cond_broadcast(&e->cv);
+    pthread_cond_broadcast(&e->cv);       /* leavers park, stayers re-check */
+    pthread_cond_broadcast(&e->park_cv);  /* joiners start */
     pthread_mutex_unlock(&d->mu);
     return DVPP_OK;
 }

@@ -288,6 +288,11 @@ typedef struct dvpp_device_counters {
 dvpp_status dvpp_device_set_channels(dvpp_device *d, dvpp_engine engine, unsigned n,
                                      dvpp_err *err);
 
+/* A stop past its drain time: refuse new work and cancel everything
+ * admitted (completions still run, with DVPP_ECANCELED), without waiting.
+ * The device stays usable only for freeing. */
+void dvpp_device_cancel_all(dvpp_device *d);
+
 /* The channels of @engine taking work now. */
 unsigned dvpp_device_channels(dvpp_device *d, dvpp_engine engine);
 

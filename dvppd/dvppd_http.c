@@ -2519,9 +2519,9 @@ static struct MHD_Daemon *start_mhd(dvppd_http *h, unsigned flags, const dvppd_c
     };
 
     return MHD_start_daemon(flags, lfd >= 0 ? 0 : c->http_port, NULL, NULL, on_request, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
                             MHD_OPTION_ARRAY, o,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_END);
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_END);
 }
 
 dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_err *err)
@@ -2615,20 +2615,34 @@ long dvppd_http_inflight(dvppd_http *h)
     return h ? atomic_load(&h->inflight) : 0;
 }
 
-void dvppd_http_stop(dvppd_http *h, unsigned timeout_s)
+/* Wait until no request is open, up to @deadline_ns. */
+static bool wait_inflight(dvppd_http *h, uint64_t deadline_ns)
 {
     struct timespec tick = {0, 10 * 1000 * 1000};
-    uint64_t deadline;
 
+    while (atomic_load(&h->inflight) > 0 && dvpp_now_ns() < deadline_ns)
+        nanosleep(&tick, NULL);
+    return atomic_load(&h->inflight) == 0;
+}
+
+void dvppd_http_stop(dvppd_http *h, unsigned timeout_s)
+{
     if (!h)
         return;
     dvppd_http_drain(h);
-    deadline = dvpp_now_ns() + (uint64_t)timeout_s * 1000000000u;
-    while (atomic_load(&h->inflight) > 0 && dvpp_now_ns() < deadline)
-        nanosleep(&tick, NULL);
-    if (atomic_load(&h->inflight) > 0)
-        dvpp_log(DVPP_LOG_WARN, "http: %ld request(s) still open after %u s; closing",
-                 atomic_load(&h->inflight), timeout_s);
+    if (!wait_inflight(h, dvpp_now_ns() + (uint64_t)timeout_s * 1000000000u)) {
+        /* Past the drain time: cancel the device's work so that every
+         * suspended request is resumed and answered (libmicrohttpd aborts
+         * the process if stopped with a suspended connection). */
+        dvpp_log(DVPP_LOG_WARN, "http: %ld request(s) still open after %u s; canceling "
+                 "their jobs", atomic_load(&h->inflight), timeout_s);
+        dvpp_device_cancel_all(h->device);
+        if (!wait_inflight(h, dvpp_now_ns() + 5000000000ull)) {
+            dvpp_log(DVPP_LOG_ERR, "http: %ld request(s) did not end; leaving them to the "
+                     "process exit", atomic_load(&h->inflight));
+            return;
+        }
+    }
     /* Connections idle in keep-alive are closed here; none is suspended
      * (every job has completed, so every connection was resumed). */
     MHD_stop_daemon(h->mhd);

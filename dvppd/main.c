@@ -438,10 +438,20 @@ static dvpp_status start(daemon_state *d, dvpp_err *err)
 
     if (st != DVPP_OK)
         return st;
-    if (fds.http >= 0 || fds.unix_sock >= 0)
+    if (fds.http >= 0 || fds.unix_sock >= 0) {
         dvpp_log(DVPP_LOG_INFO, "systemd passed %s%s%s", fds.http >= 0 ? "the HTTP socket" : "",
                  fds.http >= 0 && fds.unix_sock >= 0 ? " and " : "",
                  fds.unix_sock >= 0 ? "the Unix socket" : "");
+        /* Under the shipped unit (PrivateNetwork=yes) an address the daemon
+         * binds itself is unreachable: say so rather than serve nobody. */
+        if (fds.http < 0 && d->cfg.http_port)
+            dvpp_log(DVPP_LOG_WARN, "systemd passed no HTTP socket: binding http.listen "
+                     "%s:%u here (unreachable if the unit has PrivateNetwork=yes; add "
+                     "ListenStream= to dvppd.socket)", d->cfg.http_addr, d->cfg.http_port);
+        if (fds.unix_sock < 0 && d->cfg.socket_path[0])
+            dvpp_log(DVPP_LOG_WARN, "systemd passed no Unix socket: binding socket.path %s "
+                     "here (add ListenSequentialPacket= to dvppd.socket)", d->cfg.socket_path);
+    }
     st = start_device(&d->cfg, &d->device, err);
     if (st == DVPP_OK) {
         st = start_sock(d, fds.unix_sock, err);
