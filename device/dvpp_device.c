@@ -305,6 +305,19 @@ static void batch_maybe_finish(dvpp_batch *b)
         wake_all_engines(d);
 }
 
+/* The fault_stall_ns test hook: a worker that stalls before its task,
+ * noticing a cancel or its deadline as a stuck decoder would not. */
+static void fault_stall(const dvpp_task *t)
+{
+    dvpp_device *d = t->dev;
+    uint64_t until = dvpp_now_ns() + d->cfg.fault_stall_ns;
+    struct timespec ms = {0, 1000000};
+
+    while (dvpp_now_ns() < until && !dvpp_task_canceled(t) &&
+           !(t->deadline_ns && dvpp_now_ns() >= t->deadline_ns))
+        nanosleep(&ms, NULL);
+}
+
 static void run_job(worker *w, job_rec *r)
 {
     engine *e = w->eng;
@@ -331,6 +344,8 @@ static void run_job(worker *w, job_rec *r)
     }
     task = (dvpp_task){d, &r->cancel, r->job.deadline_ns, 0, e->id, w->channel};
     pthread_mutex_unlock(&d->mu);
+    if (ran && d->cfg.fault_stall_ns)
+        fault_stall(&task);
     if (ran) {
         st = r->job.fn(&task, r->job.ctx, w->state, &err);
         if (st != DVPP_OK && err.status != st)
@@ -407,6 +422,8 @@ static void run_item(worker *w, dvpp_batch *b, size_t idx)
         e->c.running++;
     }
     pthread_mutex_unlock(&d->mu);
+    if (ran && d->cfg.fault_stall_ns)
+        fault_stall(&task);
     if (ran) {
         st = b->desc.fn(&task, b->desc.ctx, w->state, &err);
         if (st != DVPP_OK && err.status != st)

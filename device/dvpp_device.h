@@ -124,6 +124,9 @@ typedef struct dvpp_device_config {
     uint64_t pixel_budget; /* pixels in flight, device-wide, 0 = unlimited */
     uint64_t byte_budget;  /* bytes in flight, device-wide, 0 = unlimited */
     unsigned max_batches;  /* batch jobs open at once, 0 = unlimited */
+    uint64_t fault_stall_ns; /* tests only: each task first waits this long
+                                (until canceled or past its deadline), a
+                                stalled worker; 0 = off */
 } dvpp_device_config;
 
 #define DVPP_DEVICE_MAX_CHANNELS 256u

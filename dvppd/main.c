@@ -25,6 +25,7 @@
 #include "dvpp_log.h"
 #include "device/dvpp_batchjob.h"
 #include "dvppd_config.h"
+#include "dvppd_faults.h"
 #include "dvppd_http.h"
 #include "dvppd_live.h"
 #include "dvppd_metrics.h"
@@ -57,6 +58,7 @@ typedef struct daemon_state {
     dvpp_device *device;
     dvppd_sock *sock;
     dvppd_http *http;
+    dvppd_faults faults;         /* DVPPD_FAULTS: tests only */
     uint64_t watchdog_usec;      /* 0: systemd wants no pings */
     dvppd_watchdog wd;
     uint64_t ticks, next_status_ns;
@@ -76,8 +78,8 @@ static unsigned effective_channels(const dvppd_config *c)
 /* The device model from the configuration: every engine gets the
  * configured channels (0 = the default, CPU count capped at 8) and queue
  * depth, the pipeline backend on VPC, the admission budgets. */
-static dvpp_status start_device(const dvppd_config *c, dvpp_device **out,
-                                dvpp_err *err)
+static dvpp_status start_device(const dvppd_config *c, uint64_t stall_ns,
+                                dvpp_device **out, dvpp_err *err)
 {
     dvpp_device_config dc;
     dvpp_status st;
@@ -87,6 +89,7 @@ static dvpp_status start_device(const dvppd_config *c, dvpp_device **out,
         dc.channels[e] = effective_channels(c);
         dc.queue_depth[e] = c->queue_depth;
     }
+    dc.fault_stall_ns = stall_ns;
     dc.pixel_budget = c->max_pixels_in_flight;
     dc.byte_budget = c->max_bytes_in_flight;
     st = dvpp_pipe_device_new(&dc, 0, &c->limits, out, err);
@@ -452,7 +455,7 @@ static dvpp_status start(daemon_state *d, dvpp_err *err)
             dvpp_log(DVPP_LOG_WARN, "systemd passed no Unix socket: binding socket.path %s "
                      "here (add ListenSequentialPacket= to dvppd.socket)", d->cfg.socket_path);
     }
-    st = start_device(&d->cfg, &d->device, err);
+    st = start_device(&d->cfg, d->faults.stall_ns, &d->device, err);
     if (st == DVPP_OK) {
         st = start_sock(d, fds.unix_sock, err);
         fds.unix_sock = -1; /* owned by the front end now */
@@ -493,9 +496,23 @@ int main(int argc, char **argv)
         dvppd_settings_put(set);
         return 0;
     }
+    if (dvppd_faults_parse(&d.faults, getenv("DVPPD_FAULTS"), &err) != DVPP_OK) {
+        fprintf(stderr, "dvppd: %s\n", err.msg);
+        dvppd_settings_put(set);
+        return 1;
+    }
+    /* A log write to a closed pipe (journald gone) must not kill the
+     * daemon; sockets already send with MSG_NOSIGNAL. */
+    signal(SIGPIPE, SIG_IGN);
     dvpp_log_configure(d.cfg.log_level, getenv("JOURNAL_STREAM") ? journal_sink : NULL,
                        NULL);
     report_start(&d.cfg);
+    if (d.faults.alloc_fail_every || d.faults.stall_ns)
+        dvpp_log(DVPP_LOG_WARN, "DVPPD_FAULTS: injecting faults (allocation failure every "
+                 "%llu, task stall %llu ms): for tests only",
+                 (unsigned long long)d.faults.alloc_fail_every,
+                 (unsigned long long)(d.faults.stall_ns / 1000000));
+    dvppd_faults_install(&d.faults);
     dvppd_metrics_init(&d.metrics);
     rc = 1;
     if (dvppd_live_new(set, &d.live, &err) != DVPP_OK) {
@@ -514,6 +531,7 @@ int main(int argc, char **argv)
     if (d.http)
         dvppd_http_set_ready(d.http, true);
     dvpp_log(DVPP_LOG_INFO, "ready");
+    dvppd_faults_arm(&d.faults);
     dvppd_service_notify("READY=1\nSTATUS=serving\nMAINPID=%ld", (long)getpid());
     rc = serve(&d, &sigs);
     stop(&d);
@@ -522,6 +540,7 @@ out:
     dvppd_sock_stop(d.sock, 0);
     dvpp_pipe_device_free(d.device);
     dvppd_live_free(d.live);
+    dvppd_faults_fini(&d.faults);
     dvpp_log(DVPP_LOG_INFO, "stopped");
     return rc;
 }
