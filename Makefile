@@ -356,6 +356,13 @@ bench:
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_sock.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_video.py
 
+# 100,000 mixed HTTP + socket requests at 250 req/s (~7 min); exit 1 when the
+# pass condition fails (bench/README.md, "Soak"). Quick: bench/soak.py --quick.
+.PHONY: soak
+soak: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/soak.py
+
 # --- installing ---------------------------------------------------------------
 # Man page sources (roff). D: the staging root (DESTDIR), CONF: the config.
 MANSRC ?= docs/man

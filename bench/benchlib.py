@@ -1,5 +1,28 @@
-"""Shared timing for the bench/run_*.py scripts (reference/anchors.md method)."""
+"""Shared pieces of the bench/run_*.py scripts and bench/soak.py: timing
+(reference/anchors.md method), logging, the environment daemons and peers
+run with, free ports."""
+import os
+import socket
 import time
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def clean_env():
+    """The environment for the programs a benchmark starts: without the
+    tuning variables a caller's shell may set for its own numpy."""
+    env = dict(os.environ)
+    for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "GLIBC_TUNABLES"):
+        env.pop(k, None)
+    return env
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def calibrated(fn, target, runs, warm=2, probe=0.2):

@@ -70,7 +70,6 @@ import re
 import resource
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -79,7 +78,7 @@ import time
 import urllib.error
 import urllib.request
 
-from benchlib import calibrated
+from benchlib import calibrated, log, clean_env, free_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, os.environ.get("DVPP_BUILD", "build"))
@@ -123,23 +122,6 @@ wrk.method = "POST"
 wrk.body = body
 wrk.headers["Content-Type"] = "image/jpeg"
 """
-
-
-def log(msg):
-    print(msg, flush=True)
-
-
-def clean_env():
-    env = dict(os.environ)
-    for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "GLIBC_TUNABLES"):
-        env.pop(k, None)
-    return env
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http(method, url, body=None, headers=None, timeout=10):

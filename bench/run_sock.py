@@ -80,7 +80,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import statistics
 import struct
 import subprocess
@@ -90,6 +89,8 @@ import time
 import urllib.error
 import urllib.request
 import zlib
+
+from benchlib import log, clean_env, free_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, os.environ.get("DVPP_BUILD", "build"))
@@ -126,23 +127,6 @@ CASES = {
     "ring224s": ("(extra) ring 224^2 f32 from a 64x64 input", MID, True),
     "ring1024s": ("(extra) ring 1024^2 f32 from a 64x64 input", BIG, True),
 }
-
-
-def log(msg):
-    print(msg, flush=True)
-
-
-def clean_env():
-    env = dict(os.environ)
-    for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "GLIBC_TUNABLES"):
-        env.pop(k, None)
-    return env
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http_status(url, timeout=2):

@@ -83,6 +83,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import log, clean_env
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, os.environ.get("DVPP_BUILD", "build"))
 TESTDATA = os.environ.get("DVPP_TESTDATA", os.path.join(ROOT, ".cache", "testdata"))
@@ -127,17 +129,6 @@ PIPE_CASES = ["ff_scale", "ff_scale_rgb", "dv_pipe"] + (["dv_pipe_cold"] if COLD
 
 RE_BENCH = re.compile(r"bench: utime=([\d.]+)s stime=([\d.]+)s rtime=([\d.]+)s")
 RE_FRAME = re.compile(r"frame=\s*(\d+)")
-
-
-def log(msg):
-    print(msg, flush=True)
-
-
-def clean_env():
-    env = dict(os.environ)
-    for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "GLIBC_TUNABLES"):
-        env.pop(k, None)
-    return env
 
 
 def med(xs):
