@@ -149,8 +149,8 @@ static dvpp_status check_size(const dvpp_limits *lim, int w, int h, dvpp_err *er
  * out) and then reports no size at all; and its probing decoders allocate
  * per-macroblock tables for a size they do accept before max_pixels stops
  * the frame buffers (about 50 MB for 16384 x 8192). So the claim is read
- * here first: the container's size, else the first H.264 SPS (up to the
- * picture size: no VUI, no cropping). */
+ * here first: the container's size, else the first H.264 or H.265 SPS (up
+ * to the picture size: no VUI, no cropping). */
 
 typedef struct bitr {
     const uint8_t *p;
@@ -210,17 +210,14 @@ static bool high_profile(uint32_t p)
     return false;
 }
 
-/* The coded size of the SPS NAL @nal (header byte first, emulation
- * prevention bytes in place). */
-static bool sps_size(const uint8_t *nal, size_t n, uint64_t *w, uint64_t *h)
+/* The first bytes of the RBSP of NAL @nal (@n bytes, @hdr header bytes
+ * first, emulation prevention bytes in place) into @rbsp: how many. */
+static size_t nal_rbsp(const uint8_t *nal, size_t n, size_t hdr, uint8_t *rbsp, size_t cap)
 {
-    uint8_t rbsp[512];
     size_t len = 0;
     unsigned zeros = 0;
-    bitr b;
-    uint32_t profile, poc, wmb, hmu;
 
-    for (size_t i = 1; i < n && len < sizeof(rbsp); i++) {
+    for (size_t i = hdr; i < n && len < cap; i++) {
         if (zeros >= 2 && nal[i] == 3) {
             zeros = 0;
             continue;
@@ -228,7 +225,18 @@ static bool sps_size(const uint8_t *nal, size_t n, uint64_t *w, uint64_t *h)
         zeros = nal[i] == 0 ? zeros + 1 : 0;
         rbsp[len++] = nal[i];
     }
-    b = (bitr){rbsp, len * 8, 0, false};
+    return len;
+}
+
+/* The coded size of the H.264 SPS NAL @nal (header byte first, emulation
+ * prevention bytes in place). */
+static bool sps_size(const uint8_t *nal, size_t n, uint64_t *w, uint64_t *h)
+{
+    uint8_t rbsp[512];
+    bitr b;
+    uint32_t profile, poc, wmb, hmu;
+
+    b = (bitr){rbsp, nal_rbsp(nal, n, 1, rbsp, sizeof(rbsp)) * 8, 0, false};
     profile = rd_bits(&b, 8);
     rd_bits(&b, 16);                    /* constraint flags, level_idc */
     rd_ue(&b);                          /* seq_parameter_set_id */
@@ -263,27 +271,93 @@ static bool sps_size(const uint8_t *nal, size_t n, uint64_t *w, uint64_t *h)
     return !b.over;
 }
 
-/* The first SPS in @p: an avcC record (MP4/MKV extradata) or Annex-B. */
-static bool h264_claimed_size(const uint8_t *p, size_t n, uint64_t *w, uint64_t *h)
+/* The coded size (pic_width/height_in_luma_samples) of the H.265 SPS NAL
+ * @nal (two header bytes first); false when it says 0 or is cut short. */
+static bool hevc_sps_size(const uint8_t *nal, size_t n, uint64_t *w, uint64_t *h)
 {
-    if (n > 8 && p[0] == 1 && (p[5] & 0x1f) > 0) {
+    uint8_t rbsp[512];
+    bool prof[8], level[8];
+    uint32_t sub;
+    bitr b;
+
+    b = (bitr){rbsp, nal_rbsp(nal, n, 2, rbsp, sizeof(rbsp)) * 8, 0, false};
+    rd_bits(&b, 4);                     /* sps_video_parameter_set_id */
+    sub = rd_bits(&b, 3);               /* sps_max_sub_layers_minus1 */
+    rd_bits(&b, 1);                     /* sps_temporal_id_nesting_flag */
+    /* profile_tier_level(1, sub): the general profile (88 bits), level (8) */
+    rd_bits(&b, 32), rd_bits(&b, 32), rd_bits(&b, 32);
+    for (uint32_t i = 0; i < sub; i++) {
+        prof[i] = rd_bits(&b, 1);       /* sub_layer_profile_present_flag */
+        level[i] = rd_bits(&b, 1);      /* sub_layer_level_present_flag */
+    }
+    if (sub > 0)
+        for (uint32_t i = sub; i < 8; i++)
+            rd_bits(&b, 2);             /* reserved_zero_2bits */
+    for (uint32_t i = 0; i < sub; i++) {
+        if (prof[i])
+            rd_bits(&b, 32), rd_bits(&b, 32), rd_bits(&b, 24);
+        if (level[i])
+            rd_bits(&b, 8);
+    }
+    rd_ue(&b);                          /* sps_seq_parameter_set_id */
+    if (rd_ue(&b) == 3)                 /* chroma_format_idc */
+        rd_bits(&b, 1);                 /* separate_colour_plane_flag */
+    *w = rd_ue(&b);
+    *h = rd_ue(&b);
+    return !b.over && *w && *h;
+}
+
+static bool nal_size(bool hevc, const uint8_t *nal, size_t n, uint64_t *w, uint64_t *h)
+{
+    return hevc ? hevc_sps_size(nal, n, w, h) : sps_size(nal, n, w, h);
+}
+
+/* The first SPS in an hvcC record (MP4/MKV extradata of H.265). */
+static bool hvcc_claimed_size(const uint8_t *p, size_t n, uint64_t *w, uint64_t *h)
+{
+    size_t pos = 23;
+
+    for (unsigned a = 0; a < p[22] && pos + 3 <= n; a++) {
+        unsigned type = p[pos] & 0x3f, count = (unsigned)p[pos + 1] << 8 | p[pos + 2];
+        pos += 3;
+        for (unsigned k = 0; k < count && pos + 2 <= n; k++) {
+            size_t len = (size_t)p[pos] << 8 | p[pos + 1];
+            pos += 2;
+            if (len > n - pos)
+                return false;
+            if (type == 33)
+                return hevc_sps_size(p + pos, len, w, h);
+            pos += len;
+        }
+    }
+    return false;
+}
+
+/* The first SPS in @p: an avcC/hvcC record (MP4/MKV extradata) or Annex-B. */
+static bool sps_claimed_size(bool hevc, const uint8_t *p, size_t n, uint64_t *w,
+                             uint64_t *h)
+{
+    if (hevc && n > 23 && p[0] == 1)
+        return hvcc_claimed_size(p, n, w, h);
+    if (!hevc && n > 8 && p[0] == 1 && (p[5] & 0x1f) > 0) {
         size_t len = (size_t)p[6] << 8 | p[7];
         return len > 0 && len <= n - 8 && sps_size(p + 8, len, w, h);
     }
     for (size_t i = 0; i + 4 < n; i++) {
-        if (p[i] == 0 && p[i + 1] == 0 && p[i + 2] == 1 && (p[i + 3] & 0x1f) == 7) {
+        if (p[i] == 0 && p[i + 1] == 0 && p[i + 2] == 1 &&
+            (hevc ? (p[i + 3] >> 1 & 0x3f) == 33 : (p[i + 3] & 0x1f) == 7)) {
             size_t end = i + 3;
             while (end + 2 < n && !(p[end] == 0 && p[end + 1] == 0 && p[end + 2] <= 1))
                 end++;
-            return sps_size(p + i + 3, (end + 2 < n ? end : n) - (i + 3), w, h);
+            return nal_size(hevc, p + i + 3, (end + 2 < n ? end : n) - (i + 3), w, h);
         }
     }
     return false;
 }
 
 /* The size @cp's stream claims without decoding: the container's, else
- * (H.264) its SPS, in the extradata or, for a raw Annex-B stream, the
- * first one in @data. False when nothing says. */
+ * (H.264, H.265) its SPS, in the extradata or, for a raw Annex-B stream,
+ * the first one in @data. False when nothing says. */
 static bool claimed_size(const AVFormatContext *fmt, const AVCodecParameters *cp,
                          const uint8_t *data, size_t len, uint64_t *w, uint64_t *h)
 {
@@ -291,12 +365,15 @@ static bool claimed_size(const AVFormatContext *fmt, const AVCodecParameters *cp
         *w = (uint64_t)cp->width, *h = (uint64_t)cp->height;
         return true;
     }
-    if (cp->codec_id != AV_CODEC_ID_H264)
+    bool hevc = cp->codec_id == AV_CODEC_ID_HEVC;
+
+    if (cp->codec_id != AV_CODEC_ID_H264 && !hevc)
         return false;
     if (cp->extradata_size > 0 &&
-        h264_claimed_size(cp->extradata, (size_t)cp->extradata_size, w, h))
+        sps_claimed_size(hevc, cp->extradata, (size_t)cp->extradata_size, w, h))
         return true;
-    return !strcmp(fmt->iformat->name, "h264") && h264_claimed_size(data, len, w, h);
+    return !strcmp(fmt->iformat->name, hevc ? "hevc" : "h264") &&
+           sps_claimed_size(hevc, data, len, w, h);
 }
 
 /* Every video stream's claim against @lim, before avformat_find_stream_info
@@ -327,6 +404,87 @@ static dvpp_status sizeless(const demux *d, const dvpp_limits *lim, dvpp_err *er
     return dvpp_err_set(err, DVPP_ECORRUPT, "video", "the stream declares no frame size");
 }
 
+/* --- the samples an MP4 lists ------------------------------------------------------ */
+
+/* libavformat's mov demuxer builds its index of every sample a track lists
+ * while it opens the file, before anything is decoded: an AVIndexEntry and
+ * per-sample copies of the timing tables, some 46 bytes a sample with
+ * FFmpeg 5.1 (rounded up here). A constant-size stsz lists any number of
+ * samples in 20 bytes, so an 8 KB file can claim 60 million samples and
+ * cost 2.7 GB. The claim is read here first and held to max_decode_memory,
+ * the decoder's working memory (4 million samples at the default: 39 hours
+ * at 30 fps). */
+#define MOV_INDEX_BYTES 64u
+
+static uint32_t rd_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The largest sample count a stsz/stz2 (under moov/trak/mdia/minf/stbl) or a
+ * trun (under moof/traf) of the ISO BMFF boxes in @p claims; 0 for data that
+ * is not such boxes. Box sizes past the end are cut to what is there. */
+static uint64_t mov_claimed_samples(const uint8_t *p, size_t n, const char *const *path,
+                                    unsigned depth)
+{
+    uint64_t most = 0;
+    size_t pos = 0;
+
+    while (n - pos >= 8) {
+        uint64_t size = rd_be32(p + pos);
+        size_t hdr = 8;
+        const uint8_t *type = p + pos + 4;
+
+        if (size == 1) {
+            if (n - pos < 16)
+                break;
+            size = (uint64_t)rd_be32(p + pos + 8) << 32 | rd_be32(p + pos + 12);
+            hdr = 16;
+        } else if (size == 0) {
+            size = n - pos;
+        }
+        if (size < hdr)
+            break;
+        if (size > n - pos)
+            size = n - pos;
+        if (path[depth] && !memcmp(type, path[depth], 4)) {
+            uint64_t c = 0;
+            const uint8_t *b = p + pos + hdr;
+            size_t bn = (size_t)size - hdr;
+            if (path[depth + 1])
+                c = mov_claimed_samples(b, bn, path, depth + 1);
+            else if (!memcmp(type, "trun", 4) && bn >= 8)
+                c = rd_be32(b + 4);     /* version and flags, sample_count */
+            else if (bn >= 12)
+                c = rd_be32(b + 8);     /* ..., sample_size or field_size, sample_count */
+            most = c > most ? c : most;
+        }
+        pos += (size_t)size;
+    }
+    return most;
+}
+
+static dvpp_status check_mov_samples(const uint8_t *data, size_t len, const dvpp_limits *lim,
+                                     dvpp_err *err)
+{
+    static const char *const stsz[] = {"moov", "trak", "mdia", "minf", "stbl", "stsz", NULL};
+    static const char *const stz2[] = {"moov", "trak", "mdia", "minf", "stbl", "stz2", NULL};
+    static const char *const trun[] = {"moof", "traf", "trun", NULL};
+    uint64_t n = mov_claimed_samples(data, len, stsz, 0), m;
+
+    m = mov_claimed_samples(data, len, stz2, 0);
+    n = m > n ? m : n;
+    m = mov_claimed_samples(data, len, trun, 0);
+    n = m > n ? m : n;
+    if (n > lim->max_decode_memory / MOV_INDEX_BYTES)
+        return dvpp_err_set(err, DVPP_ELIMIT, "max_decode_memory",
+                            "MP4: a track lists %llu samples; indexing them takes %llu bytes, "
+                            "over max_decode_memory (%llu)", (unsigned long long)n,
+                            (unsigned long long)n * MOV_INDEX_BYTES,
+                            (unsigned long long)lim->max_decode_memory);
+    return DVPP_OK;
+}
+
 static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
                               const dvpp_limits *lim, dvpp_err *err)
 {
@@ -343,6 +501,8 @@ static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
         return dvpp_err_set(err, DVPP_ELIMIT, "max_video_bytes",
                             "video of %zu bytes is above max_video_bytes (%llu)", len,
                             (unsigned long long)lim->max_video_bytes);
+    if (check_mov_samples(data, len, lim, err) != DVPP_OK)
+        return DVPP_ELIMIT;
     d->m = (mem_reader){data, len, 0};
     buf = av_malloc(IO_BUFFER);
     d->io = buf ? avio_alloc_context(buf, IO_BUFFER, 0, &d->m, mem_read, NULL, mem_seek) : NULL;

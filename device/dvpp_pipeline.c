@@ -951,7 +951,16 @@ dvpp_status dvpp_pipeline_probe(const dvpp_pipeline *p, const uint8_t *input,
         if (st != DVPP_OK)
             return st;
     }
-    return probe_source(p, kind, input, len, src, err);
+    st = probe_source(p, kind, input, len, src, err);
+    /* The decoders apply the same check, but only after the device has
+     * admitted the job against its budget (which would refuse a bomb as
+     * "too_large", not naming the limit) and after decode_png has sized its
+     * output buffer from the header: check the claim here, first. */
+    if (st == DVPP_OK && kind != DVPP_PIPE_IN_RAW)
+        st = dvpp_limits_check_image(lim ? lim : &def,
+                                     src->is_jpeg ? src->jpeg.width : src->width,
+                                     src->is_jpeg ? src->jpeg.height : src->height, err);
+    return st;
 }
 
 dvpp_status dvpp_pipeline_run(dvpp_worker *w, const dvpp_pipeline *p,

@@ -283,11 +283,13 @@ static unsigned http_status(dvpp_status st, const char *field)
     case DVPP_ENOTFOUND: return 404;
     case DVPP_EBUSY: return 409;
     case DVPP_EUNSUPPORTED: return 415;
-    case DVPP_ELIMIT: /* the body (413), a parameter (400), or the image (422) */
+    case DVPP_ELIMIT: /* the body (413), a parameter or the spec (400), or the image (422) */
         if (field && !strcmp(field, "body"))
             return 413;
-        return field && (!strncmp(field, "ops[", 4) || !strncmp(field, "raw", 3)) ? 400
-                                                                                  : 422;
+        return field && (!strncmp(field, "ops[", 4) || !strncmp(field, "raw", 3) ||
+                         !strcmp(field, "spec"))
+                   ? 400
+                   : 422;
     case DVPP_ECORRUPT:
     case DVPP_EFORMAT:
     case DVPP_EOVERFLOW:
@@ -510,8 +512,12 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
     if (off == 0 || !r->part_open) {
         if (r->nparts == r->max_parts) {
             char msg[128];
-            snprintf(msg, sizeof(msg), "more than %u parts (http.max_batch_items)",
-                     r->max_parts - 2);
+            if (route_is_batch(r->route))
+                snprintf(msg, sizeof(msg), "more than %u parts (http.max_batch_items)",
+                         r->max_parts - 2);
+            else
+                snprintf(msg, sizeof(msg), "more than %u parts: one input, spec and aipp",
+                         r->max_parts);
             body_refuse(r, DVPP_ELIMIT, "parts", msg);
             return MHD_YES;
         }

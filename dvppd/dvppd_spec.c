@@ -534,7 +534,7 @@ dvpp_status dvppd_spec_from_query(const dvppd_spec_env *env, const dvppd_kv *kv,
          * empty (bad) value for everything else. */
         const char *v = kv[i].value ? kv[i].value : "";
         dvpp_status st;
-        if (!kv[i].key)
+        if (!kv[i].key || !*kv[i].key)
             return dvpp_err_set(err, DVPP_EINVAL, "query", "a parameter without a name");
         st = apply_param(&d, kv[i].key, kv[i].value || !is_flag(kv[i].key) ? v : NULL, err);
         if (st != DVPP_OK)
@@ -991,6 +991,13 @@ static dvpp_status j_output(draft *d, json_t *o, dvpp_err *err)
     return st;
 }
 
+/* The longest JSON spec taken. A real one is well under 2 KB (an inline
+ * AIPP config of 8 ops included, a few KB); jansson builds the whole document
+ * before any key is looked at, at a few hundred bytes per "{}" or "[]", so
+ * the bound on the text is the bound on its memory: 15 MB of "{}," in a
+ * multipart part took 1.3 GB before "ops" could be refused. */
+#define SPEC_MAX_BYTES 65536
+
 dvpp_status dvppd_spec_from_json(const dvppd_spec_env *env, const char *json,
                                  size_t len, dvppd_spec *out, dvpp_err *err)
 {
@@ -1004,6 +1011,10 @@ dvpp_status dvppd_spec_from_json(const dvppd_spec_env *env, const char *json,
 
     draft_init(&d, &local, out);
     d.aipp_inline = env->aipp_text != NULL;
+    if (len > SPEC_MAX_BYTES)
+        return dvpp_err_set(err, DVPP_ELIMIT, "spec",
+                            "spec: %zu bytes of JSON, above the limit of %d", len,
+                            SPEC_MAX_BYTES);
     root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return dvpp_err_set(err, DVPP_EINVAL, "spec", "spec: JSON error at %d:%d: %s",

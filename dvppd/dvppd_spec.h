@@ -69,7 +69,8 @@ dvpp_status dvppd_spec_from_query(const dvppd_spec_env *env, const dvppd_kv *kv,
 /* Build @out from a JSON spec (@len bytes, need not be NUL-terminated).
  * DVPP_EINVAL naming the JSON path for malformed JSON, unknown keys, wrong
  * types or values. Nesting is bounded by the format itself (jansson
- * refuses depth above 2048; the spec has 4 levels). */
+ * refuses depth above 2048; the spec has 4 levels); the text, hence the
+ * memory of the parsed document, by DVPP_ELIMIT (field "spec") above 64 KiB. */
 dvpp_status dvppd_spec_from_json(const dvppd_spec_env *env, const char *json,
                                  size_t len, dvppd_spec *out, dvpp_err *err);
 
