@@ -305,17 +305,25 @@ static void batch_maybe_finish(dvpp_batch *b)
         wake_all_engines(d);
 }
 
-/* The fault_stall_ns test hook: a worker that stalls before its task,
- * noticing a cancel or its deadline as a stuck decoder would not. */
-static void fault_stall(const dvpp_task *t)
+/* The fault_stall_ns test hook: a worker that stalls before its task
+ * starts. The task then runs only if it may still: not canceled and not
+ * past its deadline (DVPP_ECANCELED / DVPP_ETIMEDOUT into @err). */
+static dvpp_status fault_stall(const dvpp_task *t, dvpp_err *err)
 {
     dvpp_device *d = t->dev;
     uint64_t until = dvpp_now_ns() + d->cfg.fault_stall_ns;
     struct timespec ms = {0, 1000000};
 
-    while (dvpp_now_ns() < until && !dvpp_task_canceled(t) &&
-           !(t->deadline_ns && dvpp_now_ns() >= t->deadline_ns))
+    for (;;) {
+        if (dvpp_task_canceled(t))
+            return dvpp_err_set(err, DVPP_ECANCELED, NULL, "canceled");
+        if (t->deadline_ns && dvpp_now_ns() >= t->deadline_ns)
+            return dvpp_err_set(err, DVPP_ETIMEDOUT, NULL,
+                                "deadline passed before the task started");
+        if (dvpp_now_ns() >= until)
+            return DVPP_OK;
         nanosleep(&ms, NULL);
+    }
 }
 
 static void run_job(worker *w, job_rec *r)
@@ -340,13 +348,14 @@ static void run_job(worker *w, job_rec *r)
                           "deadline passed before the job started");
     } else {
         ran = true;
+        st = DVPP_OK;
         e->c.running++;
     }
     task = (dvpp_task){d, &r->cancel, r->job.deadline_ns, 0, e->id, w->channel};
     pthread_mutex_unlock(&d->mu);
     if (ran && d->cfg.fault_stall_ns)
-        fault_stall(&task);
-    if (ran) {
+        st = fault_stall(&task, &err);
+    if (ran && st == DVPP_OK) {
         st = r->job.fn(&task, r->job.ctx, w->state, &err);
         if (st != DVPP_OK && err.status != st)
             err.status = st;
@@ -419,12 +428,13 @@ static void run_item(worker *w, dvpp_batch *b, size_t idx)
                           "deadline passed before item %zu started", idx);
     } else {
         ran = true;
+        st = DVPP_OK;
         e->c.running++;
     }
     pthread_mutex_unlock(&d->mu);
     if (ran && d->cfg.fault_stall_ns)
-        fault_stall(&task);
-    if (ran) {
+        st = fault_stall(&task, &err);
+    if (ran && st == DVPP_OK) {
         st = b->desc.fn(&task, b->desc.ctx, w->state, &err);
         if (st != DVPP_OK && err.status != st)
             err.status = st;

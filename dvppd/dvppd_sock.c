@@ -37,6 +37,16 @@
 #define RX_SLACK (64u << 10)       /* packet room beyond max_inline */
 #define OUTQ_MAX_BYTES (16u << 20) /* a consumer that stops reading is cut */
 #define TICK_MS 100
+/* A connection's invalid SlotReleases (wrong ring, slot or generation,
+ * double releases) draw on a budget: BAD_RELEASE_BURST at once, refilled
+ * at BAD_RELEASE_RATE a second. A consumer whose leases all expired may
+ * release them late (four full rings of max_slots at once, within the
+ * burst); one that goes past it is abusive: Error ELIMIT, dropped. */
+#define BAD_RELEASE_BURST 4096u
+#define BAD_RELEASE_RATE 100u
+/* Packets read from one connection per turn of the loop: a peer that
+ * floods cannot starve the others, nor the answers of finished jobs. */
+#define READ_BATCH 64
 
 /* --- records -------------------------------------------------------------------- */
 
@@ -125,6 +135,8 @@ struct conn {
     sstream *streams;
     uint64_t next_stream;
     uint32_t inflight;
+    uint32_t bad_tokens;         /* invalid releases left (BAD_RELEASE_*) */
+    uint64_t bad_refill_ms;      /* when tokens were last added */
     sbatch *batches;
     outpkt *outq, *outq_tail;
     size_t outq_bytes;
@@ -454,12 +466,36 @@ static void on_ring_open(conn *c, uint64_t id, const Dvpp__RingOpen *m)
     close(fd);
 }
 
+/* Take one invalid release from @c's budget: false once it is spent. */
+static bool bad_release_allowed(conn *c)
+{
+    uint64_t now = now_ms();
+    uint64_t add = (now - c->bad_refill_ms) * BAD_RELEASE_RATE / 1000u;
+
+    if (add) {
+        c->bad_tokens = add >= BAD_RELEASE_BURST - c->bad_tokens ? BAD_RELEASE_BURST
+                                                                  : c->bad_tokens + (uint32_t)add;
+        c->bad_refill_ms = now;
+    }
+    if (!c->bad_tokens)
+        return false;
+    c->bad_tokens--;
+    return true;
+}
+
 static void on_slot_release(conn *c, uint64_t id, const Dvpp__SlotRelease *m)
 {
     ipc_ring *r = conn_ring(c, m->ring);
 
     if (!r || ipc_ring_release(r, m->slot, m->generation) != 0) {
         atomic_fetch_add(&c->s->n.bad_releases, 1);
+        if (!bad_release_allowed(c)) {
+            send_error(c, id, DVPP_ELIMIT, "slot", "too many invalid slot releases: "
+                       "connection dropped");
+            atomic_fetch_add(&c->s->n.dropped, 1);
+            conn_close(c, "too many invalid slot releases");
+            return;
+        }
         send_error(c, id, DVPP_EINVAL, "slot", "no such lease (wrong ring, slot or "
                    "generation, or already released)");
     }
@@ -2165,7 +2201,8 @@ static void read_packets(conn *c)
 {
     dvppd_sock *s = c->s;
 
-    while (!c->closed) {
+    /* the rest (if any) waits for the next turn: epoll is level-triggered */
+    for (int k = 0; k < READ_BATCH && !c->closed; k++) {
         int fds[IPC_MAX_FDS], nfds = 0;
         ssize_t n = ipc_recv(c->fd, s->rx, s->rx_cap, fds, IPC_MAX_FDS, &nfds);
         Dvpp__Envelope *env;
@@ -2262,6 +2299,8 @@ static void accept_one(dvppd_sock *s, int fd)
     c->fd = fd;
     c->pid = pid;
     c->uid = uid;
+    c->bad_tokens = BAD_RELEASE_BURST;
+    c->bad_refill_ms = now_ms();
     atomic_init(&c->refs, 1);
     ev.data.ptr = c;
     if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
@@ -2559,6 +2598,17 @@ void dvppd_sock_stop(dvppd_sock *s, unsigned timeout_s)
     deadline = dvpp_now_ns() + (uint64_t)timeout_s * 1000000000u;
     while (atomic_load(&s->inflight) > 0 && dvpp_now_ns() < deadline)
         nanosleep(&tick, NULL);
+    if (atomic_load(&s->inflight) > 0) {
+        /* Past the drain time: cancel the device's work, so that the jobs
+         * left still answer (a failed Result, ECANCELED) before their
+         * connections close, as HTTP requests get their 503. */
+        dvpp_log(DVPP_LOG_WARN, "socket: %u job(s) still in flight after %u s; canceling "
+                 "them", atomic_load(&s->inflight), timeout_s);
+        dvpp_device_cancel_all(s->device);
+        deadline = dvpp_now_ns() + 5000000000ull;
+        while (atomic_load(&s->inflight) > 0 && dvpp_now_ns() < deadline)
+            nanosleep(&tick, NULL);
+    }
     atomic_store(&s->stop, true);
     pthread_join(s->thread, NULL);
     drain_done(s);
@@ -2566,8 +2616,8 @@ void dvppd_sock_stop(dvppd_sock *s, unsigned timeout_s)
         /* Jobs past the timeout still hold this record (their completions
          * post here when the device cancels them): it is left to the
          * process's exit rather than freed under them. */
-        dvpp_log(DVPP_LOG_WARN, "socket: %u job(s) still in flight after %u s",
-                 atomic_load(&s->inflight), timeout_s);
+        dvpp_log(DVPP_LOG_ERR, "socket: %u job(s) did not end; leaving them to the "
+                 "process exit", atomic_load(&s->inflight));
         return;
     }
     for (conn *c = s->conns; c; c = c->next)
