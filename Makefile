@@ -152,6 +152,13 @@ UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(OBJ)/%.o)
 
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:%.c=$(BUILD)/%)
+# Targets that run the daemon's own modules (spec parser, socket front end).
+FUZZ_DVPPD := $(filter $(addprefix $(BUILD)/tests/fuzz/,fuzz_spec fuzz_sock fuzz_ring),\
+	$(FUZZ_BINS))
+# The same targets linked with tests/fuzz/replay_main.c instead of libFuzzer
+# (any compiler): `make check` replays tests/fuzz/regressions/ with them.
+FUZZ_REPLAY_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/replay/%)
+FUZZ_REPLAY_DVPPD := $(FUZZ_DVPPD:$(BUILD)/tests/fuzz/%=$(BUILD)/tests/fuzz/replay/%)
 
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
@@ -160,7 +167,7 @@ ALL_OBJS := $(LIB_OBJS) $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(IPC_OBJS) $(CLIENT_OBJS) 
 	$(EXAMPLE_SRCS:%.c=$(OBJ)/%.o) $(E2E_C_SRCS:%.c=$(OBJ)/%.o) \
 	$(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(UNIT_HELPER_OBJS) \
 	$(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BENCH_SRCS:%.c=$(OBJ)/%.o) \
-	$(FUZZ_SRCS:%.c=$(OBJ)/%.o)
+	$(FUZZ_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/tests/fuzz/replay_main.o
 
 # Record the flags; objects depend on the record, so a flag change rebuilds.
 FLAGS_FILE := $(BUILD)/.flags
@@ -168,7 +175,7 @@ FLAGS_NOW := $(CC) $(FINAL_CFLAGS) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 $(shell mkdir -p $(BUILD) && (echo '$(FLAGS_NOW)' | cmp -s - $(FLAGS_FILE) || echo '$(FLAGS_NOW)' > $(FLAGS_FILE)))
 
 .PHONY: all run test check unit e2e bench install uninstall deps clean \
-	test-data distclean fuzz fuzz-bins tsan-unit
+	test-data distclean fuzz fuzz-bins fuzz-replay tsan-unit
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(DVPPD) $(DVPPCTL) $(CLIENT_A) $(CLIENT_SO) $(PROTO_PY) $(EXAMPLE_BINS) \
@@ -187,7 +194,7 @@ $(PROTO_PY): proto/dvpp.proto
 # Everything that includes the generated header waits for it.
 $(IPC_SRCS:%.c=$(OBJ)/%.o) $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) \
 	$(CLIENT_OBJS) $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(E2E_C_SRCS:%.c=$(OBJ)/%.o) \
-	$(EXAMPLE_SRCS:%.c=$(OBJ)/%.o): $(PROTO_H)
+	$(EXAMPLE_SRCS:%.c=$(OBJ)/%.o) $(FUZZ_SRCS:%.c=$(OBJ)/%.o): $(PROTO_H)
 
 $(OBJ)/gen/%.o: $(GEN)/%.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
@@ -278,10 +285,30 @@ $(BUILD)/tests/unit/dvppd/%: $(OBJ)/tests/unit/dvppd/%.o $(UNIT_HELPER_OBJS) \
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(DVPPD_LIBS) $(FINAL_LIBS) $(TEST_LIBS)
 
-$(BUILD)/tests/fuzz/%: $(OBJ)/tests/fuzz/%.o $(LIB)
+# Fuzz targets: libFuzzer (make fuzz, clang), or the replay driver (any CC).
+$(OBJ)/tests/fuzz/%.o: FINAL_CFLAGS += -Idvppd $(DVPPD_CFLAGS) $(PROTO_CFLAGS)
+
+$(filter-out $(FUZZ_DVPPD),$(FUZZ_BINS)): $(BUILD)/tests/fuzz/%: $(OBJ)/tests/fuzz/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(FINAL_LIBS)
+
+$(FUZZ_DVPPD): $(BUILD)/tests/fuzz/%: $(OBJ)/tests/fuzz/%.o $(DVPPD_MOD_OBJS) $(IPC_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(DVPPD_LIBS) $(FINAL_LIBS)
+
+$(filter-out $(FUZZ_REPLAY_DVPPD),$(FUZZ_REPLAY_BINS)): $(BUILD)/tests/fuzz/replay/%: \
+		$(OBJ)/tests/fuzz/%.o $(OBJ)/tests/fuzz/replay_main.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
+
+$(FUZZ_REPLAY_DVPPD): $(BUILD)/tests/fuzz/replay/%: $(OBJ)/tests/fuzz/%.o \
+		$(OBJ)/tests/fuzz/replay_main.o $(DVPPD_MOD_OBJS) $(IPC_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(DVPPD_LIBS) $(FINAL_LIBS)
 
 $(OBJ)/bench/%.o: FINAL_CFLAGS += -Iclients/include
 
@@ -325,7 +352,7 @@ export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/tools/lsan.supp
 check: deps
 	$(Q)$(MAKE) --no-print-directory test-data
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SANITIZER=address,undefined \
-		OPT=-O1 unit e2e
+		OPT=-O1 unit e2e fuzz-replay
 	$(Q)$(MAKE) --no-print-directory BUILD=build/tsan SANITIZER=thread OPT=-O1 \
 		tsan-unit
 
@@ -344,6 +371,12 @@ fuzz:
 	$(Q)tests/tools/run-fuzz build/fuzz
 
 fuzz-bins: $(FUZZ_BINS)
+
+# Every input that ever crashed a fuzz target, and a few seeds per target
+# (tests/fuzz/regressions/<target>/), through the targets built with the
+# replay driver: no clang, no libFuzzer; part of `make check`.
+fuzz-replay: $(FUZZ_REPLAY_BINS)
+	$(Q)tests/tools/replay-fuzz $(BUILD)
 
 bench:
 	$(Q)$(MAKE) --no-print-directory deps DEB_EXTRA="$(DEB_BENCH)"

@@ -489,6 +489,7 @@ static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
                               const dvpp_limits *lim, dvpp_err *err)
 {
     AVDictionary **opts = NULL;
+    unsigned nopts;
     uint8_t *buf;
     char eb[AV_ERROR_MAX_STRING_SIZE];
     int e;
@@ -529,11 +530,14 @@ static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
         demux_close(d);
         return DVPP_ELIMIT;
     }
-    opts = av_calloc(d->fmt->nb_streams ? d->fmt->nb_streams : 1, sizeof(*opts));
-    for (unsigned i = 0; opts && i < d->fmt->nb_streams; i++)
+    /* One dictionary per stream known now: probing may add streams (an
+     * MPEG-TS finds its PIDs as it reads), which get none. */
+    nopts = d->fmt->nb_streams;
+    opts = av_calloc(nopts ? nopts : 1, sizeof(*opts));
+    for (unsigned i = 0; opts && i < nopts; i++)
         opts[i] = probe_options(lim);
     e = avformat_find_stream_info(d->fmt, opts);
-    for (unsigned i = 0; opts && i < d->fmt->nb_streams; i++)
+    for (unsigned i = 0; opts && i < nopts; i++)
         av_dict_free(&opts[i]);
     av_free(opts);
     if (e < 0) {

@@ -535,7 +535,7 @@ dvpp_status dvppd_spec_from_query(const dvppd_spec_env *env, const dvppd_kv *kv,
         const char *v = kv[i].value ? kv[i].value : "";
         dvpp_status st;
         if (!kv[i].key || !*kv[i].key)
-            return dvpp_err_set(err, DVPP_EINVAL, "query", "a parameter without a name");
+            return dvpp_err_set(err, DVPP_EINVAL, "query", "query: a parameter without a name");
         st = apply_param(&d, kv[i].key, kv[i].value || !is_flag(kv[i].key) ? v : NULL, err);
         if (st != DVPP_OK)
             return st;
@@ -986,7 +986,8 @@ static dvpp_status j_output(draft *d, json_t *o, dvpp_err *err)
         if (d->env->kind != DVPPD_SPEC_DECODE)
             return bad(err, "output.align", "only for /v1/decode");
         st = j_numbers(align, "output.align", 2, false, 1, DVPP_PIPE_MAX_ALIGN, a, err);
-        p->out_align_w = (uint32_t)a[0], p->out_align_h = (uint32_t)a[1];
+        if (st == DVPP_OK) /* a[] is unset (or out of range) otherwise */
+            p->out_align_w = (uint32_t)a[0], p->out_align_h = (uint32_t)a[1];
     }
     return st;
 }

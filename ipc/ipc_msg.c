@@ -108,6 +108,11 @@ ssize_t ipc_recv(int sock, void *buf, size_t cap, int *fds, int max_fds, int *nf
     if (n < 0)
         return -errno;
     bad = take_fds(&m, fds, max_fds, &got);
+    /* An empty packet reads as the end of the stream (0), yet may carry
+     * descriptors: refused like any packet that brings unannounced fds,
+     * never left open behind a 0 the caller takes for EOF. */
+    if (n == 0 && got > 0)
+        bad = 1;
     if (bad || (m.msg_flags & (MSG_CTRUNC | MSG_TRUNC))) {
         ipc_close_fds(fds, got);
         return (m.msg_flags & MSG_TRUNC) && !bad && !(m.msg_flags & MSG_CTRUNC)

@@ -27,9 +27,9 @@ int ipc_send(int sock, const void *buf, size_t len, const int *fds, int nfds);
 /* Receive one packet into @buf (@cap bytes) and up to @max_fds descriptors
  * (close-on-exec) into @fds, their count into *nfds. Returns the packet's
  * length (> 0), 0 at end of stream, or: -EMSGSIZE (packet larger than
- * @cap), -EBADMSG (truncated or foreign ancillary data, or more fds than
- * @max_fds), -EAGAIN / -EINTR / other -errno. On any failure no
- * descriptor is left open. */
+ * @cap), -EBADMSG (truncated or foreign ancillary data, more fds than
+ * @max_fds, or fds on an empty packet), -EAGAIN / -EINTR / other -errno.
+ * On any failure, and at end of stream, no descriptor is left open. */
 ssize_t ipc_recv(int sock, void *buf, size_t cap, int *fds, int max_fds, int *nfds);
 
 /* Close @n descriptors (ignoring -1). */

@@ -135,6 +135,7 @@ static void test_query_errors_name_the_parameter(void **state)
 {
     (void)state;
     expect_query_error(DVPPD_SPEC_TENSOR, "foo", "1", "foo");
+    expect_query_error(DVPPD_SPEC_TENSOR, "", "8", "query"); /* "?=8": no name */
     expect_query_error(DVPPD_SPEC_TENSOR, "mode", "squash", "mode");
     expect_query_error(DVPPD_SPEC_TENSOR, "interp", "magic", "interp");
     expect_query_error(DVPPD_SPEC_TENSOR, "parity", "matlab", "parity");
@@ -352,6 +353,9 @@ static void test_json_errors_name_the_path(void **state)
     expect_json_error(DVPPD_SPEC_IMAGE, "{\"normalize\": {}}", "normalize");
     expect_json_error(DVPPD_SPEC_TENSOR, "{\"aipp\": {\"name\": \"x\"}}", "aipp");
     expect_json_error(DVPPD_SPEC_DECODE, "{\"output\": {\"align\": [16]}}",
+                      "output.align");
+    /* refused before the value is converted (UBSan: float-cast-overflow) */
+    expect_json_error(DVPPD_SPEC_DECODE, "{\"output\": {\"align\": [1e40, 2]}}",
                       "output.align");
     expect_json_error(DVPPD_SPEC_TENSOR, "{\"decode\": {\"roi\": [5,5,1,1]}}",
                       "decode.roi");

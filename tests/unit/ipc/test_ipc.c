@@ -213,6 +213,16 @@ static void test_recv_is_strict(void **state)
         on = 0;
         setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
     }
+    /* an empty packet with descriptors: refused (not an end of stream),
+     * its fds closed */
+    {
+        int one = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        assert_int_equal(ipc_send(sv[0], "", 0, &one, 1), 0);
+        close(one);
+        assert_int_equal(ipc_recv(sv[1], buf, sizeof(buf), fds, 4, &nfds), -EBADMSG);
+        assert_int_equal(nfds, 0);
+        assert_int_equal(open_fds(), before);
+    }
     /* end of stream */
     close(sv[0]);
     assert_int_equal(ipc_recv(sv[1], buf, sizeof(buf), fds, 4, &nfds), 0);
