@@ -90,7 +90,8 @@ import urllib.error
 import urllib.request
 import zlib
 
-from benchlib import log, clean_env, free_port
+import benchlib
+from benchlib import log, clean_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, os.environ.get("DVPP_BUILD", "build"))
@@ -162,69 +163,11 @@ def write_png(path, w, h):
                 + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
 
 
-class Dvppd:
-    """build/dvppd on a temp config; stop() returns its exit status."""
+class Dvppd(benchlib.Dvppd):
+    """build/dvppd with rings large enough for the 1024^2 cases."""
 
     def __init__(self, tmp):
-        self.tmp = tmp
-        self.proc = None
-        self.port = free_port()
-        self.sock = os.path.join(tmp, "d.sock")
-        self.log_path = os.path.join(tmp, "dvppd.log")
-        self.config = {"http": {"listen": f"127.0.0.1:{self.port}"},
-                       "socket": {"path": self.sock, "mode": "0600",
-                                  "max_ring_bytes": MAX_RING_BYTES},
-                       "device": {"channels": 2}}
-
-    def start(self):
-        exe = os.path.join(BUILD, "dvppd")
-        if not os.access(exe, os.X_OK):
-            raise RuntimeError(f"{exe} missing (make)")
-        conf = os.path.join(self.tmp, "dvppd.json")
-        with open(conf, "w") as f:
-            json.dump(self.config, f)
-        with open(self.log_path, "wb") as lf:
-            self.proc = subprocess.Popen([exe, "--config", conf], stdout=lf, stderr=lf,
-                                         stdin=subprocess.DEVNULL, env=clean_env(),
-                                         start_new_session=True)
-        url = f"http://127.0.0.1:{self.port}/readyz"
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"dvppd exited {self.proc.returncode}: {self.tail()}")
-            if http_status(url) == 200 and os.path.exists(self.sock):
-                return
-            time.sleep(0.1)
-        raise RuntimeError(f"dvppd: not ready (GET /readyz 200 and {self.sock}) within 30 s; "
-                           f"log: {self.tail()}")
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def tail(self, n=600):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read().decode(errors="replace")[-n:].strip()
-        except OSError:
-            return ""
-
-    def stop(self):
-        """SIGTERM, wait; the exit status (None if it had to be killed)."""
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=25)  # dvppd drains up to 20 s
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                self.proc.wait(timeout=5)
-                return None
-        return self.proc.returncode
-
+        super().__init__(tmp, BUILD, {"socket": {"max_ring_bytes": MAX_RING_BYTES}})
 
 def case_argv(case, d, png):
     n = str(N_SMALL)

@@ -106,7 +106,6 @@ import signal
 import socket
 import statistics
 import struct
-import subprocess
 import sys
 import tempfile
 import threading
@@ -114,7 +113,8 @@ import time
 import traceback
 import zlib
 
-from benchlib import log, clean_env, free_port
+import benchlib
+from benchlib import log
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, os.environ.get("DVPP_BUILD", "build"))
@@ -684,53 +684,11 @@ def driver_proc(p, args, port, sock_path, inputs, schedule, done, ready, go, t0v
 # the daemon
 # ---------------------------------------------------------------------------
 
-class Dvppd:
+class Dvppd(benchlib.Dvppd):
+    """build/dvppd for the soak, with its RSS, fd and thread samples."""
+
     def __init__(self, tmp):
-        self.tmp = tmp
-        self.port = free_port()
-        self.sock = os.path.join(tmp, "d.sock")
-        self.log_path = os.path.join(tmp, "dvppd.log")
-        self.config = {"http": {"listen": f"127.0.0.1:{self.port}", "threads": 2},
-                       "socket": {"path": self.sock, "mode": "0600"},
-                       "device": {"channels": 2}}
-        self.proc = None
-
-    def start(self):
-        exe = os.path.join(BUILD, "dvppd")
-        if not os.access(exe, os.X_OK):
-            raise RuntimeError(f"{exe} missing (make)")
-        conf = os.path.join(self.tmp, "dvppd.json")
-        with open(conf, "w") as f:
-            json.dump(self.config, f)
-        with open(self.log_path, "wb") as lf:
-            self.proc = subprocess.Popen([exe, "--config", conf], stdout=lf, stderr=lf,
-                                         stdin=subprocess.DEVNULL, env=clean_env(),
-                                         start_new_session=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"dvppd exited {self.proc.returncode}: {self.tail()}")
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
-                c.request("GET", "/readyz")
-                st = c.getresponse().status
-                c.close()
-            except (OSError, http.client.HTTPException):
-                st = 0
-            if st == 200 and os.path.exists(self.sock):
-                return
-            time.sleep(0.1)
-        raise RuntimeError(f"dvppd not ready within 30 s: {self.tail()}")
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def tail(self, n=3000):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read().decode(errors="replace")[-n:].strip()
-        except OSError:
-            return ""
+        super().__init__(tmp, BUILD, {"http": {"threads": 2}})
 
     def sample(self):
         """(rss_kib, fds, threads) or None when gone."""
@@ -761,23 +719,6 @@ class Dvppd:
                 break
             time.sleep(step)
         return last
-
-    def stop(self):
-        """SIGTERM; the exit status, or None when it had to be killed."""
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=25)
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                self.proc.wait(timeout=5)
-                return None
-        return self.proc.returncode
 
 
 # ---------------------------------------------------------------------------

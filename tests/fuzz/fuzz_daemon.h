@@ -35,6 +35,7 @@
 #include "dvpp_video.h"
 #include "dvppd_live.h"
 #include "dvppd_sock.h"
+#include "ipc_msg.h"
 #include "fuzz_util.h"
 #include "proto/dvpp.pb-c.h"
 
@@ -343,34 +344,13 @@ static inline int fuzz_connect(const fuzz_daemon *d)
  * daemon dropped us; -EAGAIN: it stopped reading for 2 s). */
 static inline int fuzz_send(int fd, const void *buf, size_t len, const int *fds, int nfds)
 {
-    union {
-        char buf[CMSG_SPACE(sizeof(int) * 4)];
-        struct cmsghdr align;
-    } ctl;
-    struct iovec iov = {(void *)buf, len};
-    struct msghdr m;
     uint64_t until = fuzz_now_ms() + 2000;
 
-    memset(&m, 0, sizeof(m));
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    if (nfds > 0) {
-        struct cmsghdr *c;
-        memset(&ctl, 0, sizeof(ctl));
-        m.msg_control = ctl.buf;
-        m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-        c = CMSG_FIRSTHDR(&m);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-        memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
-    }
     for (;;) {
         struct pollfd p = {fd, POLLOUT, 0};
-        if (sendmsg(fd, &m, MSG_NOSIGNAL) >= 0)
-            return 0;
-        if (errno != EAGAIN && errno != EINTR)
-            return -errno;
+        int r = ipc_send(fd, buf, len, fds, nfds); /* the daemon's own transport */
+        if (r != -EAGAIN)
+            return r;
         if (fuzz_now_ms() > until)
             return -EAGAIN;
         poll(&p, 1, 10);
