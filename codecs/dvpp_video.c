@@ -530,8 +530,16 @@ static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
         demux_close(d);
         return DVPP_ELIMIT;
     }
-    /* One dictionary per stream known now: probing may add streams (an
-     * MPEG-TS finds its PIDs as it reads), which get none. */
+    /* Every stream the probing decoders see must have had its claim checked
+     * and must get max_pixels: streams that probing would add (an MPEG-TS
+     * whose program table comes late) get neither, so none may be added,
+     * and a container that declares none up front is refused. */
+    if (d->fmt->nb_streams == 0) {
+        demux_close(d);
+        return dvpp_err_set(err, DVPP_ECORRUPT, "video", "no stream declared where the "
+                            "container's header or program table should be");
+    }
+    d->fmt->max_streams = (int)d->fmt->nb_streams;
     nopts = d->fmt->nb_streams;
     opts = av_calloc(nopts ? nopts : 1, sizeof(*opts));
     for (unsigned i = 0; opts && i < nopts; i++)

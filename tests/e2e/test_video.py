@@ -501,6 +501,25 @@ def test_huge_claim_is_elimit(tmp_path, w, h):
     assert r.returncode == 1 and "(ELIMIT)" in r.stderr
 
 
+def test_ts_program_table_past_the_header_is_refused(tmp_path):
+    """An MPEG-TS whose program table comes only after 6 MB of null packets:
+    ffprobe finds the stream while probing, where FFmpeg would give its
+    decoder neither our size check nor max_pixels; dvppd refuses it."""
+    ts = tmp_path / "s.ts"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    "testsrc=size=64x48:rate=10", "-frames", "10", "-c:v", "libx264", "-f",
+                    "mpegts", str(ts)], check=True)
+    null = b"\x47\x1f\xff\x10" + b"\xff" * 184
+    late = tmp_path / "late.ts"
+    late.write_bytes(null * (6 * 1024 * 1024 // 188) + ts.read_bytes())
+    r = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name", "-of",
+                        "csv=p=0", str(late)], capture_output=True, text=True, check=True)
+    assert "h264" in r.stdout
+    assert "no stream declared" in fails_with(str(late), "ECORRUPT")
+    r = dvppctl("video-info", ts)
+    assert r.returncode == 0, r.stderr
+
+
 def test_other_codec_is_unsupported(made):
     fails_with(made["mpeg4"], "EUNSUPPORTED")
     r = dvppctl("video-info", made["mpeg4"])
