@@ -415,21 +415,31 @@ static int serve(daemon_state *d, const sigset_t *set)
 
 /* Stop: take nothing new, answer everything in flight, let the device
  * finish what is left (batch jobs nobody waits for), within the drain time. */
+/* Whole seconds left until @deadline_ns, rounded up (0 once past it). */
+static unsigned seconds_left(uint64_t deadline_ns)
+{
+    uint64_t now = dvpp_now_ns();
+
+    return now >= deadline_ns ? 0 : (unsigned)((deadline_ns - now + 999999999u) / 1000000000u);
+}
+
 static void stop(daemon_state *d)
 {
     const dvppd_settings *set = dvppd_live_get(d->live);
-    unsigned drain_s = set->cfg.drain_timeout_s;
+    /* One deadline for the three stages, so the whole stop stays within
+     * the drain time (and below the unit's TimeoutStopSec). */
+    uint64_t deadline = dvpp_now_ns() + (uint64_t)set->cfg.drain_timeout_s * 1000000000u;
 
     dvppd_settings_put(set);
     dvppd_service_notify("STOPPING=1\nSTATUS=draining: %ld HTTP request(s) in flight",
                          dvppd_http_inflight(d->http));
     dvppd_http_drain(d->http);
     dvppd_sock_drain(d->sock);
-    dvppd_http_stop(d->http, drain_s);
+    dvppd_http_stop(d->http, seconds_left(deadline));
     d->http = NULL;
-    dvppd_sock_stop(d->sock, drain_s);
+    dvppd_sock_stop(d->sock, seconds_left(deadline));
     d->sock = NULL;
-    drain_device(d->device, drain_s);
+    drain_device(d->device, seconds_left(deadline));
 }
 
 /* Settings, device, socket, HTTP: in that order, the HTTP front end last
