@@ -305,6 +305,51 @@ def stop_daemon(d, check=True):
         d._remove_sock_dir()
 
 
+class CtlDaemon:
+    """dvppd with HTTP off and its socket in a fresh temp folder (prefix
+    @prefix), for the `dvppctl --socket` tests: ready once `dvppctl version
+    --socket` answers; stop() removes the folder."""
+
+    def __init__(self, prefix):
+        self.dir = tempfile.mkdtemp(prefix=prefix)
+        self.sock = os.path.join(self.dir, "d.sock")
+        cfg = os.path.join(self.dir, "dvppd.json")
+        with open(cfg, "w") as f:
+            json.dump({"http": {"listen": "127.0.0.1:0"},  # port 0: HTTP off
+                       "socket": {"path": self.sock, "mode": "0600"},
+                       "device": {"channels": 2}}, f)
+        self.log = open(os.path.join(self.dir, "dvppd.log"), "w+")
+        self.proc = subprocess.Popen([DVPPD, "--config", cfg], stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, self.logtext()
+            if os.path.exists(self.sock) and subprocess.run(
+                    [DVPPCTL, "version", "--socket", self.sock], capture_output=True,
+                    timeout=60).returncode == 0:
+                return
+            time.sleep(0.05)
+        raise AssertionError("dvppd did not answer on its socket:\n" + self.logtext())
+
+    def logtext(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
 def settled_fd_count(d):
     """The daemon's fd count once it has stayed the same 5 times running
     (at most 5 s)."""

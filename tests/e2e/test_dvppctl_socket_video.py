@@ -32,11 +32,12 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
-import time
 
 import numpy as np
 import pytest
+
+pytest.register_assert_rewrite("daemon_util")
+import daemon_util as du  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("DVPP_BUILD", "build")
@@ -69,50 +70,15 @@ def ctl(*args, env=None):
 # --- the daemon --------------------------------------------------------------
 
 
-class Daemon:
+class Daemon(du.CtlDaemon):
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="dvppctl-vsock-")
-        self.sock = os.path.join(self.dir, "d.sock")
-        cfg = os.path.join(self.dir, "dvppd.json")
-        with open(cfg, "w") as f:
-            json.dump({"http": {"listen": "127.0.0.1:0"},  # port 0: HTTP off
-                       "socket": {"path": self.sock, "mode": "0600"},
-                       "device": {"channels": 2}}, f)
-        self.log = open(os.path.join(self.dir, "dvppd.log"), "w+")
-        self.proc = subprocess.Popen([DVPPD, "--config", cfg], stdout=self.log,
-                                     stderr=subprocess.STDOUT)
-
-    def wait_ready(self, timeout=20):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.logtext()
-            if os.path.exists(self.sock) and \
-                    ctl("version", "--socket", self.sock).returncode == 0:
-                return
-            time.sleep(0.05)
-        raise AssertionError("dvppd did not answer on its socket:\n" + self.logtext())
-
-    def logtext(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
+        super().__init__("dvppctl-vsock-")
 
     def vpc(self):
         """The VPC engine's counters: video jobs run (and are counted) there."""
         r = ctl("stats", "--socket", self.sock)
         assert r.returncode == 0, r.stderr
         return next(e for e in json.loads(r.stdout)["engines"] if e["name"] == "vpc")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
