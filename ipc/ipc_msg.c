@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int ipc_send(int sock, const void *buf, size_t len, const int *fds, int nfds)
@@ -154,14 +155,16 @@ bool ipc_memfd_is_sealed(int fd, uint64_t *size)
 {
     int need = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
     int seals = fcntl(fd, F_GET_SEALS);
-    off_t end;
+    struct stat sb;
 
     if (seals < 0 || (seals & need) != need)
         return false;
-    end = lseek(fd, 0, SEEK_END);
-    if (end < 0)
+    /* fstat, not lseek: the file offset is shared with the sender's
+     * descriptor (one open file description), and moving it would change
+     * where the sender's next read() starts. */
+    if (fstat(fd, &sb) != 0 || sb.st_size < 0)
         return false;
-    *size = (uint64_t)end;
+    *size = (uint64_t)sb.st_size;
     return true;
 }
 

@@ -43,7 +43,8 @@ int ipc_memfd_from(const void *data, size_t len, const char *name, int *fd);
 
 /* True when @fd is a memfd sealed against shrinking, growing and writing
  * (so its bytes cannot change while the daemon reads them); *size = its
- * size. */
+ * size. Leaves the file offset (shared with the sender's descriptor)
+ * where it was. */
 bool ipc_memfd_is_sealed(int fd, uint64_t *size);
 
 /* The peer's credentials (SO_PEERCRED). 0 or -errno. */

@@ -249,6 +249,29 @@ static void test_sealed_memfd(void **state)
     assert_false(ipc_memfd_is_sealed(open("/dev/null", O_RDONLY | O_CLOEXEC), &size));
 }
 
+/* The receiver's descriptor shares the sender's open file description (and
+ * so its offset): checking the seals must not move it. */
+static void test_sealed_memfd_keeps_offset(void **state)
+{
+    static const char data[] = "0123456789";
+    uint64_t size = 0;
+    char c = 0;
+    int fd, dup_fd;
+
+    (void)state;
+    assert_int_equal(ipc_memfd_from(data, sizeof(data), "in", &fd), 0);
+    assert_int_equal(lseek(fd, 3, SEEK_SET), 3);
+    dup_fd = dup(fd); /* what SCM_RIGHTS gives the receiver: the same file */
+    assert_true(dup_fd >= 0);
+    assert_true(ipc_memfd_is_sealed(dup_fd, &size));
+    assert_int_equal(size, sizeof(data));
+    assert_int_equal(lseek(fd, 0, SEEK_CUR), 3);
+    assert_int_equal(read(fd, &c, 1), 1);
+    assert_int_equal(c, '3');
+    close(dup_fd);
+    close(fd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_lease_life_cycle),
         cmocka_unit_test(test_recv_is_strict),
         cmocka_unit_test(test_sealed_memfd),
+        cmocka_unit_test(test_sealed_memfd_keeps_offset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
