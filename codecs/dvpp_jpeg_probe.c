@@ -134,8 +134,8 @@ static dvpp_jpeg_colorspace classify_colorspace(const dvpp_jpeg_info *in,
             mk->comp_id[2] == 'B')
             return DVPP_JPEG_CS_RGB;
         return DVPP_JPEG_CS_YCBCR;
-    case 4:
-        return mk->adobe && mk->adobe_transform == 2 ? DVPP_JPEG_CS_YCCK
+    case 4: /* Adobe transform 0: CMYK; anything else libjpeg takes as YCCK */
+        return mk->adobe && mk->adobe_transform != 0 ? DVPP_JPEG_CS_YCCK
                                                      : DVPP_JPEG_CS_CMYK;
     }
     return DVPP_JPEG_CS_OTHER;
@@ -176,7 +176,10 @@ static dvpp_status read_sof(const uint8_t *seg, size_t n, uint8_t marker,
 static void read_app(const uint8_t *seg, size_t n, uint8_t marker,
                      dvpp_jpeg_info *info, jpeg_markers *mk)
 {
-    if (marker == 0xE0 && n >= 5 && memcmp(seg, "JFIF\0", 5) == 0)
+    /* libjpeg (jdmarker.c examine_app0) counts a JFIF APP0 only with its
+     * APP0_DATA_LEN = 14 bytes (identifier, version, units, densities,
+     * thumbnail size); a shorter one does not make the file YCbCr. */
+    if (marker == 0xE0 && n >= 14 && memcmp(seg, "JFIF\0", 5) == 0)
         mk->jfif = true;
     if (marker == 0xE1 && !mk->have_exif && n >= 6 &&
         memcmp(seg, "Exif\0\0", 6) == 0) {

@@ -3,7 +3,8 @@
  * allocation failure, encode round trips. Reference comparisons with
  * djpeg, TurboJPEG and Pillow live in tests/e2e/test_jpeg_reference.py.
  *
- * Inputs: ../shared/corpus (or $DVPP_SHARED/corpus), .cache/testdata
+ * Inputs: tests/data/corpus/libjpeg-turbo (in the tree; paths relative to
+ * the repository root, the working directory of `make unit`), .cache/testdata
  * (tests/tools/fetch-test-data) and images encoded here. */
 #include <dirent.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jpeglib.h>
 
 #include "dvpp_jpeg.h"
 #include "dvpp_mem.h"
@@ -23,15 +25,11 @@
 
 static char g_path[1024];
 
-static const char *shared_dir(void)
-{
-    const char *s = getenv("DVPP_SHARED");
-    return s ? s : "../shared";
-}
+#define JPEG_CORPUS_DIR "tests/data/corpus/libjpeg-turbo"
 
 static const char *corpus(const char *name)
 {
-    snprintf(g_path, sizeof(g_path), "%s/corpus/libjpeg-turbo/%s", shared_dir(), name);
+    snprintf(g_path, sizeof(g_path), JPEG_CORPUS_DIR "/%s", name);
     return g_path;
 }
 
@@ -160,6 +158,107 @@ static void test_probe_corpus(void **state)
     assert_int_equal(in.components, 4);
     assert_int_equal(in.colorspace, DVPP_JPEG_CS_CMYK);
     dvpp_buf_fini(&b);
+}
+
+/* A 16x16 JPEG of @nc components (3: component ids R,G,B; 4: CMYK) with
+ * no marker libjpeg adds by itself, then an APP0 "JFIF\0" segment of
+ * @app0_len payload bytes (0: none) and an APP14 Adobe segment with
+ * @adobe_transform (-1: none). Caller frees with free(). */
+static uint8_t *jpeg_with_markers(int nc, unsigned app0_len, int adobe_transform,
+                                  unsigned long *len)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr jerr;
+    uint8_t row[16 * 4], app0[32] = "JFIF", app14[12] = "Adobe";
+    JSAMPROW rp = row;
+    unsigned char *out = NULL;
+
+    c.err = jpeg_std_error(&jerr);
+    jpeg_create_compress(&c);
+    jpeg_mem_dest(&c, &out, len);
+    c.image_width = c.image_height = 16;
+    c.input_components = nc;
+    c.in_color_space = nc == 3 ? JCS_RGB : JCS_CMYK;
+    jpeg_set_defaults(&c);
+    jpeg_set_colorspace(&c, nc == 3 ? JCS_RGB : JCS_CMYK); /* ids 'R','G','B' */
+    c.write_JFIF_header = FALSE;
+    c.write_Adobe_marker = FALSE;
+    jpeg_start_compress(&c, TRUE);
+    if (app0_len) {
+        app0[7] = 1, app0[8] = 1; /* version 1.1, the rest 0 */
+        jpeg_write_marker(&c, JPEG_APP0, app0, app0_len);
+    }
+    if (adobe_transform >= 0) {
+        app14[11] = (uint8_t)adobe_transform;
+        jpeg_write_marker(&c, JPEG_APP0 + 14, app14, sizeof(app14));
+    }
+    memset(row, 90, sizeof(row));
+    while (c.next_scanline < c.image_height)
+        jpeg_write_scanlines(&c, &rp, 1);
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    return out;
+}
+
+/* The colour space libjpeg itself reads from @d. */
+static dvpp_jpeg_colorspace libjpeg_colorspace(const uint8_t *d, unsigned long n)
+{
+    struct jpeg_decompress_struct c;
+    struct jpeg_error_mgr jerr;
+    J_COLOR_SPACE cs;
+
+    c.err = jpeg_std_error(&jerr);
+    jpeg_create_decompress(&c);
+    jpeg_mem_src(&c, d, n);
+    assert_int_equal(jpeg_read_header(&c, TRUE), JPEG_HEADER_OK);
+    cs = c.jpeg_color_space;
+    jpeg_destroy_decompress(&c);
+    switch (cs) {
+    case JCS_GRAYSCALE: return DVPP_JPEG_CS_GRAY;
+    case JCS_RGB: return DVPP_JPEG_CS_RGB;
+    case JCS_YCbCr: return DVPP_JPEG_CS_YCBCR;
+    case JCS_CMYK: return DVPP_JPEG_CS_CMYK;
+    case JCS_YCCK: return DVPP_JPEG_CS_YCCK;
+    default: return DVPP_JPEG_CS_OTHER;
+    }
+}
+
+/* The probe reads the colour space exactly as libjpeg does: a JFIF APP0
+ * counts only with its 14 bytes, an unknown Adobe transform means YCCK
+ * for 4 components. */
+static void test_probe_colorspace_agrees_with_libjpeg(void **state)
+{
+    static const struct {
+        int nc;
+        unsigned app0_len;
+        int adobe;
+        dvpp_jpeg_colorspace want;
+    } cases[] = {
+        {3, 5, -1, DVPP_JPEG_CS_RGB},    /* short APP0: not JFIF, ids R,G,B */
+        {3, 13, -1, DVPP_JPEG_CS_RGB},
+        {3, 14, -1, DVPP_JPEG_CS_YCBCR}, /* JFIF implies YCbCr */
+        {3, 0, -1, DVPP_JPEG_CS_RGB},
+        {3, 5, 1, DVPP_JPEG_CS_YCBCR},
+        {3, 0, 0, DVPP_JPEG_CS_RGB},
+        {4, 0, -1, DVPP_JPEG_CS_CMYK},
+        {4, 0, 0, DVPP_JPEG_CS_CMYK},
+        {4, 0, 1, DVPP_JPEG_CS_YCCK},    /* libjpeg assumes YCCK */
+        {4, 0, 2, DVPP_JPEG_CS_YCCK},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned long n = 0;
+        uint8_t *d = jpeg_with_markers(cases[i].nc, cases[i].app0_len, cases[i].adobe, &n);
+        dvpp_jpeg_info in;
+        assert_int_equal(dvpp_jpeg_probe(d, n, &in, NULL), DVPP_OK);
+        if (libjpeg_colorspace(d, n) != cases[i].want || in.colorspace != cases[i].want)
+            fail_msg("case %zu: libjpeg %s, probe %s, expected %s", i,
+                     dvpp_jpeg_colorspace_name(libjpeg_colorspace(d, n)),
+                     dvpp_jpeg_colorspace_name(in.colorspace),
+                     dvpp_jpeg_colorspace_name(cases[i].want));
+        free(d);
+    }
 }
 
 static void test_probe_rejects_garbage(void **state)
@@ -712,12 +811,9 @@ static void damage_dir(const char *dir, const char *suffix)
 
 static void test_truncated_and_flipped_never_crash_or_leak(void **state)
 {
-    char dir[1024];
-
     (void)state;
     test_alloc_install();
-    snprintf(dir, sizeof(dir), "%s/corpus/libjpeg-turbo", shared_dir());
-    damage_dir(dir, ".jpg");
+    damage_dir(JPEG_CORPUS_DIR, ".jpg");
     damage_dir(".cache/testdata/fixtures", ".jpg");
     damage_dir(".cache/testdata/afl", ".jpg");
     assert_int_equal(test_alloc()->live, 0);
@@ -749,21 +845,28 @@ static void test_allocation_failures_are_clean(void **state)
 
     (void)state;
     for (int f = 0; f < 3; f++) {
+        size_t nomem = 0;
         for (size_t n = 1;; n++) {
             dvpp_image img = {0};
             dvpp_status st;
             dvpp_err e;
+            bool injected;
             test_alloc_install();
-            test_alloc()->fail_at = n;
+            test_alloc_fail_nth(n);
             st = decode_fmt(&b, fmts[f], &img, &e);
+            injected = test_alloc_injected();
             dvpp_image_free(&img);
             assert_int_equal(test_alloc()->live, 0);
             test_alloc_uninstall();
-            if (st == DVPP_OK)
+            if (!injected) {
+                assert_int_equal(st, DVPP_OK);
                 break;
+            }
             assert_int_equal(st, DVPP_ENOMEM);
+            nomem++;
             assert_true(n < 20);
         }
+        assert_true(nomem > 0); /* the sweep injected failures at all */
     }
     dvpp_buf_fini(&b);
 }
@@ -933,6 +1036,7 @@ int main(void)
         cmocka_unit_test(test_caller_buffer),
         cmocka_unit_test(test_encode_roundtrip_psnr),
         cmocka_unit_test(test_encode_checks),
+        cmocka_unit_test(test_probe_colorspace_agrees_with_libjpeg),
     };
     return cmocka_run_group_tests_name("jpeg", tests, NULL, NULL);
 }
