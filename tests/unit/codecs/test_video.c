@@ -1007,17 +1007,23 @@ static void test_decode_enomem(void **state)
     dvpp_err err;
     record r;
     dvpp_status st = DVPP_ENOMEM;
+    bool injected = true;
+    size_t nomem = 0;
 
     (void)state;
-    for (size_t n = 1; st != DVPP_OK && n < 50; n++) {
-        test_alloc()->fail_at = test_alloc()->calls + n;
+    for (size_t n = 1; injected && n < 50; n++) {
+        test_alloc_fail_nth(n);
         st = decode(bytes_of(S264_ANNEXB), NULL, NULL, &r, NULL, &err);
-        if (st != DVPP_OK && st != DVPP_ENOMEM)
-            fail_msg("fail at %zu: %s (%s)", n, dvpp_status_name(st), err.msg);
+        injected = test_alloc_injected();
+        if (injected ? st != DVPP_ENOMEM : st != DVPP_OK)
+            fail_msg("fail at %zu (%s): %s (%s)", n, injected ? "injected" : "none injected",
+                     dvpp_status_name(st), err.msg);
+        nomem += injected;
         assert_int_equal(test_alloc()->live, 0);
     }
     assert_int_equal(st, DVPP_OK);
     assert_int_equal(r.n, T);
+    assert_true(nomem > 0); /* the sweep injected failures at all */
 }
 
 /* The same for the encoder writing @container: a stream that comes out
@@ -1025,9 +1031,10 @@ static void test_decode_enomem(void **state)
 static void encode_enomem(dvpp_venc_container container)
 {
     dvpp_status st = DVPP_ENOMEM;
-    size_t n;
+    bool injected = true;
+    size_t n, nomem = 0;
 
-    for (n = 1; st != DVPP_OK && n < 200; n++) {
+    for (n = 1; injected && n < 200; n++) {
         dvpp_venc_opts o;
         stream s;
         dvpp_err err;
@@ -1035,11 +1042,15 @@ static void encode_enomem(dvpp_venc_container container)
         o.crf = 40; /* small packets: few buffer growths */
         memset(&s, 0, sizeof(s));
         dvpp_buf_init(&s.bytes);
-        test_alloc()->fail_at = test_alloc()->calls + n;
+        test_alloc_fail_nth(n);
         record r = {.n = T};
         dvpp_status d = DVPP_OK;
         st = encode(&o, -1, &s, &err);
-        test_alloc()->fail_at = 0;
+        injected = test_alloc_injected();
+        nomem += injected && st == DVPP_ENOMEM;
+        if (!injected && st != DVPP_OK)
+            fail_msg("fail at %zu: nothing injected, yet %s (%s)", n, dvpp_status_name(st),
+                     err.msg);
         if (st == DVPP_OK)
             d = decode(&s.bytes, NULL, NULL, &r, NULL, &err);
         dvpp_buf_fini(&s.bytes); /* before any assertion: a failure leaks nothing */
@@ -1051,7 +1062,8 @@ static void encode_enomem(dvpp_venc_container container)
         assert_int_equal(test_alloc()->live, 0);
     }
     assert_int_equal(st, DVPP_OK);
-    assert_true(n > 2);
+    assert_false(injected); /* the sweep reached its end */
+    assert_true(nomem > 0); /* and injected failures on the way */
 }
 
 static void test_encode_enomem_annexb(void **state)

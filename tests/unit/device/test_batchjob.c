@@ -655,18 +655,22 @@ static void test_alloc_failure(void **state)
     /* Device creation. */
     for (size_t fail = 1;; fail++) {
         dvpp_status st;
+        bool injected;
         d = NULL;
         test_alloc_install();
-        test_alloc()->fail_at = fail;
+        test_alloc_fail_nth(fail);
         st = dvpp_pipe_device_new(NULL, 2, NULL, &d, NULL);
-        assert_true(st == DVPP_OK || st == DVPP_ENOMEM);
+        injected = test_alloc_injected();
+        assert_int_equal(st, injected ? DVPP_ENOMEM : DVPP_OK);
         if (st == DVPP_ENOMEM)
             assert_null(d);
         dvpp_pipe_device_free(d);
         assert_int_equal(test_alloc()->live, 0);
         test_alloc_uninstall();
-        if (st == DVPP_OK)
+        if (!injected) {
+            assert_true(fail > 1); /* the sweep injected failures at all */
             break;
+        }
         assert_true(fail < 1000);
     }
 
@@ -679,21 +683,25 @@ static void test_alloc_failure(void **state)
         for (size_t fail = 1;; fail++) {
             dvpp_batchjob *j = NULL;
             dvpp_status st;
+            bool injected;
 
             test_alloc_install();
-            test_alloc()->fail_at = fail;
+            test_alloc_fail_nth(fail);
             st = dvpp_batchjob_start(d, &p, in, n, &t, false, &j, NULL);
-            assert_true(st == DVPP_OK || st == DVPP_ENOMEM);
             if (st == DVPP_OK) {
                 assert_int_equal(dvpp_batchjob_wait(j, NULL), DVPP_OK);
                 dvpp_batchjob_free(j);
             } else {
                 assert_null(j);
             }
+            injected = test_alloc_injected();
+            assert_int_equal(st, injected ? DVPP_ENOMEM : DVPP_OK);
             assert_int_equal(test_alloc()->live, 0);
             test_alloc_uninstall();
-            if (st == DVPP_OK)
+            if (!injected) {
+                assert_true(fail > 1); /* the sweep injected failures at all */
                 break;
+            }
             assert_true(fail < 100);
         }
         free(t.data);

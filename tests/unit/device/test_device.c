@@ -782,10 +782,11 @@ static void test_backend_hooks(void **state)
 static void test_alloc_failure(void **state)
 {
     static const int ok = 0;
-    size_t ok_runs = 0;
+    size_t nomem = 0;
+    bool ended = false;
 
     (void)state;
-    for (size_t fail = 1; fail < 64; fail++) {
+    for (size_t fail = 1; fail < 64 && !ended; fail++) {
         dvpp_device_config cfg;
         dvpp_device *d = NULL;
         dvpp_stream *s = NULL;
@@ -798,7 +799,7 @@ static void test_alloc_failure(void **state)
         memset(&bc, 0, sizeof(bc));
         bc.fail_at = -1;
         test_alloc_install();
-        test_alloc()->fail_at = fail;
+        test_alloc_fail_nth(fail);
         dvpp_device_config_default(&cfg);
         for (int i = 0; i < DVPP_ENGINE_COUNT; i++)
             cfg.channels[i] = 2;
@@ -828,12 +829,19 @@ static void test_alloc_failure(void **state)
             }
             dvpp_device_free(d);
         }
+        /* A run that had an allocation refused must have failed a step
+         * with ENOMEM; one that had none refused ends the sweep. */
+        ended = !test_alloc_injected();
+        if (ended != all_ok)
+            fail_msg("fail at %zu: %s, yet %s", fail,
+                     ended ? "nothing injected" : "an allocation refused",
+                     all_ok ? "every step succeeded" : "a step failed");
+        nomem += !ended;
         assert_int_equal(test_alloc()->live, 0);
         test_alloc_uninstall();
-        if (all_ok && ++ok_runs >= 2)
-            break;
     }
-    assert_true(ok_runs >= 1);
+    assert_true(ended);
+    assert_true(nomem > 0); /* the sweep injected failures at all */
 }
 
 /* Live channel changes: queued work starts on added workers at once;

@@ -591,6 +591,7 @@ static void test_alloc_failure_loop(void **state)
     dvpp_pipeline_out *out = calloc(1, sizeof(*out));
     dvpp_tensor t;
     bool ok = false;
+    size_t nomem = 0;
 
     (void)state;
     assert_non_null(out);
@@ -599,20 +600,25 @@ static void test_alloc_failure_loop(void **state)
     for (size_t n = 1; n < 200 && !ok; n++) {
         dvpp_worker *w;
         dvpp_status st;
+        bool injected;
 
         test_alloc_install();
-        test_alloc()->fail_at = n;
+        test_alloc_fail_nth(n);
         w = worker_new();
         out->tensor = t, out->n = 0;
         st = dvpp_pipeline_run(w, &p, jpg.data, jpg.len, out, NULL);
-        if (st != DVPP_OK && st != DVPP_ENOMEM)
-            fail_msg("fail_at %zu: %s", n, dvpp_status_name(st));
-        ok = st == DVPP_OK;
+        injected = test_alloc_injected();
+        if (injected ? st != DVPP_ENOMEM : st != DVPP_OK)
+            fail_msg("fail_at %zu (%s): %s", n, injected ? "injected" : "none injected",
+                     dvpp_status_name(st));
+        ok = !injected;
+        nomem += injected;
         worker_del(w);
         assert_int_equal(test_alloc()->live, 0);
         test_alloc_uninstall();
     }
     assert_true(ok);
+    assert_true(nomem > 0); /* the sweep injected failures at all */
     dvpp_free(t.data, t.bytes);
     free(out);
     dvpp_buf_fini(&jpg);

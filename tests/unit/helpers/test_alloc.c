@@ -5,6 +5,8 @@
 #include "dvpp_mem.h"
 
 static test_alloc_stats g_stats;
+/* g_stats.failures when test_alloc_fail_nth armed the current run. */
+static size_t g_failures_mark;
 
 static void *t_alloc(void *ctx, size_t size, size_t align)
 {
@@ -49,4 +51,16 @@ void test_alloc_uninstall(void)
 test_alloc_stats *test_alloc(void)
 {
     return &g_stats;
+}
+
+void test_alloc_fail_nth(size_t n)
+{
+    g_stats.fail_at = n ? g_stats.calls + n : 0;
+    g_failures_mark = g_stats.failures;
+}
+
+bool test_alloc_injected(void)
+{
+    g_stats.fail_at = 0;
+    return g_stats.failures > g_failures_mark;
 }

@@ -4,6 +4,7 @@
 #ifndef DVPP_TEST_ALLOC_H
 #define DVPP_TEST_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,5 +24,16 @@ void test_alloc_install(void);
 void test_alloc_uninstall(void);
 /* The live counters (mutable: set fail_at / fail_above between calls). */
 test_alloc_stats *test_alloc(void);
+
+/* Allocation-failure sweeps (style rule 20: fail allocation N = 1, 2, ...
+ * until the call succeeds). test_alloc_fail_nth(n) makes the @n-th
+ * allocation from now fail (1-based) and forgets earlier refusals;
+ * test_alloc_injected() then says whether this run had one refused, and
+ * disarms. A run in which nothing was refused made fewer than N
+ * allocations: that ends the sweep, and it must end with OK. A sweep that
+ * ends at N = 1 injected nothing and tested nothing: assert that it did
+ * not (as the callers do with a count of the ENOMEM runs). */
+void test_alloc_fail_nth(size_t n);
+bool test_alloc_injected(void);
 
 #endif
