@@ -355,12 +355,122 @@ static bool sps_claimed_size(bool hevc, const uint8_t *p, size_t n, uint64_t *w,
     return false;
 }
 
-/* The size @cp's stream claims without decoding: the container's, else
+/* --- the first SPS of an MPEG-TS elementary stream ---------------------------------- */
+
+/* MPEG-TS carries no picture size, and its SPS arrives in-band, in the
+ * PES payload of the stream's PID, cut wherever a 184-byte packet payload
+ * ends: libavformat only finds it (as extradata) while its probing
+ * decoders already run on it. So the payload of that PID is walked here,
+ * byte by byte through the TS and PES headers, up to its first SPS. */
+
+#define TS_PACKET 188u
+
+/* A start-code scanner that keeps the first SPS NAL (header byte first). */
+typedef struct nal_scan {
+    bool hevc;
+    uint32_t hist;          /* the last three bytes before the current one */
+    bool in, done;          /* inside the SPS / it is complete */
+    size_t n;
+    uint8_t nal[640];       /* enough for sps_size's 512 RBSP bytes */
+} nal_scan;
+
+static void scan_byte(nal_scan *s, uint8_t c)
+{
+    if (s->in) {
+        /* 00 00 00 / 00 00 01 cannot occur inside a NAL: the next one */
+        if (s->n >= 2 && !s->nal[s->n - 1] && !s->nal[s->n - 2] && c <= 1) {
+            s->n -= 2;
+            s->done = true;
+            return;
+        }
+        s->nal[s->n++] = c;
+        s->done = s->n == sizeof(s->nal);
+        return;
+    }
+    if ((s->hist & 0xffffffu) == 1 &&
+        (s->hevc ? (c >> 1 & 0x3f) == 33 : (c & 0x1f) == 7)) {
+        s->in = true;
+        s->nal[s->n++] = c;
+        return;
+    }
+    s->hist = s->hist << 8 | c;
+}
+
+/* Packet size (188, 192 with a 4-byte time code first, 204 with 16 FEC
+ * bytes last) and the offset of the first sync byte: three syncs in a row,
+ * or as many as there are packets. */
+static bool ts_layout(const uint8_t *d, size_t len, size_t *size, size_t *sync)
+{
+    static const size_t sizes[] = {188, 192, 204};
+
+    for (size_t k = 0; k < 3; k++) {
+        size_t sz = sizes[k], pre = sz == 192 ? 4 : 0;
+        for (size_t o = pre; o < sz + pre && o + TS_PACKET <= len; o++) {
+            unsigned good = 0;
+            for (size_t p = o; good < 3 && p + TS_PACKET <= len && d[p] == 0x47; p += sz)
+                good++;
+            if (good == 3 || (good > 0 && o + good * sz + TS_PACKET > len)) {
+                *size = sz, *sync = o;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Where the elementary stream starts in a packet payload that begins a
+ * PES packet (@i at its first byte): after the PES header. */
+static size_t pes_payload(const uint8_t *p, size_t i)
+{
+    unsigned sid;
+
+    if (i + 9 > TS_PACKET || p[i] || p[i + 1] || p[i + 2] != 1)
+        return i;
+    sid = p[i + 3];
+    /* streams without the optional header (ISO 13818-1, 2.4.3.7) */
+    if (sid == 0xbc || sid == 0xbe || sid == 0xbf || sid == 0xf0 || sid == 0xf1 ||
+        sid == 0xf2 || sid == 0xf8 || sid == 0xff)
+        return i + 6;
+    return i + 9 + p[i + 8];
+}
+
+/* The size the first SPS in the payload of PID @pid claims. */
+static bool ts_claimed_size(bool hevc, int pid, const uint8_t *d, size_t len, uint64_t *w,
+                            uint64_t *h)
+{
+    nal_scan s;
+    size_t size, pos;
+
+    if (!ts_layout(d, len, &size, &pos))
+        return false;
+    memset(&s, 0, sizeof(s));
+    s.hevc = hevc;
+    s.hist = 0xffffffu;
+    for (; pos + TS_PACKET <= len && !s.done; pos += size) {
+        const uint8_t *p = d + pos;
+        unsigned afc = p[3] >> 4 & 3;
+        size_t i = 4;
+        if (p[0] != 0x47 || ((p[1] & 0x1fu) << 8 | p[2]) != (unsigned)pid || !(afc & 1))
+            continue;
+        if (afc & 2)
+            i += 1 + (size_t)p[4];
+        if (i < TS_PACKET && (p[1] & 0x40))
+            i = pes_payload(p, i);
+        for (; i < TS_PACKET && !s.done; i++)
+            scan_byte(&s, p[i]);
+    }
+    return s.in && nal_size(hevc, s.nal, s.n, w, h);
+}
+
+/* The size @st's stream claims without decoding: the container's, else
  * (H.264, H.265) its SPS, in the extradata or, for a raw Annex-B stream,
- * the first one in @data. False when nothing says. */
-static bool claimed_size(const AVFormatContext *fmt, const AVCodecParameters *cp,
+ * the first one in @data, for MPEG-TS the first one in its PID's payload.
+ * False when nothing says. */
+static bool claimed_size(const AVFormatContext *fmt, const AVStream *st,
                          const uint8_t *data, size_t len, uint64_t *w, uint64_t *h)
 {
+    const AVCodecParameters *cp = st->codecpar;
+
     if (cp->width > 0 && cp->height > 0) {
         *w = (uint64_t)cp->width, *h = (uint64_t)cp->height;
         return true;
@@ -372,6 +482,8 @@ static bool claimed_size(const AVFormatContext *fmt, const AVCodecParameters *cp
     if (cp->extradata_size > 0 &&
         sps_claimed_size(hevc, cp->extradata, (size_t)cp->extradata_size, w, h))
         return true;
+    if (!strcmp(fmt->iformat->name, "mpegts"))
+        return ts_claimed_size(hevc, st->id, data, len, w, h); /* id: the PID */
     return !strcmp(fmt->iformat->name, hevc ? "hevc" : "h264") &&
            sps_claimed_size(hevc, data, len, w, h);
 }
@@ -381,10 +493,10 @@ static bool claimed_size(const AVFormatContext *fmt, const AVCodecParameters *cp
 static dvpp_status check_claims(const demux *d, const dvpp_limits *lim, dvpp_err *err)
 {
     for (unsigned i = 0; i < d->fmt->nb_streams; i++) {
-        const AVCodecParameters *cp = d->fmt->streams[i]->codecpar;
+        const AVStream *st = d->fmt->streams[i];
         uint64_t w, h;
-        if (cp->codec_type == AVMEDIA_TYPE_VIDEO &&
-            claimed_size(d->fmt, cp, d->m.data, d->m.len, &w, &h) &&
+        if (st->codecpar->codec_type == AVMEDIA_TYPE_VIDEO &&
+            claimed_size(d->fmt, st, d->m.data, d->m.len, &w, &h) &&
             dvpp_limits_check_image(lim, w, h, err) != DVPP_OK)
             return DVPP_ELIMIT;
     }
@@ -397,8 +509,7 @@ static dvpp_status sizeless(const demux *d, const dvpp_limits *lim, dvpp_err *er
 {
     uint64_t w, h;
 
-    if (claimed_size(d->fmt, d->fmt->streams[d->stream]->codecpar, d->m.data, d->m.len, &w,
-                     &h) &&
+    if (claimed_size(d->fmt, d->fmt->streams[d->stream], d->m.data, d->m.len, &w, &h) &&
         dvpp_limits_check_image(lim, w, h, err) != DVPP_OK)
         return DVPP_ELIMIT;
     return dvpp_err_set(err, DVPP_ECORRUPT, "video", "the stream declares no frame size");

@@ -22,7 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dvpp_video.h"
 #include "test_alloc.h"
@@ -811,6 +814,193 @@ static void test_sps_16384(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The same claim in MPEG-TS: no size in the container, the SPS in-band    */
+
+/* CRC-32/MPEG-2 of a PSI section. */
+static uint32_t psi_crc(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+
+    for (size_t i = 0; i < n; i++) {
+        c ^= (uint32_t)p[i] << 24;
+        for (int k = 0; k < 8; k++)
+            c = c & 0x80000000u ? c << 1 ^ 0x04c11db7u : c << 1;
+    }
+    return c;
+}
+
+/* One 188-byte packet of @pid: @af_len bytes of adaptation field stuffing
+ * (0: none), then @n payload bytes (the rest is stuffed with 0xff for
+ * sections: pass @fill). */
+static void ts_packet(dvpp_buf *out, unsigned pid, bool start, unsigned *cc, size_t af_len,
+                      const uint8_t *payload, size_t n)
+{
+    uint8_t p[188];
+
+    memset(p, 0xff, sizeof(p));
+    p[0] = 0x47;
+    p[1] = (uint8_t)((start ? 0x40 : 0) | (pid >> 8 & 0x1f));
+    p[2] = (uint8_t)pid;
+    p[3] = (uint8_t)((af_len ? 0x30 : 0x10) | (*cc & 15));
+    *cc += 1;
+    if (af_len) {
+        p[4] = (uint8_t)(af_len - 1); /* the length byte counts itself here */
+        if (af_len > 1)
+            p[5] = 0;                 /* no flags, the rest stuffing */
+    }
+    assert_true(4 + af_len + n <= sizeof(p));
+    memcpy(p + 4 + af_len, payload, n);
+    assert_int_equal(dvpp_buf_append(out, p, sizeof(p)), DVPP_OK);
+}
+
+/* A PSI section (table @id, @body after the 5-byte header) in one packet. */
+static void ts_section(dvpp_buf *out, unsigned pid, uint8_t id, const uint8_t *body, size_t n)
+{
+    uint8_t s[64];
+    size_t len = 5 + n + 4; /* header after section_length, body, CRC */
+    uint32_t crc;
+    unsigned cc = 0;
+
+    s[0] = 0;                  /* pointer_field */
+    s[1] = id;
+    s[2] = (uint8_t)(0xb0 | len >> 8), s[3] = (uint8_t)len;
+    s[4] = 0, s[5] = 1;        /* table id extension */
+    s[6] = 0xc1;               /* version 0, current */
+    s[7] = s[8] = 0;           /* section 0 of 0 */
+    memcpy(s + 9, body, n);
+    crc = psi_crc(s + 1, 8 + n);
+    s[9 + n] = (uint8_t)(crc >> 24), s[10 + n] = (uint8_t)(crc >> 16);
+    s[11 + n] = (uint8_t)(crc >> 8), s[12 + n] = (uint8_t)crc;
+    ts_packet(out, pid, true, &cc, 0, s, 13 + n);
+}
+
+/* @es (Annex-B) as the only stream (PID 0x100) of an MPEG-TS: PAT, PMT,
+ * one PES whose first packet carries @first ES bytes (the rest of that
+ * packet is adaptation stuffing, so a small @first cuts the SPS across
+ * packets), then null packets so libavformat's probe is sure. */
+static void ts_wrap(const dvpp_buf *es, bool hevc, size_t first, dvpp_buf *out)
+{
+    static const uint8_t pat[] = {0x00, 0x01, 0xf0, 0x00}; /* program 1 -> PMT 0x1000 */
+    uint8_t pmt[] = {0xe1, 0x00, 0xf0, 0x00,               /* PCR PID 0x100, no info */
+                     hevc ? 0x24 : 0x1b, 0xe1, 0x00, 0xf0, 0x00};
+    /* PES header: video stream 0, unbounded length, PTS 0 */
+    static const uint8_t pes[] = {0, 0, 1, 0xe0, 0, 0, 0x80, 0x80, 5,
+                                  0x21, 0x00, 0x01, 0x00, 0x01};
+    uint8_t pl[184];
+    unsigned cc = 0, ncc = 0;
+    size_t pos;
+
+    dvpp_buf_init(out);
+    ts_section(out, 0, 0x00, pat, sizeof(pat));
+    ts_section(out, 0x1000, 0x02, pmt, sizeof(pmt));
+    memcpy(pl, pes, sizeof(pes));
+    pos = first < es->len ? first : es->len;
+    assert_true(sizeof(pes) + pos <= sizeof(pl));
+    memcpy(pl + sizeof(pes), es->data, pos);
+    ts_packet(out, 0x100, true, &cc, 184 - sizeof(pes) - pos, pl, sizeof(pes) + pos);
+    while (pos < es->len) {
+        size_t n = es->len - pos < 184 ? es->len - pos : 184;
+        ts_packet(out, 0x100, false, &cc, 184 - n, es->data + pos, n);
+        pos += n;
+    }
+    for (int i = 0; i < 40; i++)
+        ts_packet(out, 0x1fff, false, &ncc, 0, pl, 184);
+}
+
+/* Peak resident memory growth (KiB) of probing @b, in a child process:
+ * what the probing decoders allocated for the claimed picture. */
+static long probe_rss_growth_kib(const dvpp_buf *b, dvpp_status *st)
+{
+    int fds[2];
+    pid_t pid;
+    long r[2] = {-1, 0};
+
+    assert_int_equal(pipe(fds), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct rusage ru0, ru1;
+        dvpp_video_info info;
+        getrusage(RUSAGE_SELF, &ru0);
+        r[1] = dvpp_video_probe(b->data, b->len, NULL, &info, NULL);
+        getrusage(RUSAGE_SELF, &ru1);
+        r[0] = ru1.ru_maxrss - ru0.ru_maxrss;
+        if (write(fds[1], r, sizeof(r)) != (ssize_t)sizeof(r))
+            _exit(2);
+        _exit(0);
+    }
+    close(fds[1]);
+    assert_int_equal(read(fds[0], r, sizeof(r)), (ssize_t)sizeof(r));
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    *st = (dvpp_status)r[1];
+    return r[0];
+}
+
+/* A TS whose SPS claims 16384 x 8192 (a size FFmpeg accepts: its probing
+ * decoder would allocate tens of MB of tables for it) or 16384 x 16384 is
+ * refused on the claim, before the probing decoders run, whether or not
+ * the SPS is cut across TS packets; a small TS stream still decodes. */
+static void test_ts_huge_sps(void **state)
+{
+    static const struct {
+        uint32_t mbw, mbh;
+        size_t first;
+    } cases[] = {{1024, 512, 170}, {1024, 512, 6}, {1024, 1024, 3}, {1024, 1024, 170}};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dvpp_buf es, ts;
+        dvpp_err err;
+        dvpp_status st, pst;
+        long kib;
+
+        dvpp_buf_init(&es);
+        huge_stream(&es, cases[i].mbw, cases[i].mbh);
+        ts_wrap(&es, false, cases[i].first, &ts);
+        st = decode_bytes(ts.data, ts.len, &err);
+        kib = probe_rss_growth_kib(&ts, &pst);
+        dvpp_buf_fini(&es);
+        dvpp_buf_fini(&ts);
+        if (st != DVPP_ELIMIT || pst != DVPP_ELIMIT)
+            fail_msg("case %zu: decode %s (%s), probe %s", i, dvpp_status_name(st), err.msg,
+                     dvpp_status_name(pst));
+        assert_string_equal(err.field, "max_pixels");
+        /* the claim check costs a packet walk, not a decoder's tables */
+        if (kib > 8 * 1024)
+            fail_msg("case %zu: probing grew the RSS by %ld KiB", i, kib);
+    }
+}
+
+/* The TS walk reads the SPS of real streams too: 320x240 H.264 and H.265
+ * TS decode, and a max_side just under their width refuses them on the
+ * claim. */
+static void test_ts_small_stream_decodes(void **state)
+{
+    static const struct {
+        stream_id k;
+        bool hevc;
+    } cases[] = {{S264_ANNEXB, false}, {S265_ANNEXB, true}};
+    dvpp_limits lim = dvpp_limits_default();
+
+    (void)state;
+    lim.max_side = W - 1;
+    for (size_t i = 0; i < 2; i++) {
+        dvpp_buf ts;
+        dvpp_err err;
+        dvpp_status st, lst;
+        record r;
+        ts_wrap(bytes_of(cases[i].k), cases[i].hevc, 20, &ts);
+        st = decode(&ts, NULL, NULL, &r, NULL, &err);
+        lst = decode(&ts, NULL, &lim, &r, NULL, &err);
+        dvpp_buf_fini(&ts);
+        assert_int_equal(st, DVPP_OK);
+        assert_int_equal(lst, DVPP_ELIMIT);
+        assert_string_equal(err.field, "max_side");
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Budgets and options                                                       */
 
 static void test_video_bytes_limit(void **state)
@@ -1106,6 +1296,8 @@ int main(void)
         T_(test_garbage),
         T_(test_huge_sps),
         T_(test_sps_16384),
+        T_(test_ts_huge_sps),
+        T_(test_ts_small_stream_decodes),
         T_(test_video_bytes_limit),
         T_(test_video_frames_limit),
         T_(test_pixel_limits),
