@@ -1304,6 +1304,9 @@ static void on_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
 {
     const Dvpp__Submit *m = env->submit;
     uint64_t id = env->id;
+    /* Read now: a refused job frees @env (and @m with it) before the
+     * refusal is charged to the stream. */
+    uint64_t stream = m->stream;
     dvpp_err err;
     dvpp_status st;
     sjob *j;
@@ -1324,7 +1327,7 @@ static void on_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
         st = submit_single(j, m, fds, nfds, &err);
     atomic_fetch_add(&c->s->n.submitted, 1);
     if (st != DVPP_OK) {
-        sstream *ss = m->stream ? find_stream(c, m->stream) : NULL;
+        sstream *ss = stream ? find_stream(c, stream) : NULL;
         /* A refusal is a job error of its stream too (StreamSync says so). */
         if (ss && ss->first_error == DVPP_OK) {
             ss->first_error = st;
