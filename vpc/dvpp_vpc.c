@@ -131,7 +131,24 @@ typedef struct pview {
     size_t stride;
     uint32_t w, h;  /* samples */
     unsigned ch;    /* bytes per sample */
+    /* Packed 4:2:2 (YUYV...): the byte of the second Y in a pair, else -1.
+     * A region of odd width ends in half a pair whose chroma it shares
+     * with the next pixel. */
+    int y1;
+    bool to_edge;   /* the region ends at the image's right edge */
 } pview;
+
+/* The byte offset of the second luma sample in a packed 4:2:2 pair. */
+static int packed422_y1(dvpp_pixfmt f)
+{
+    switch (f) {
+    case DVPP_PIXEL_YUYV:
+    case DVPP_PIXEL_YVYU: return 2;
+    case DVPP_PIXEL_UYVY:
+    case DVPP_PIXEL_VYUY: return 3;
+    default: return -1;
+    }
+}
 
 /* Views of region (x, y, w, h) of every plane of @img; x and y must be
  * even for subsampled planes (checked by the callers). */
@@ -148,6 +165,8 @@ static int region_views(const dvpp_image *img, const dvpp_planes *pl,
         v[i].w = ((x + w + (1u << sx) - 1) >> sx) - x0;
         v[i].h = ((y + h + (1u << sy) - 1) >> sy) - y0;
         v[i].ch = ch;
+        v[i].y1 = packed422_y1(img->format);
+        v[i].to_edge = x + w >= img->width;
         v[i].stride = pl->p[i].stride;
         v[i].p = img->data + pl->p[i].offset + (size_t)y0 * pl->p[i].stride +
                  (size_t)x0 * ch;
@@ -155,12 +174,32 @@ static int region_views(const dvpp_image *img, const dvpp_planes *pl,
     return pl->count;
 }
 
+/* Copy a packed 4:2:2 row of @w pixels (@w odd): the whole pairs, then
+ * the last pixel's Y, U and V; its neighbour's Y only when that is the
+ * padding of an odd-width row (@to_edge), so no byte is left stale and no
+ * pixel outside the region changes. */
+static void copy_packed422_row(uint8_t *d, const uint8_t *s, uint32_t w, int y1,
+                               bool to_edge)
+{
+    size_t last = (size_t)(w - 1) * 2;
+
+    memcpy(d, s, last);
+    for (int k = 0; k < 4; k++)
+        if (k != y1 || to_edge)
+            d[last + (size_t)k] = s[last + (size_t)k];
+}
+
 static void copy_views(const pview *s, const pview *d, int n)
 {
     for (int i = 0; i < n; i++)
-        for (uint32_t y = 0; y < d[i].h; y++)
-            memcpy(d[i].p + y * d[i].stride, s[i].p + y * s[i].stride,
-                   (size_t)d[i].w * d[i].ch);
+        for (uint32_t y = 0; y < d[i].h; y++) {
+            uint8_t *dr = d[i].p + y * d[i].stride;
+            const uint8_t *sr = s[i].p + y * s[i].stride;
+            if (d[i].y1 >= 0 && d[i].w % 2)
+                copy_packed422_row(dr, sr, d[i].w, d[i].y1, d[i].to_edge);
+            else
+                memcpy(dr, sr, (size_t)d[i].w * d[i].ch);
+        }
 }
 
 /* Same-format region copy. */

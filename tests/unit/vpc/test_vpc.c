@@ -157,6 +157,68 @@ static void test_paste_leaves_outside_untouched(void **state)
     dvpp_vpc_ctx_fini(&c);
 }
 
+/* Packed 4:2:2, a same-size paste of odd width: every pixel of the region
+ * gets its Y and the chroma of its pair (the last pixel's V included:
+ * it was left stale), and the pixel after the region, which shares that
+ * last pair, keeps its Y. Canary 0xAA elsewhere. */
+static void test_packed422_odd_width_paste_writes_the_last_pair(void **state)
+{
+    static const struct {
+        dvpp_pixfmt f;
+        uint8_t y0, u, y1, v; /* byte offsets in a pair */
+    } fmts[] = {
+        {DVPP_PIXEL_YUYV, 0, 1, 2, 3},
+        {DVPP_PIXEL_UYVY, 1, 0, 3, 2},
+        {DVPP_PIXEL_YVYU, 0, 3, 2, 1},
+        {DVPP_PIXEL_VYUY, 1, 2, 3, 0},
+    };
+    /* also a region ending at an odd image edge: its pair's Y1 is padding */
+    static const struct {
+        uint32_t dw, left;
+    } geo[] = {{10, 2}, {7, 2}};
+
+    (void)state;
+    for (size_t k = 0; k < 4; k++) {
+        for (size_t g = 0; g < 2; g++) {
+            dvpp_vpc_ctx c;
+            dvpp_image src = make_image(fmts[k].f, 8, 4, 1, 1);
+            dvpp_image dst = blank(fmts[k].f, geo[g].dw, 4, 1, 1);
+            uint32_t l = geo[g].left;
+            dvpp_roi crop = {0, 0, 4, 3}, paste = {l, 0, l + 4, 3};
+            dvpp_resize_opts o;
+            dvpp_err e;
+
+            memset(dst.data, 0xAA, dst.size);
+            dvpp_vpc_ctx_init(&c, DVPP_PROFILE_NATIVE);
+            dvpp_resize_opts_init(&o);
+            assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &src, &crop, &dst, &paste, &o, &e),
+                             DVPP_OK);
+            for (uint32_t y = 0; y < 4; y++) {
+                const uint8_t *s = src.data + y * src.width_stride;
+                const uint8_t *d = dst.data + y * dst.width_stride;
+                for (uint32_t x = 0; x < geo[g].dw; x++) {
+                    const uint8_t *dp = d + 4 * (x / 2), *sp = s + 4 * ((x - l) / 2);
+                    uint8_t dy = dp[x % 2 ? fmts[k].y1 : fmts[k].y0];
+                    if (x < l || x > l + 4) {
+                        assert_int_equal(dy, 0xAA);
+                        if (x < l)
+                            assert_true(dp[fmts[k].u] == 0xAA && dp[fmts[k].v] == 0xAA);
+                        continue;
+                    }
+                    assert_int_equal(dy, sp[(x - l) % 2 ? fmts[k].y1 : fmts[k].y0]);
+                    if (dp[fmts[k].u] != sp[fmts[k].u] || dp[fmts[k].v] != sp[fmts[k].v])
+                        fail_msg("%s, width %u: row %u pixel %u: U,V %02x,%02x, want %02x,%02x",
+                                 dvpp_pixfmt_name(fmts[k].f), geo[g].dw, y, x,
+                                 dp[fmts[k].u], dp[fmts[k].v], sp[fmts[k].u], sp[fmts[k].v]);
+                }
+            }
+            dvpp_image_free(&src);
+            dvpp_image_free(&dst);
+            dvpp_vpc_ctx_fini(&c);
+        }
+    }
+}
+
 static void test_nv12_same_size_crop_is_a_copy(void **state)
 {
     dvpp_vpc_ctx c;
@@ -496,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_letterbox_maps_boxes_back),
         cmocka_unit_test(test_named_modes),
         cmocka_unit_test(test_paste_leaves_outside_untouched),
+        cmocka_unit_test(test_packed422_odd_width_paste_writes_the_last_pair),
         cmocka_unit_test(test_nv12_same_size_crop_is_a_copy),
         cmocka_unit_test(test_batch_crop_equals_single_calls),
         cmocka_unit_test(test_ascend310_roi_rules),
