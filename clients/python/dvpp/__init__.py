@@ -30,12 +30,29 @@ Thread-safety: a ``Client`` may be shared by threads. One lock (a
 answer under its request id (unsolicited HTTP deliveries in a queue), then
 wakes the others. ``Ring`` and ``Result`` objects belong to their client.
 
+Leases: a ring Result holds its slot from its arrival until ``release()``,
+the daemon's lease timeout (Welcome.lease_timeout_ms) or the ring's close,
+whichever comes first; after that the daemon may write the slot's next job
+into the same bytes. A Result is bound to the Ring object (not the ring id,
+which the daemon may give a later ring) and to its generation: once its
+lease is over, ``buffer()``, ``array()`` and ``tobytes()`` raise
+LeaseError, ``release()`` of a closed ring's result sends nothing, and
+``check()`` says whether views taken earlier were the caller's the whole
+time (read the slot's descriptor). Numpy arrays already handed out cannot
+be revoked cheaply: they are valid only during the lease. ``Client(...,
+guard=True)`` (or DVPP_GUARD=1 in the environment) is the debug mode that
+makes their use fail loudly: each result's views come from a private
+mapping of its slot that is made PROT_NONE when the lease ends, so the
+first touch afterwards is a SIGSEGV (run with ``python3 -X faulthandler``
+for the line).
+
 Requires Python 3.8+ on Linux (memfd_create, F_ADD_SEALS) and the protobuf
 runtime; numpy only for ``Result.array()``.
 """
 
 import array
 import collections
+import ctypes
 import errno
 import fcntl
 import fractions
@@ -53,7 +70,8 @@ from . import dvpp_pb2 as pb
 
 __all__ = [
     "Client", "Ring", "Result", "Batch", "VideoFrame", "VideoDecode", "EncodedVideo",
-    "DvppError", "Disconnected", "ProtocolError", "sealed_memfd", "pb", "PROTOCOL", "STATUS",
+    "DvppError", "Disconnected", "ProtocolError", "LeaseError", "sealed_memfd", "pb",
+    "PROTOCOL", "STATUS", "MAX_NOTICES",
 ]
 
 __version__ = "0.1.0"
@@ -78,6 +96,7 @@ RING_MAX_DIMS = 5
 RING_HEADER = struct.Struct("<QIIIIQQQ16s")
 RING_SLOT = struct.Struct("<QIIIIII5qQQdddd8x")
 assert RING_HEADER.size == 64 and RING_SLOT.size == 128
+_DESC_HEAD = struct.Struct("<QII")   # a descriptor's sequence, generation, status
 SLOT_FREE, SLOT_READY = 0, 1
 RING_DTYPES = {0: "uint8", 1: "int8", 2: "float16", 3: "float32"}
 RING_LAYOUTS = {0: "NCHW", 1: "NHWC", 2: "NC1HWC0", 255: "IMAGE"}
@@ -88,6 +107,17 @@ NP_DTYPES = {"float32": "<f4", "float16": "<f2", "uint8": "u1", "int8": "i1"}
 _ITEMSIZE = {"float32": 4, "float16": 2, "uint8": 1, "int8": 1}
 
 MAX_FDS = 64  # ipc/ipc_msg.h IPC_MAX_FDS
+
+# Unsolicited notices kept for next_notice() (the C client's
+# DVPPC_MAX_NOTICES): beyond this the newest are dropped, counted in
+# Client.notices_dropped, and their slots given back at once, so a consumer
+# that never asks cannot grow the queue (or hold the ring) without bound.
+MAX_NOTICES = 1024
+
+# Guard mode: how often the watchdog reads the descriptors of the guarded
+# leases (a slot the daemon took back is revoked within about this long).
+GUARD_POLL_S = 0.002
+_PROT_NONE = 0   # <sys/mman.h>; the mmap module does not export it
 
 # Video channels (the C client's values, dvppclient.h): a stream of up to
 # this many max_inline packets goes inline, a larger one as one memfd ...
@@ -125,6 +155,19 @@ class ProtocolError(DvppError):
 
     def __init__(self, message, field=""):
         super().__init__(STATUS["EIO"], "EIO", message, field)
+
+
+class LeaseError(DvppError, ValueError):
+    """A ring result's payload asked for when the slot is no longer the
+    caller's: ``reason`` is "released" (``release()`` was called),
+    "expired" (the daemon took the slot back after its lease timeout: the
+    descriptor shows another generation or a free slot) or "closed" (the
+    ring, or the client, was closed). A ValueError too, as the "slot was
+    released" error before it."""
+
+    def __init__(self, reason, message):
+        self.reason = reason
+        super().__init__(STATUS["EINVAL"], "EINVAL", message, "lease")
 
 
 class Disconnected(DvppError):
@@ -204,6 +247,7 @@ class Ring:
         self.name = name or None
         self.fd = fd
         self.closed = False
+        self._closing = False          # RingClose sent: results no longer map here
         self._mm = None
         try:
             size = os.fstat(fd).st_size
@@ -256,12 +300,51 @@ class Ring:
                 "ndim": ndim, "shape": tuple(shape), "byte_length": nbytes,
                 "payload_offset": off, "scale_x": sx, "scale_y": sy, "pad_x": px, "pad_y": py}
 
-    def view(self, offset, nbytes):
-        """A read-only memoryview of @nbytes at @offset of the memfd (no copy)."""
-        if offset < 0 or nbytes < 0 or offset + nbytes > self.map_bytes:
-            raise ValueError(f"[{offset}, {offset + nbytes}) outside the ring "
-                             f"({self.map_bytes} bytes)")
+    def region(self, offset, slot=None):
+        """[start, end) of the part of the memfd @offset lies in: the
+        header and descriptors ([0, data_offset)) or one slot's payload
+        (slot @slot's, when given, whatever @offset says). ValueError when
+        @offset is in none of them."""
+        if slot is not None:
+            if not 0 <= slot < self.slots:
+                raise ValueError(f"slot {slot} is not one of the ring's {self.slots}")
+            start = self.slot_offset(slot)
+            return start, start + self.slot_bytes
+        if 0 <= offset < self.data_offset:
+            return 0, self.data_offset
+        if offset >= self.data_offset and self.slot_bytes:
+            i = (offset - self.data_offset) // self.slot_bytes
+            if i < self.slots:
+                start = self.slot_offset(i)
+                return start, start + self.slot_bytes
+        raise ValueError(f"offset {offset} is outside the ring ({self.slots} slots of "
+                         f"{self.slot_bytes} bytes from {self.data_offset})")
+
+    def view(self, offset, nbytes, slot=None):
+        """A read-only memoryview of @nbytes at @offset of the memfd (no
+        copy), which must lie within one region: the header and descriptors,
+        or one slot's payload (slot @slot's, when given). A view never
+        crosses into a neighbouring slot, whose lease is someone else's."""
+        start, end = self.region(offset, slot)
+        if nbytes < 0 or offset < start or offset + nbytes > end:
+            where = f"slot {slot}" if slot is not None else "its region"
+            raise ValueError(f"[{offset}, {offset + nbytes}) is not within {where} "
+                             f"[{start}, {end}) of the ring")
         return memoryview(self._map())[offset:offset + nbytes]
+
+    def lease_held(self, slot, generation):
+        """True while slot @slot holds lease @generation: the descriptor the
+        daemon writes says READY with that generation (it frees it there
+        when the lease ends: release, expiry, the ring's close)."""
+        mm = self._mm
+        if mm is None or not 0 <= slot < self.slots:
+            return False
+        try:
+            _, gen, status = _DESC_HEAD.unpack_from(mm, RING_HEADER.size +
+                                                    slot * RING_SLOT.size)
+        except ValueError:      # unmapped meanwhile (closed)
+            return False
+        return status == SLOT_READY and gen == generation
 
     def _map(self):
         if self._mm is None:
@@ -314,11 +397,16 @@ class Ring:
 class Result:
     """A finished job (or an unsolicited HTTP delivery, ``id`` 0, ``origin``
     "http"). For ring results the payload stays in the ring slot until
-    ``release()`` (or the end of a ``with`` block) sends SlotRelease; views
-    from ``array()``/``buffer()`` must not be used after that. Inline
-    results own their bytes (``data``)."""
+    ``release()`` (or the end of a ``with`` block) sends SlotRelease, the
+    lease times out, or the ring closes; ``array()``/``buffer()`` views are
+    valid only during that lease (see the module's "Leases"). Inline
+    results own their bytes (``data``).
 
-    def __init__(self, client, env_id, msg, seq):
+    ``ring`` is the Ring object the result was filed under when it arrived
+    (None when that ring was already gone): the result keeps to it even
+    when a later ring gets the same id."""
+
+    def __init__(self, client, env_id, msg, seq, ring=None):
         self._client = client
         self.id = env_id
         self.seq = seq                 # arrival order on this connection
@@ -328,7 +416,7 @@ class Result:
         self.field = msg.field
         self.meta = msg.meta
         self.ring_id = msg.ring
-        self.ring = client._rings.get(msg.ring) if msg.ring else None
+        self.ring = ring if msg.ring else None
         self.slot = msg.slot
         self.generation = msg.generation
         self.offset = msg.offset
@@ -339,6 +427,7 @@ class Result:
         self.item_status = list(msg.item_status)
         self.origin = msg.origin
         self._released = not (msg.ring and msg.status == 0)
+        self._guard = None             # guard mode: the slot's private mapping
 
     @property
     def ok(self):
@@ -366,26 +455,77 @@ class Result:
     def released(self):
         return self._released
 
+    def _lease_lost(self):
+        """Why the slot is no longer this result's ("released", "closed",
+        "expired"), or None while the lease holds (or for inline results)."""
+        if not self.ring_id:
+            return None
+        if self._released and self.status == 0:
+            return "released"
+        ring = self.ring
+        if ring is None or ring.closed or ring._closing or \
+                self._client._rings.get(self.ring_id) is not ring:
+            return "closed"
+        if not ring.lease_held(self.slot, self.generation):
+            return "expired"
+        return None
+
+    @property
+    def valid(self):
+        """True while the slot is still this result's (an inline result
+        always is)."""
+        return self._lease_lost() is None
+
+    def check(self):
+        """Raise LeaseError when the slot is no longer this result's. Called
+        after using views of it, this proves the bytes they showed were
+        this job's the whole time (the daemon frees the descriptor before
+        it lets another job write the slot)."""
+        why = self._lease_lost()
+        if why is not None:
+            raise LeaseError(why, _LEASE_TEXT[why].format(self))
+
     def buffer(self):
         """The payload without a copy: a read-only memoryview of the ring
-        slot, or of the inline bytes."""
+        slot (valid only during the lease), or of the inline bytes.
+        LeaseError once the lease is over."""
         if self.status != 0:
             raise _error_from(self, self)
         if not self.ring_id:
             return memoryview(self.data)
-        if self.ring is None:
-            raise ProtocolError(f"result names ring {self.ring_id}, unknown here", "ring")
-        if self._released:
-            raise ValueError("the slot was released")
-        return self.ring.view(self.offset, self.nbytes)
+        if self.ring is None and not self._released:
+            raise LeaseError("closed", f"result names ring {self.ring_id}, which was "
+                             f"closed (or unknown) when it arrived")
+        self.check()
+        n = self.nbytes
+        try:
+            start, end = self.ring.region(self.offset, self.slot)
+        except ValueError:
+            start = end = 0
+        if end == 0 or self.offset < start or self.offset + n > end:
+            raise ProtocolError(f"dvppd named {n} bytes at {self.offset} in slot "
+                                f"{self.slot}, outside the slot", "offset")
+        if self._client.guard:
+            if self._guard is None:
+                self._guard = self._client._guards.add(self, start, end - start)
+            mm = self._guard.mm
+            if mm is None:      # revoked: the lease ended just now
+                self.check()
+                raise LeaseError("expired", _LEASE_TEXT["expired"].format(self))
+            return memoryview(mm)[self.offset - start:self.offset - start + n]
+        return self.ring.view(self.offset, n, self.slot)
 
     def tobytes(self):
-        """A copy of the payload."""
-        return bytes(self.buffer())
+        """A copy of the payload; LeaseError when the lease ended before the
+        copy was complete (it may have caught another job's bytes)."""
+        out = bytes(self.buffer())
+        self.check()
+        return out
 
     def array(self):
         """The payload as a numpy array of the meta's dtype and shape: a
-        read-only view of the ring slot (no copy), or of the inline bytes."""
+        read-only view of the ring slot (no copy; valid only during the
+        lease), or of the inline bytes. LeaseError once the lease is over."""
         import numpy as np
 
         buf = self.buffer()
@@ -399,11 +539,19 @@ class Result:
 
     def release(self):
         """Give the ring slot back (SlotRelease; once). No-op for inline or
-        failed results."""
+        failed results, and for a result whose ring was closed (the daemon
+        freed the slot with it: a SlotRelease by its id could free a slot of
+        a later ring that got the same id). In guard mode the views stop
+        being readable here."""
         if self._released:
             return
         self._released = True
-        self._client.release_slot(self.ring_id, self.slot, self.generation)
+        if self._guard is not None:
+            self._client._guards.revoke(self._guard)
+        ring = self.ring
+        if ring is None or not self._client._ring_live(ring):
+            return
+        self._client._release_lease(ring, self.slot, self.generation)
 
     def __enter__(self):
         return self
@@ -418,6 +566,111 @@ class Result:
                  if self.ring_id else f"inline {self.nbytes} B")
         return (f"<dvpp.Result id={self.id} {self.meta.dtype} {list(self.meta.shape)} "
                 f"{where}{' origin=' + self.origin if self.origin else ''}>")
+
+
+_LEASE_TEXT = {
+    "released": "slot {0.slot} of ring {0.ring_id} was released",
+    "closed": "ring {0.ring_id} was closed: slot {0.slot} went back with it",
+    "expired": "the lease of slot {0.slot} (generation {0.generation}) of ring "
+               "{0.ring_id} expired: the daemon took the slot back",
+}
+
+
+class _Guard:
+    """Guard mode: one lease's private PROT_READ mapping of its slot, made
+    PROT_NONE (revoked) when the lease ends."""
+
+    __slots__ = ("mm", "addr", "size", "ring", "slot", "generation")
+
+    def __init__(self, mm, addr, size, ring, slot, generation):
+        self.mm = mm            # the mapping (strong: kept until revoked)
+        self.addr = addr        # its address, for mprotect
+        self.size = size
+        self.ring = ring
+        self.slot = slot
+        self.generation = generation
+
+
+class _Guards:
+    """The guarded leases of a client and the watchdog thread that revokes
+    each once the daemon took its slot back (a view used after release,
+    expiry or the ring's close then dies with SIGSEGV instead of reading
+    another job's bytes). Its own lock: the watchdog never takes the
+    client's."""
+
+    def __init__(self):
+        self._mu = threading.Lock()
+        self._live = {}                # id(guard) -> _Guard
+        self._wake = threading.Event()
+        self._stop = False
+        self._thread = None
+        self._libc = None
+
+    def _mprotect(self, g):
+        if self._libc is None:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+            libc.mprotect.restype = ctypes.c_int
+            self._libc = libc
+        if self._libc.mprotect(g.addr, g.size, _PROT_NONE) != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, f"mprotect(PROT_NONE) of a guarded slot: {os.strerror(e)}")
+
+    def add(self, result, start, size):
+        import numpy as np
+
+        ring = result.ring
+        mm = mmap.mmap(ring.fileno(), size, mmap.MAP_SHARED, mmap.PROT_READ, offset=start)
+        probe = np.frombuffer(mm, np.uint8)
+        addr = probe.__array_interface__["data"][0]
+        del probe
+        g = _Guard(mm, addr, size, ring, result.slot, result.generation)
+        with self._mu:
+            self._live[id(g)] = g
+            if self._thread is None and not self._stop:
+                self._thread = threading.Thread(target=self._watch, name="dvpp-guard",
+                                                daemon=True)
+                self._thread.start()
+        # the lease may have ended while the mapping was made
+        if not ring.lease_held(g.slot, g.generation):
+            self.revoke(g)
+        return g
+
+    def revoke(self, g):
+        with self._mu:
+            if self._live.pop(id(g), None) is None:
+                return
+            self._mprotect(g)
+        g.mm = None     # the mapping stays (PROT_NONE) while views hold it
+
+    def revoke_ring(self, ring):
+        with self._mu:
+            gs = [g for g in self._live.values() if g.ring is ring]
+        for g in gs:
+            self.revoke(g)
+
+    def close(self):
+        with self._mu:
+            self._stop = True
+            gs = list(self._live.values())
+        for g in gs:
+            self.revoke(g)
+        self._wake.set()
+
+    def _watch(self):
+        while True:
+            self._wake.wait(GUARD_POLL_S)
+            with self._mu:
+                if self._stop:
+                    return
+                gs = list(self._live.values())
+            for g in gs:
+                try:
+                    held = g.ring.lease_held(g.slot, g.generation)
+                except ValueError:      # the ring's mapping is gone
+                    held = False
+                if not held:
+                    self.revoke(g)
 
 
 class Batch:
@@ -456,8 +709,8 @@ class VideoFrame(Result):
     pixels (``meta.format``, ``width``, ``height``, ``width_stride`` = bytes of
     a row of plane 0, ``height_stride`` = its rows); with one, the tensor."""
 
-    def __init__(self, client, env_id, vf, seq):
-        super().__init__(client, env_id, vf.result, seq)
+    def __init__(self, client, env_id, vf, seq, ring=None):
+        super().__init__(client, env_id, vf.result, seq, ring)
         self.channel = vf.channel
         self.index = vf.index
         self.pts = vf.pts
@@ -539,20 +792,26 @@ class _Channel:
 
     def next(self, timeout, what):
         """The channel's next answer (seq, Envelope); TimeoutError."""
-        c = self.client
-        seq, env, fds = c._wait_for(lambda: c._take_answer(self.key), timeout, what)
-        for f in fds:
-            os.close(f)
+        seq, env, _ = self.next_pinned(timeout, what)
         return seq, env
 
-    def drop(self, env):
-        """Give back the slot of a VideoFrame nobody will see."""
+    def next_pinned(self, timeout, what):
+        """next(), with the Ring a frame was filed under on arrival."""
+        c = self.client
+        seq, env, fds, ring = c._wait_for(lambda: c._take_answer(self.key), timeout, what)
+        for f in fds:
+            os.close(f)
+        return seq, env, ring
+
+    def drop(self, env, ring):
+        """Give back the slot of a VideoFrame nobody will see (not when its
+        ring, @ring, was closed meanwhile: the slot went with it)."""
         if env.WhichOneof("body") != "video_frame":
             return
         r = env.video_frame.result
-        if r.ring and r.status == 0 and r.ring in self.client._rings:
+        if r.ring and r.status == 0 and ring is not None and self.client._ring_live(ring):
             try:
-                self.client.release_slot(r.ring, r.slot, r.generation)
+                self.client._release_lease(ring, r.slot, r.generation)
             except DvppError:
                 pass
 
@@ -565,8 +824,8 @@ class _Channel:
                 env.video_close.channel = self.channel
                 self.client._send(env)
                 while True:
-                    _, ans = self.next(self.timeout, "Ack of VideoClose")
-                    self.drop(ans)
+                    _, ans, ring = self.next_pinned(self.timeout, "Ack of VideoClose")
+                    self.drop(ans, ring)
                     if ans.id == env.id:
                         break
         except (DvppError, TimeoutError):
@@ -581,10 +840,10 @@ class _Channel:
                 c._alias.pop(i, None)
             c._pending.discard(self.key)
             left = c._answers.pop(self.key, ())
-        for _, env, fds in left:
+        for _, env, fds, ring in left:
             for f in fds:
                 os.close(f)
-            self.drop(env)
+            self.drop(env, ring)
 
 
 class VideoDecode:
@@ -638,15 +897,14 @@ class VideoDecode:
         decode's timeout): TimeoutError when none came (the decode goes on),
         StopIteration after the last, the daemon's DvppError."""
         while not self._done:
-            seq, env = self._ch.next(timeout if timeout is not None else self._timeout,
-                                     "VideoFrame")
+            seq, env, ring = self._ch.next_pinned(
+                timeout if timeout is not None else self._timeout, "VideoFrame")
             body = env.WhichOneof("body")
             if body == "video_frame":
                 if self._error is not None:
-                    self._ch.drop(env)
+                    self._ch.drop(env, ring)
                     continue
-                with self._client._cv:
-                    return VideoFrame(self._client, env.id, env.video_frame, seq)
+                return VideoFrame(self._client, env.id, env.video_frame, seq, ring)
             if body == "error":
                 self._error = self._error or _error_from(env.error)
             elif body != "ack":
@@ -667,8 +925,8 @@ class VideoDecode:
         self._done = True
         try:
             while True:
-                _, env = self._ch.next(self._timeout, "end of the stream")
-                self._ch.drop(env)
+                _, env, ring = self._ch.next_pinned(self._timeout, "end of the stream")
+                self._ch.drop(env, ring)
                 if env.id == self._eos_id:
                     break
         except (DvppError, TimeoutError):
@@ -818,16 +1076,26 @@ class _VideoEncoder:
 class Client:
     """One connection to dvppd: ``Client(path)`` connects and does the
     Hello/Welcome handshake (``info`` is the Welcome). ``timeout`` (seconds,
-    None = forever) is the default wait for every answer."""
+    None = forever) is the default wait for every answer. ``guard`` (default:
+    DVPP_GUARD=1 in the environment) is the debug mode of the module's
+    "Leases": views of a result die (SIGSEGV) once its lease is over; it
+    needs numpy and costs a mapping per result and a watchdog thread.
+    ``notices_dropped`` counts the unsolicited notices dropped past
+    MAX_NOTICES (their slots were given back)."""
 
-    def __init__(self, path, timeout=None, client_name=None):
+    def __init__(self, path, timeout=None, client_name=None, guard=None):
         self.path = path
         self.timeout = timeout
+        if guard is None:
+            guard = os.environ.get("DVPP_GUARD", "") not in ("", "0")
+        self.guard = bool(guard)
+        self._guards = _Guards() if self.guard else None
+        self.notices_dropped = 0
         self._cv = threading.Condition()
         self._next_id = 1
         self._reading = False
         self._pending = set()            # ids whose answers are filed
-        self._answers = {}               # id -> deque[(seq, Envelope, fds)]
+        self._answers = {}               # id -> deque[(seq, Envelope, fds, Ring)]
         self._notices = collections.deque()
         self.release_errors = collections.deque(maxlen=256)  # Errors to SlotRelease
         self._release_ids = set()
@@ -880,15 +1148,30 @@ class Client:
         return env
 
     def _send(self, env, fds=()):
+        """Send @env with @fds (borrowed)."""
+        self._sendmsg(env, fds, 0)
+
+    def _send_nowait(self, env):
+        """Send @env unless the socket buffer is full (then drop it and
+        return False): for the reading thread, which must never block."""
+        try:
+            self._sendmsg(env, (), socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _sendmsg(self, env, fds, flags):
         if self._dead is not None:
             raise self._dead
         data = env.SerializeToString()
         try:
             if fds:
                 self._sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                             array.array("i", fds))])
+                                             array.array("i", fds))], flags)
             else:
-                self._sock.sendmsg([data])
+                self._sock.sendmsg([data], [], flags)
+        except BlockingIOError:
+            raise
         except OSError as e:
             if e.errno in (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.EBADF):
                 self._mark_dead(Disconnected(f"send: {e.strerror}", self._last_error))
@@ -937,13 +1220,29 @@ class Client:
             raise ProtocolError(f"undecodable packet from dvppd: {e}") from None
         return env, fds
 
+    def _pin(self, env, body):
+        """The Ring a Result or VideoFrame names, as the connection stands
+        now (lock held): ids may be given to a later ring after a
+        RingClose, so the ring is pinned in the socket's order, on arrival,
+        not when someone collects the answer. None for no ring, an unknown
+        one, or one being closed."""
+        if body == "result":
+            rid = env.result.ring
+        elif body == "video_frame":
+            rid = env.video_frame.result.ring
+        else:
+            return None
+        ring = self._rings.get(rid) if rid else None
+        return ring if ring is not None and self._ring_live(ring) else None
+
     def _file(self, env, fds):
         """File one received packet (lock held)."""
         self._seq += 1
         body = env.WhichOneof("body")
+        ring = self._pin(env, body)
         if env.id == 0:
             if body == "result":
-                self._notices.append(Result(self, 0, env.result, self._seq))
+                self._notice(env.result, ring)
             elif body == "error":
                 self._last_error = _error_from(env.error)
             for f in fds:
@@ -951,7 +1250,8 @@ class Client:
             return
         key = self._alias.get(env.id, env.id)
         if key in self._pending:
-            self._answers.setdefault(key, collections.deque()).append((self._seq, env, fds))
+            self._answers.setdefault(key, collections.deque()).append(
+                (self._seq, env, fds, ring))
             return
         for f in fds:
             os.close(f)
@@ -961,6 +1261,21 @@ class Client:
                 self.release_errors.append(_error_from(env.error))
             else:
                 self._last_error = _error_from(env.error)
+
+    def _notice(self, msg, ring):
+        """Queue an unsolicited Result (lock held), or past MAX_NOTICES
+        drop it, count it and give its slot back at once (without blocking:
+        this is the reading thread; a full socket leaves the slot to its
+        lease timeout)."""
+        if len(self._notices) < MAX_NOTICES:
+            self._notices.append(Result(self, 0, msg, self._seq, ring))
+            return
+        self.notices_dropped += 1
+        if msg.ring and msg.status == 0 and ring is not None:
+            try:
+                self._release_lease(ring, msg.slot, msg.generation, nowait=True)
+            except DvppError:
+                pass
 
     def _wait_for(self, take, timeout, what):
         """Read packets until take() (called with the lock held) returns
@@ -1019,8 +1334,10 @@ class Client:
         return item
 
     def _wait_answer(self, req_id, timeout, what, final=True):
+        """(seq, Envelope, fds, pinned Ring) of @req_id's next answer."""
         try:
-            seq, env, fds = self._wait_for(lambda: self._take_answer(req_id), timeout, what)
+            seq, env, fds, ring = self._wait_for(lambda: self._take_answer(req_id),
+                                                 timeout, what)
         except TimeoutError:
             raise  # still filed when it comes: wait again
         except BaseException:
@@ -1031,7 +1348,7 @@ class Client:
         if final:
             with self._cv:
                 self._pending.discard(req_id)
-        return seq, env, fds
+        return seq, env, fds, ring
 
     def _call(self, env, fds=(), timeout=None, what="answer", final=True):
         with self._cv:
@@ -1042,7 +1359,7 @@ class Client:
             with self._cv:
                 self._pending.discard(env.id)
             raise
-        seq, ans, got_fds = self._wait_answer(env.id, timeout, what, final)
+        seq, ans, got_fds, _ = self._wait_answer(env.id, timeout, what, final)
         return ans, got_fds
 
     def _simple(self, env, want, timeout=None):
@@ -1066,11 +1383,13 @@ class Client:
             rings = list(self._rings.values())
             self._rings.clear()
             for q in self._answers.values():
-                for _, _, fds in q:
+                for _, _, fds, _ in q:
                     for f in fds:
                         os.close(f)
             self._answers.clear()
             self._cv.notify_all()
+        if self._guards is not None:
+            self._guards.close()
         for r in rings:
             r.closed = True
             r._unmap()
@@ -1156,25 +1475,64 @@ class Client:
         return ring
 
     def close_ring(self, ring, timeout=None):
-        """RingClose (answered once slots being written finish), then unmap."""
-        rid = ring.id if isinstance(ring, Ring) else int(ring)
-        r = self._rings.get(rid)
+        """RingClose (answered once slots being written finish), then unmap.
+        Results of the ring stop being valid at once (their release() is
+        a no-op: the daemon frees the slots with the ring)."""
+        if isinstance(ring, Ring):
+            if ring.closed or ring._closing:
+                return
+            rid, r = ring.id, ring
+        else:
+            rid = int(ring)
+            r = self._rings.get(rid)
         env = self._envelope()
         env.ring_close.ring = rid
+        if r is not None:
+            with self._cv:
+                r._closing = True   # answers from now on do not map here
+            if self._guards is not None:
+                self._guards.revoke_ring(r)
         try:
             self._simple(env, "ack", timeout)
         finally:
             if r is not None:
                 with self._cv:
-                    self._rings.pop(rid, None)
+                    if self._rings.get(rid) is r:
+                        del self._rings[rid]
                 r.closed = True
                 r._unmap()
 
+    def _ring_live(self, ring):
+        """@ring is open on this connection and still the ring of its id."""
+        return not ring.closed and not ring._closing and self._rings.get(ring.id) is ring
+
+    def _release_lease(self, ring, slot, generation, nowait=False):
+        env = self._envelope()
+        env.slot_release.ring = ring.id
+        env.slot_release.slot = slot
+        env.slot_release.generation = generation
+        with self._cv:
+            self._release_ids.add(env.id)
+            if len(self._release_ids) > 4096:
+                self._release_ids = set(sorted(self._release_ids)[-2048:])
+        if nowait:
+            self._send_nowait(env)
+        else:
+            self._send(env)
+
     def release_slot(self, ring, slot, generation):
         """SlotRelease (no answer; an invalid one is answered with an Error,
-        filed in ``release_errors``)."""
+        filed in ``release_errors``). Prefer ``Result.release()``. @ring a
+        Ring object: LeaseError when it is closed (its id may be another
+        ring's now); a bare id is sent as it is (the caller vouches)."""
+        if isinstance(ring, Ring):
+            if not self._ring_live(ring):
+                raise LeaseError("closed", f"ring {ring.id} is closed: its slots went "
+                                 f"back with it")
+            self._release_lease(ring, slot, generation)
+            return
         env = self._envelope()
-        env.slot_release.ring = ring.id if isinstance(ring, Ring) else int(ring)
+        env.slot_release.ring = int(ring)
         env.slot_release.slot = slot
         env.slot_release.generation = generation
         with self._cv:
@@ -1242,7 +1600,8 @@ class Client:
         """The Result of request @req_id (a Submit or a BatchSubmit). A
         failed job raises DvppError (its ``result`` set) unless @check is
         False."""
-        seq, env, fds = self._wait_answer(req_id, timeout, f"Result of request {req_id}")
+        seq, env, fds, ring = self._wait_answer(req_id, timeout,
+                                                f"Result of request {req_id}")
         for f in fds:
             os.close(f)
         body = env.WhichOneof("body")
@@ -1254,8 +1613,7 @@ class Client:
             return self.wait(req_id, timeout, check)
         if body != "result":
             raise ProtocolError(f"expected result, got {body}")
-        with self._cv:
-            res = Result(self, env.id, env.result, seq)
+        res = Result(self, env.id, env.result, seq, ring)
         if check and res.status != 0:
             raise _error_from(env.result, res)
         return res
@@ -1298,8 +1656,8 @@ class Client:
                 self._pending.add(env.id)
             try:
                 self._send(env, fds)
-                seq, ans, got = self._wait_answer(env.id, timeout, "BatchAccepted",
-                                                  final=False)
+                seq, ans, got, ring = self._wait_answer(env.id, timeout, "BatchAccepted",
+                                                        final=False)
             except BaseException:
                 with self._cv:
                     self._pending.discard(env.id)
@@ -1317,7 +1675,7 @@ class Client:
         if body == "result":  # finished (or failed) before accepting: keep it
             with self._cv:
                 self._answers.setdefault(env.id, collections.deque()).appendleft(
-                    (seq, ans, []))
+                    (seq, ans, [], ring))
             acc = pb.BatchAccepted(batch=ans.result.batch, items=len(views))
             return Batch(self, env.id, acc)
         if body != "batch_accepted":
