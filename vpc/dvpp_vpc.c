@@ -544,12 +544,20 @@ dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
          * allows a view, else from a copy of the region. */
         dvpp_image view;
         const dvpp_image *from = src;
+        uint32_t x0 = cr.left; /* first column converted */
         if (cw != src->width || ch != src->height) {
             if (dvpp_pixfmt_get(src->format)->planes == 1) {
+                unsigned bpp = dvpp_pixfmt_get(src->format)->bpp;
+                size_t top = (size_t)cr.top * src->width_stride;
+                /* A window that ends on the buffer's last row right of
+                 * column 0 leaves its view's last row short of a whole
+                 * stride: convert from column 0 then, and let the resize
+                 * skip the columns left of the crop. */
+                if ((uint64_t)ch * src->width_stride > src->size - top - (size_t)x0 * bpp)
+                    x0 = 0;
                 view = *src;
-                view.data += (size_t)cr.top * src->width_stride +
-                             (size_t)cr.left * dvpp_pixfmt_get(src->format)->bpp;
-                view.width = cw, view.height = ch, view.height_stride = ch;
+                view.data += top + (size_t)x0 * bpp;
+                view.width = cr.right + 1 - x0, view.height = ch, view.height_stride = ch;
                 view.size -= (size_t)(view.data - src->data);
                 from = &view;
             } else {
@@ -560,13 +568,13 @@ dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
                 from = t;
             }
         }
-        st = tmp_image(c, 1, fmt, cw, ch, &t, err);
+        st = tmp_image(c, 1, fmt, cr.right + 1 - x0, ch, &t, err);
         if (st == DVPP_OK)
             st = convert(c, from, t, err);
         if (st != DVPP_OK)
             return st;
         cur = t;
-        cr = (dvpp_roi){0, 0, cw - 1, ch - 1};
+        cr = (dvpp_roi){cr.left - x0, 0, cr.right - x0, ch - 1};
     }
     /* 3. Resize the crop window (no copy), straight into the output when
      * the formats agree. */

@@ -1,0 +1,103 @@
+"""Regressions of the second review of the processing layers (issue 21),
+through the real dvppctl, against OpenCV / numpy references.
+
+  * Crops of packed YUV (4:2:2, 4:4:4) and YUV400 going to RGB that reach
+    the last row with left > 0 failed with ENOSPC (the source view's last
+    row is short of a whole stride): compared with cv2.cvtColor + slicing
+    (+ cv2.resize) here, bit for bit.
+
+Run with /usr/bin/python3; DVPP_BUILD (default "build") locates dvppctl.
+"""
+import os
+import subprocess
+
+import cv2
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("DVPP_BUILD", "build")
+DVPPCTL = os.path.join(ROOT, BUILD, "dvppctl")
+
+assert os.path.exists(DVPPCTL), f"{DVPPCTL}: run make BUILD={BUILD} first"
+
+
+def run(*args):
+    r = subprocess.run([DVPPCTL, *args], capture_output=True, text=True)
+    assert r.returncode == 0, f"dvppctl {' '.join(args)}: {r.stderr}"
+    return r
+
+
+def max_diff(a, b):
+    assert a.shape == b.shape, (a.shape, b.shape)
+    return int(np.abs(a.astype(np.int16) - b.astype(np.int16)).max())
+
+
+# ---------------------------------------------------------------------------
+# Crops of single-plane YUV to RGB that reach the last row
+
+W, H = 640, 480
+
+
+def smooth(rng, h, w):
+    return cv2.GaussianBlur(rng.integers(0, 256, (h, w), np.uint8), (5, 5), 0)
+
+
+def single_plane_yuv(fmt):
+    """(raw bytes of @fmt at W x H, the same picture as RGB by cv2)."""
+    rng = np.random.default_rng(21)
+    y = smooth(rng, H, W)
+    # chroma per 2x2 block: 4:2:2 and 4:4:4 pictures that are also 4:2:0,
+    # so cv2's I420 conversion is their reference (replication upsamples)
+    u = smooth(rng, H // 2, W // 2)
+    v = smooth(rng, H // 2, W // 2)
+    i420 = np.concatenate([y.ravel(), u.ravel(), v.ravel()]).reshape(H * 3 // 2, W)
+    if fmt == "yuv400":
+        neutral = np.full(H * W // 2, 128, np.uint8)
+        ref = cv2.cvtColor(np.concatenate([y.ravel(), neutral]).reshape(H * 3 // 2, W),
+                           cv2.COLOR_YUV2RGB_I420)
+        return y.tobytes(), ref
+    ref = cv2.cvtColor(i420, cv2.COLOR_YUV2RGB_I420)
+    u2 = np.repeat(u, 2, 0)  # 4:2:2 rows
+    v2 = np.repeat(v, 2, 0)
+    if fmt == "yuyv":
+        pk = np.empty((H, W // 2, 4), np.uint8)
+        pk[..., 0], pk[..., 1], pk[..., 2], pk[..., 3] = y[:, 0::2], u2, y[:, 1::2], v2
+        assert max_diff(cv2.cvtColor(pk.reshape(H, W, 2), cv2.COLOR_YUV2RGB_YUYV), ref) == 0
+        return pk.tobytes(), ref
+    if fmt == "uyvy":
+        pk = np.empty((H, W // 2, 4), np.uint8)
+        pk[..., 0], pk[..., 1], pk[..., 2], pk[..., 3] = u2, y[:, 0::2], v2, y[:, 1::2]
+        assert max_diff(cv2.cvtColor(pk.reshape(H, W, 2), cv2.COLOR_YUV2RGB_UYVY), ref) == 0
+        return pk.tobytes(), ref
+    assert fmt == "yuv444packed"
+    u4 = np.repeat(u2, 2, 1)
+    v4 = np.repeat(v2, 2, 1)
+    return np.stack([y, u4, v4], -1).tobytes(), ref
+
+
+@pytest.mark.parametrize("fmt", ["yuyv", "uyvy", "yuv444packed", "yuv400"])
+def test_fill_crop_to_last_row_matches_cv2(tmp_path, fmt):
+    """mode=fill on 640x480 -> 224x224 crops 480x480 at (80, 0): the crop
+    ends on the last row with left 80."""
+    raw, ref = single_plane_yuv(fmt)
+    src = tmp_path / "in.yuv"
+    src.write_bytes(raw)
+    out = str(tmp_path / "o.npy")
+    run("resize", str(src), "--input", f"{fmt}:{W}x{H}", "--size", "224x224",
+        "--mode", "fill", "--format", "rgb", "-o", out)
+    want = cv2.resize(ref[:, 80:560], (224, 224), interpolation=cv2.INTER_LINEAR)
+    assert max_diff(np.load(out), want) == 0
+
+
+@pytest.mark.parametrize("fmt", ["yuyv", "yuv444packed", "yuv400"])
+@pytest.mark.parametrize("roi", [(10, 100, 329, 479), (2, 0, 639, 479), (600, 470, 639, 479)])
+def test_crop_to_last_row_matches_slicing(tmp_path, fmt, roi):
+    raw, ref = single_plane_yuv(fmt)
+    src = tmp_path / "in.yuv"
+    src.write_bytes(raw)
+    out = str(tmp_path / "o.npy")
+    l, t, r, b = roi
+    run("crop", str(src), "--input", f"{fmt}:{W}x{H}", "--roi", f"{l},{t},{r},{b}",
+        "--format", "rgb", "-o", out)
+    assert max_diff(np.load(out), ref[t:b + 1, l:r + 1]) == 0
