@@ -18,7 +18,7 @@ printed with -s):
   * NV12/NV21/I420/YV12 -> RGB/BGR/RGBA/BGRA and YUYV/UYVY/YVYU -> RGB/BGR/
     RGBA, BT.601 narrow: bit-exact with cvtColor (OpenCV's 20-bit constants).
   * RGB/BGR/RGBA -> I420/YV12 (and NV12/NV21, compared with the I420 planes
-    interleaved): within 1 of COLOR_RGB2YUV_I420 (exact is expected).
+    interleaved): bit-exact with COLOR_RGB2YUV_I420.
   * RGB/BGR/RGBA -> GRAY: bit-exact with COLOR_*2GRAY; reorders exact.
   * Odd sizes, which OpenCV's 4:2:0 paths refuse: the same formulas in numpy.
   * BT.709 and full range: within 1 of the float formulas.
@@ -282,21 +282,21 @@ def test_rgb_to_i420_matches_cv2(tmp_path, h, w, inp, code, c):
     got = npy_to_raw(tmp_path, img, "i420", inp)
     d = max_diff(got, want)
     _note("rgb->i420 vs cv2", d)
-    assert d <= 1
+    assert d == 0
     # YV12: the same planes, V first.
     want12 = cv2.cvtColor(img, {cv2.COLOR_RGB2YUV_I420: cv2.COLOR_RGB2YUV_YV12,
                                 cv2.COLOR_BGR2YUV_I420: cv2.COLOR_BGR2YUV_YV12,
                                 cv2.COLOR_RGBA2YUV_I420: cv2.COLOR_RGBA2YUV_YV12}[code])
     d = max_diff(npy_to_raw(tmp_path, img, "yv12", inp), want12.ravel())
     _note("rgb->yv12 vs cv2", d)
-    assert d <= 1
+    assert d == 0
     # NV12 / NV21: the I420 planes interleaved.
     y, u, v = i420_planes(want, h, w)
     for fmt, pair in (("nv12", (u, v)), ("nv21", (v, u))):
         want_sp = np.concatenate([y.ravel(), np.stack(pair, -1).ravel()])
         d = max_diff(npy_to_raw(tmp_path, img, fmt, inp), want_sp)
         _note(f"rgb->{fmt} vs cv2 i420", d)
-        assert d <= 1
+        assert d == 0
 
 
 @pytest.mark.parametrize("h,w", [(1, 1)] + ODD_SIZES + EVEN_SIZES[:-1])
