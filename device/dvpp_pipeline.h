@@ -92,7 +92,7 @@ typedef struct dvpp_pipe_resize {
     dvpp_resize_mode mode;
     uint32_t w, h;          /* SHORTER/LONGER use w only */
     dvpp_resize_opts opts;  /* parity, interp, ascend_mode */
-    uint8_t pad[3];         /* letterbox colour, R,G,B (Y,U,V for YUV) */
+    uint8_t pad[3];         /* letterbox colour, R,G,B (converted for YUV) */
 } dvpp_pipe_resize;
 
 typedef struct dvpp_pipe_op {

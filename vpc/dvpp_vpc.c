@@ -781,16 +781,9 @@ dvpp_status dvpp_resize_geometry(uint32_t sw, uint32_t sh, dvpp_resize_mode mode
     return DVPP_OK;
 }
 
-/* Fill all of @d with one colour: @pad is R,G,B for RGB-family outputs
- * and Y,U,V for YUV ones (alpha opaque). */
-static void fill_image(const dvpp_image *d, const uint8_t pad[3])
+/* The pad colour as one pixel of an RGB-family format (alpha opaque). */
+static void rgb_pad_pixel(dvpp_pixfmt f, const uint8_t pad[3], uint8_t px[4])
 {
-    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(d->format);
-    dvpp_pixfmt f = d->format;
-    uint8_t px[4];
-    dvpp_planes pl;
-
-    dvpp_image_planes(d, &pl, NULL);
     switch (f) {
     case DVPP_PIXEL_BGR: px[0] = pad[2], px[1] = pad[1], px[2] = pad[0]; break;
     case DVPP_PIXEL_RGBA: px[0] = pad[0], px[1] = pad[1], px[2] = pad[2], px[3] = 255; break;
@@ -799,27 +792,60 @@ static void fill_image(const dvpp_image *d, const uint8_t pad[3])
     case DVPP_PIXEL_ABGR: px[0] = 255, px[1] = pad[2], px[2] = pad[1], px[3] = pad[0]; break;
     default: px[0] = pad[0], px[1] = pad[1], px[2] = pad[2], px[3] = 255; break;
     }
-    for (int i = 0; i < pl.count; i++) {
-        for (uint32_t y = 0; y < pl.p[i].rows; y++) {
-            uint8_t *row = d->data + pl.p[i].offset + y * pl.p[i].stride;
-            if (i == 0 && !fi->is_yuv) {
-                for (uint32_t x = 0; x < d->width; x++)
-                    memcpy(row + (size_t)x * fi->bpp, px, fi->bpp);
-            } else if (i == 0) {
-                memset(row, pad[0], pl.p[0].row_bytes);
-            } else if (pl.count == 2) {
-                bool vu = f == DVPP_PIXEL_NV21 || f == DVPP_PIXEL_YVU422SP ||
-                          f == DVPP_PIXEL_YVU444SP || f == DVPP_PIXEL_YVU440SP;
-                for (uint32_t x = 0; x + 1 < pl.p[i].row_bytes; x += 2) {
-                    row[x] = vu ? pad[2] : pad[1];
-                    row[x + 1] = vu ? pad[1] : pad[2];
-                }
-            } else {
-                bool u_plane = (i == 1) != (f == DVPP_PIXEL_YVU_PLANAR_420);
-                memset(row, u_plane ? pad[1] : pad[2], pl.p[i].row_bytes);
-            }
+}
+
+/* Fill all of @d with the colour @pad (R,G,B). RGB-family outputs take it
+ * as it is (alpha opaque); YUV and grey outputs take it converted with the
+ * context's own CSC settings (matrix, range), the ones every implicit
+ * conversion of the pipeline uses: a 2x2 block of the colour is converted
+ * to @d's format and each plane's first row of it (one period of the
+ * plane's byte pattern) is repeated along every row. */
+static dvpp_status fill_image(dvpp_vpc_ctx *c, const dvpp_image *d, const uint8_t pad[3],
+                              dvpp_err *err)
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(d->format);
+    uint8_t rgb[2 * 2 * 3], cell[2 * 2 * 4];
+    dvpp_image from, to;
+    dvpp_planes pl, cp;
+    dvpp_status st;
+
+    st = dvpp_image_planes(d, &pl, err);
+    if (st != DVPP_OK)
+        return st;
+    if (!fi->is_yuv && fi->channels >= 3) {
+        uint8_t px[4];
+        rgb_pad_pixel(d->format, pad, px);
+        for (uint32_t y = 0; y < pl.p[0].rows; y++) {
+            uint8_t *row = d->data + pl.p[0].offset + y * pl.p[0].stride;
+            for (uint32_t x = 0; x < d->width; x++)
+                memcpy(row + (size_t)x * fi->bpp, px, fi->bpp);
+        }
+        return DVPP_OK;
+    }
+    for (int i = 0; i < 4; i++)
+        memcpy(rgb + 3 * i, pad, 3);
+    st = dvpp_image_init(&from, DVPP_PIXEL_RGB, 2, 2, 1, 1, err);
+    if (st == DVPP_OK)
+        st = dvpp_image_init(&to, d->format, 2, 2, 1, 1, err);
+    if (st != DVPP_OK)
+        return st;
+    from.data = rgb, from.size = sizeof(rgb);
+    to.data = cell, to.size = sizeof(cell);
+    st = dvpp_image_planes(&to, &cp, err);
+    if (st == DVPP_OK)
+        st = convert(c, &from, &to, err);
+    if (st != DVPP_OK)
+        return st;
+    for (int k = 0; k < pl.count; k++) {
+        const uint8_t *unit = cell + cp.p[k].offset;
+        size_t n = cp.p[k].row_bytes;
+        for (uint32_t y = 0; y < pl.p[k].rows; y++) {
+            uint8_t *row = d->data + pl.p[k].offset + y * pl.p[k].stride;
+            for (size_t x = 0; x < pl.p[k].row_bytes; x += n)
+                memcpy(row + x, unit, pl.p[k].row_bytes - x < n ? pl.p[k].row_bytes - x : n);
         }
     }
+    return DVPP_OK;
 }
 
 dvpp_status dvpp_vpc_resize_mode(dvpp_vpc_ctx *c, const dvpp_image *src,
@@ -832,7 +858,10 @@ dvpp_status dvpp_vpc_resize_mode(dvpp_vpc_ctx *c, const dvpp_image *src,
                             "output is %ux%u, the geometry needs %ux%u",
                             dst->width, dst->height, g->out_w, g->out_h);
     if (dst->data && (g->paste.left || g->paste.top ||
-                      g->paste.right + 1 < g->out_w || g->paste.bottom + 1 < g->out_h))
-        fill_image(dst, pad);
+                      g->paste.right + 1 < g->out_w || g->paste.bottom + 1 < g->out_h)) {
+        dvpp_status st = fill_image(c, dst, pad, err);
+        if (st != DVPP_OK)
+            return st;
+    }
     return dvpp_vpc_crop_resize_paste(c, src, &g->crop, dst, &g->paste, o, err);
 }

@@ -168,8 +168,9 @@ dvpp_status dvpp_resize_geometry(uint32_t src_w, uint32_t src_h,
                                  dvpp_resize_geom *g, dvpp_err *err);
 
 /* Resize @src by @g into @dst (g->out_w x g->out_h, format chosen by the
- * caller, allocated by the caller); letterbox padding is filled with @pad
- * (R, G, B or Y, U, V; alpha 255). */
+ * caller, allocated by the caller); letterbox padding is filled with the
+ * colour @pad, given as R, G, B whatever @dst's format (alpha 255): YUV and
+ * grey outputs get it converted with @c's CSC matrix and range. */
 dvpp_status dvpp_vpc_resize_mode(dvpp_vpc_ctx *c, const dvpp_image *src,
                                  const dvpp_resize_geom *g, dvpp_image *dst,
                                  const uint8_t pad[3],

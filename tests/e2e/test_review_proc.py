@@ -101,3 +101,63 @@ def test_crop_to_last_row_matches_slicing(tmp_path, fmt, roi):
     run("crop", str(src), "--input", f"{fmt}:{W}x{H}", "--roi", f"{l},{t},{r},{b}",
         "--format", "rgb", "-o", out)
     assert max_diff(np.load(out), ref[t:b + 1, l:r + 1]) == 0
+
+
+# ---------------------------------------------------------------------------
+# Letterbox bars in YUV outputs: the R,G,B pad converted, not used as Y,U,V
+
+PHOTO = os.path.join(ROOT, ".cache", "testdata", "photos", "photo1080.jpg")
+
+
+def pad_yuv(rgb):
+    """Y, U, V of a uniform @rgb picture by cv2 (BT.601 narrow)."""
+    img = np.empty((4, 4, 3), np.uint8)
+    img[:] = rgb
+    i420 = cv2.cvtColor(img, cv2.COLOR_RGB2YUV_I420).ravel()
+    return int(i420[0]), int(i420[16]), int(i420[20])
+
+
+def bar_rows(buf, fmt, w, rows):
+    """Per plane (name, the bytes of the bar rows [0, rows)) of a tight
+    @fmt buffer @w wide."""
+    cw = (w + 1) // 2
+    if fmt in ("nv12", "nv21"):
+        return [("y", buf[:rows * w]), ("uv", buf[w * 320:][:rows // 2 * 2 * cw])]
+    if fmt == "i420":
+        u0 = w * 320
+        return [("y", buf[:rows * w]), ("u", buf[u0:][:rows // 2 * cw]),
+                ("v", buf[u0 + cw * 160:][:rows // 2 * cw])]
+    if fmt in ("yuv422sp", "yuv444sp"):
+        cbytes = 2 * cw if fmt == "yuv422sp" else 2 * w
+        return [("y", buf[:rows * w]), ("uv", buf[w * 320:][:rows * cbytes])]
+    if fmt == "yuyv":
+        return [("yuyv", buf[:rows * 4 * cw])]
+    if fmt == "yuv444packed":
+        return [("yuv", buf[:rows * 3 * w])]
+    assert fmt == "yuv400"
+    return [("y", buf[:rows * w])]
+
+
+EXPECT = {"y": "Y", "uv": "UV", "u": "U", "v": "V", "yuyv": "YUYV", "yuv": "YUV"}
+
+
+@pytest.mark.parametrize("fmt", ["nv12", "nv21", "i420", "yuv422sp", "yuv444sp", "yuyv",
+                                 "yuv444packed", "yuv400"])
+@pytest.mark.parametrize("pad", ["000000", "204080", "c81e5a"])
+def test_letterbox_bars_are_the_pad_colour(tmp_path, fmt, pad):
+    out = tmp_path / "o.yuv"
+    run("resize", PHOTO, "--size", "320x320", "--mode", "letterbox", "--format", fmt,
+        "--pad", pad, "-o", str(out))
+    rgb = tuple(int(pad[i:i + 2], 16) for i in (0, 2, 4))
+    y, u, v = pad_yuv(rgb)
+    if fmt == "nv21":
+        u, v = v, u
+    value = {"Y": [y], "U": [u], "V": [v], "UV": [u, v], "YUYV": [y, u, y, v],
+             "YUV": [y, u, v]}
+    buf = np.fromfile(out, np.uint8)
+    # 1920x1080 in 320x320: a 320x180 picture at row 70, bars above and below
+    for name, got in bar_rows(buf, fmt, 320, 70):
+        pattern = np.array(value[EXPECT[name]], np.uint8)
+        want = np.resize(pattern, got.size)
+        assert got.size > 0 and np.array_equal(got, want), \
+            (fmt, name, got[:8].tolist(), pattern.tolist())

@@ -444,6 +444,126 @@ static void test_letterbox_fills_padding(void **state)
     dvpp_vpc_ctx_fini(&c);
 }
 
+/* The pad colour (R,G,B) in YUV by the textbook formulas, in double:
+ * Y = Kr R + Kg G + Kb B, U = (B - Y) / (2 (1 - Kb)), V = (R - Y) /
+ * (2 (1 - Kr)), narrow range 16 + 219 Y / 255 and 128 + 224 U / 255. */
+static void pad_yuv(const uint8_t rgb[3], double kr, double kb, bool full, uint8_t yuv[3])
+{
+    double kg = 1 - kr - kb;
+    double y = kr * rgb[0] + kg * rgb[1] + kb * rgb[2];
+    double u = (rgb[2] - y) / (2 * (1 - kb)), v = (rgb[0] - y) / (2 * (1 - kr));
+    double o[3] = {full ? y : 16 + y * 219 / 255, 128 + (full ? u : u * 224 / 255),
+                   128 + (full ? v : v * 224 / 255)};
+
+    for (int i = 0; i < 3; i++)
+        yuv[i] = (uint8_t)lround(o[i] < 0 ? 0 : o[i] > 255 ? 255 : o[i]);
+}
+
+/* Every byte of the rows [0, rows) of each plane of @d is the pad colour in
+ * @d's format: Y, the U and V bytes where the format keeps them, within 1
+ * of the float formula (the CSC's contract, dvpp_csc.h: OpenCV's
+ * fixed-point constants; tests/e2e/test_review_proc.py checks the bars
+ * bit-exact against cv2.cvtColor). */
+static void expect_bars(const dvpp_image *d, uint32_t rows, const uint8_t yuv[3],
+                        uint8_t gray)
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(d->format);
+    dvpp_planes pl;
+    static const struct {
+        dvpp_pixfmt f;
+        uint8_t unit;
+        uint8_t pat[4]; /* 0 = Y, 1 = U, 2 = V */
+    } kinds[] = {
+        {DVPP_PIXEL_NV12, 2, {1, 2}},   {DVPP_PIXEL_NV21, 2, {2, 1}},
+        {DVPP_PIXEL_YUV422SP, 2, {1, 2}}, {DVPP_PIXEL_YVU422SP, 2, {2, 1}},
+        {DVPP_PIXEL_YUV444SP, 2, {1, 2}}, {DVPP_PIXEL_YVU444SP, 2, {2, 1}},
+        {DVPP_PIXEL_YUV440SP, 2, {1, 2}},
+        {DVPP_PIXEL_YUYV, 4, {0, 1, 0, 2}}, {DVPP_PIXEL_UYVY, 4, {1, 0, 2, 0}},
+        {DVPP_PIXEL_YVYU, 4, {0, 2, 0, 1}}, {DVPP_PIXEL_VYUY, 4, {2, 0, 1, 0}},
+        {DVPP_PIXEL_YUV_PACKED_444, 3, {0, 1, 2}},
+    };
+
+    assert_int_equal(dvpp_image_planes(d, &pl, NULL), DVPP_OK);
+    for (int k = 0; k < pl.count; k++) {
+        uint32_t prow = k ? (rows >> fi->chroma_sy) : rows;
+        for (uint32_t y = 0; y < prow; y++) {
+            const uint8_t *r = d->data + pl.p[k].offset + y * pl.p[k].stride;
+            for (uint32_t x = 0; x < pl.p[k].row_bytes; x++) {
+                uint8_t want;
+                if (d->format == DVPP_PIXEL_GRAY) {
+                    want = gray;
+                } else if (pl.count == 3) { /* I420: U then V; YV12: V then U */
+                    bool vu = d->format == DVPP_PIXEL_YVU_PLANAR_420;
+                    want = yuv[k == 0 ? 0 : (k == 1) != vu ? 1 : 2];
+                } else if (k == 0 && (pl.count == 2 || d->format == DVPP_PIXEL_YUV400)) {
+                    want = yuv[0];
+                } else {
+                    size_t i = 0;
+                    while (kinds[i].f != d->format)
+                        i++;
+                    want = yuv[kinds[i].pat[x % kinds[i].unit]];
+                }
+                if (abs(r[x] - want) > 1)
+                    fail_msg("%s: plane %d row %u byte %u is %u, want %u (Y,U,V %u,%u,%u)",
+                             dvpp_pixfmt_name(d->format), k, y, x, r[x], want, yuv[0],
+                             yuv[1], yuv[2]);
+            }
+        }
+    }
+}
+
+/* Letterbox bars of a YUV (or grey) output are the R,G,B pad colour
+ * converted with the context's matrix and range, for every layout family:
+ * semi-planar, planar, packed 4:2:2, 4:4:4, 400 (the pad used to be taken
+ * as Y,U,V: green bars for black). */
+static void test_letterbox_pad_in_yuv_formats(void **state)
+{
+    static const dvpp_pixfmt fmts[] = {
+        DVPP_PIXEL_NV12, DVPP_PIXEL_NV21, DVPP_PIXEL_YUV422SP, DVPP_PIXEL_YVU422SP,
+        DVPP_PIXEL_YUV444SP, DVPP_PIXEL_YVU444SP, DVPP_PIXEL_YUV440SP, DVPP_PIXEL_I420,
+        DVPP_PIXEL_YVU_PLANAR_420, DVPP_PIXEL_YUYV, DVPP_PIXEL_UYVY, DVPP_PIXEL_YVYU,
+        DVPP_PIXEL_VYUY, DVPP_PIXEL_YUV_PACKED_444, DVPP_PIXEL_YUV400, DVPP_PIXEL_GRAY,
+    };
+    static const uint8_t pads[][3] = {{0, 0, 0}, {255, 255, 255}, {200, 30, 90},
+                                      {114, 114, 114}, {20, 180, 240}};
+    static const struct {
+        dvpp_csc_matrix m;
+        bool full;
+        double kr, kb;
+    } mats[] = {{DVPP_CSC_BT601, false, 0.299, 0.114},
+                {DVPP_CSC_BT601, true, 0.299, 0.114},
+                {DVPP_CSC_BT709, false, 0.2126, 0.0722}};
+
+    (void)state;
+    for (size_t m = 0; m < 3; m++)
+        for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
+            for (size_t p = 0; p < sizeof(pads) / sizeof(pads[0]); p++) {
+                dvpp_vpc_ctx c;
+                dvpp_image src = make_image(fmts[f], 160, 90, 1, 1);
+                dvpp_image dst = blank(fmts[f], 64, 64, 1, 1);
+                dvpp_resize_geom g;
+                dvpp_resize_opts o;
+                uint8_t yuv[3], lum[3];
+                dvpp_err e;
+
+                dvpp_vpc_ctx_init(&c, DVPP_PROFILE_NATIVE);
+                c.csc.matrix = mats[m].m;
+                c.csc.full_range = mats[m].full;
+                dvpp_resize_opts_init(&o);
+                assert_int_equal(dvpp_resize_geometry(160, 90, DVPP_RESIZE_LETTERBOX, 64,
+                                                      64, &g, NULL), DVPP_OK);
+                if (dvpp_vpc_resize_mode(&c, &src, &g, &dst, pads[p], &o, &e) != DVPP_OK)
+                    fail_msg("%s: %s", dvpp_pixfmt_name(fmts[f]), e.msg);
+                pad_yuv(pads[p], mats[m].kr, mats[m].kb, mats[m].full, yuv);
+                pad_yuv(pads[p], mats[m].kr, mats[m].kb, true, lum); /* GRAY: full luma */
+                assert_int_equal(g.paste.top, 14);
+                expect_bars(&dst, 14, yuv, lum[0]);
+                dvpp_image_free(&src);
+                dvpp_image_free(&dst);
+                dvpp_vpc_ctx_fini(&c);
+            }
+}
+
 static void test_allocation_failures_are_clean(void **state)
 {
     dvpp_image src = make_image(DVPP_PIXEL_NV12, 96, 64, 16, 2);
@@ -565,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_ascend310_stride_and_format_rules),
         cmocka_unit_test(test_batch_limits),
         cmocka_unit_test(test_letterbox_fills_padding),
+        cmocka_unit_test(test_letterbox_pad_in_yuv_formats),
         cmocka_unit_test(test_allocation_failures_are_clean),
         cmocka_unit_test(test_fused_yuv_to_resized_rgb),
     };
