@@ -1,5 +1,6 @@
 /* dvppctl's one option table: every command parses with it and uses the
  * fields it needs, so an option means the same thing everywhere. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -23,67 +24,111 @@ enum {
     OPT_CRF, OPT_IDR,
 };
 
-static const struct option k_opts[] = {
-    {"output", required_argument, NULL, 'o'},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"align", required_argument, NULL, OPT_ALIGN},
-    {"profile", required_argument, NULL, OPT_PROFILE},
-    {"scale", required_argument, NULL, OPT_SCALE},
-    {"shrink-on-load", required_argument, NULL, OPT_SHRINK},
-    {"roi", required_argument, NULL, OPT_ROI},
-    {"no-orient", no_argument, NULL, OPT_NO_ORIENT},
-    {"allow-partial", no_argument, NULL, OPT_PARTIAL},
-    {"fast-dct", no_argument, NULL, OPT_FAST_DCT},
-    {"nosmooth", no_argument, NULL, OPT_NOSMOOTH},
-    {"alpha", required_argument, NULL, OPT_ALPHA},
-    {"background", required_argument, NULL, OPT_BACKGROUND},
-    {"quality", required_argument, NULL, OPT_QUALITY},
-    {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
-    {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
-    {"max-side", required_argument, NULL, OPT_MAX_SIDE},
-    {"max-scans", required_argument, NULL, OPT_MAX_SCANS},
-    {"size", required_argument, NULL, OPT_SIZE},
-    {"mode", required_argument, NULL, OPT_MODE},
-    {"interp", required_argument, NULL, OPT_INTERP},
-    {"parity", required_argument, NULL, OPT_PARITY},
-    {"ascend-mode", required_argument, NULL, OPT_ASCEND_MODE},
-    {"pad", required_argument, NULL, OPT_PAD},
-    {"csc", required_argument, NULL, OPT_CSC},
-    {"range", required_argument, NULL, OPT_RANGE},
-    {"margins", required_argument, NULL, OPT_MARGINS},
-    {"border-type", required_argument, NULL, OPT_BORDER_TYPE},
-    {"value", required_argument, NULL, OPT_VALUE},
-    {"input", required_argument, NULL, OPT_INPUT},
-    {"decode-format", required_argument, NULL, OPT_DECODE_FORMAT},
-    {"config", required_argument, NULL, OPT_CONFIG},
-    {"dynamic", required_argument, NULL, OPT_DYNAMIC},
-    {"op", required_argument, NULL, OPT_OP},
-    {"mean", required_argument, NULL, OPT_MEAN},
-    {"std", required_argument, NULL, OPT_STD},
-    {"order", required_argument, NULL, OPT_ORDER},
-    {"layout", required_argument, NULL, OPT_LAYOUT},
-    {"dtype", required_argument, NULL, OPT_DTYPE},
-    {"channels", required_argument, NULL, OPT_CHANNELS},
-    {"strict", no_argument, NULL, OPT_STRICT},
-    {"socket", required_argument, NULL, OPT_SOCKET},
-    {"count", required_argument, NULL, 'n'},
-    {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
-    {"every", required_argument, NULL, OPT_EVERY},
-    {"fps", required_argument, NULL, OPT_FPS},
-    {"keyframes", no_argument, NULL, OPT_KEYFRAMES},
-    {"start", required_argument, NULL, OPT_START},
-    {"end", required_argument, NULL, OPT_END},
-    {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
-    {"threads", required_argument, NULL, OPT_THREADS},
-    {"codec", required_argument, NULL, OPT_CODEC},
-    {"bitrate", required_argument, NULL, OPT_BITRATE},
-    {"gop", required_argument, NULL, OPT_GOP},
-    {"rc", required_argument, NULL, OPT_RC},
-    {"crf", required_argument, NULL, OPT_CRF},
-    {"idr", required_argument, NULL, OPT_IDR},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+/* One option: its getopt entry and, for an option that takes one, the
+ * value it wants (the words of the error that refuses another). */
+typedef struct ctl_opt {
+    const char *name;       /* the long name, without "--" */
+    int has_arg;            /* required_argument or no_argument */
+    int val;                /* what getopt_long returns for it */
+    const char *want;       /* the value it takes; NULL for a flag */
+} ctl_opt;
+
+#define ARG required_argument
+#define FLAG no_argument
+
+static const ctl_opt k_opts[] = {
+    {"output", ARG, 'o', "a file name"},
+    {"format", ARG, OPT_FORMAT, "a pixel format (rgb, bgr, rgba, gray, nv12, i420, ...)"},
+    {"align", ARG, OPT_ALIGN, "WxH (stride alignment in pixels x rows, e.g. 128x16)"},
+    {"profile", ARG, OPT_PROFILE, "native, ascend310 or ascend310p"},
+    {"scale", ARG, OPT_SCALE, "N, the JPEG DCT scale N/8 with N in 1..8"},
+    {"shrink-on-load", ARG, OPT_SHRINK, "WxH or auto"},
+    {"roi", ARG, OPT_ROI, "[i:]L,T,R,B (inclusive corners, R >= L, B >= T)"},
+    {"no-orient", FLAG, OPT_NO_ORIENT, NULL},
+    {"allow-partial", FLAG, OPT_PARTIAL, NULL},
+    {"fast-dct", FLAG, OPT_FAST_DCT, NULL},
+    {"nosmooth", FLAG, OPT_NOSMOOTH, NULL},
+    {"alpha", ARG, OPT_ALPHA, "auto, drop or composite"},
+    {"background", ARG, OPT_BACKGROUND, "RRGGBB (six hex digits)"},
+    {"quality", ARG, OPT_QUALITY, "Q in 0..100"},
+    {"max-bytes", ARG, OPT_MAX_BYTES, "a byte count"},
+    {"max-pixels", ARG, OPT_MAX_PIXELS, "a pixel count"},
+    {"max-side", ARG, OPT_MAX_SIDE, "a side in pixels (at most 4294967295)"},
+    {"max-scans", ARG, OPT_MAX_SCANS, "a scan count (at most 4294967295)"},
+    {"size", ARG, OPT_SIZE, "WxH, or one side N for --mode shorter|longer"},
+    {"mode", ARG, OPT_MODE, "stretch, fit, fill, letterbox, shorter or longer"},
+    {"interp", ARG, OPT_INTERP, "nearest, bilinear, bicubic, area, lanczos or box"},
+    {"parity", ARG, OPT_PARITY, "cv2, pil, tf or ascend"},
+    {"ascend-mode", ARG, OPT_ASCEND_MODE, "N in 0..4"},
+    {"pad", ARG, OPT_PAD, "RRGGBB (six hex digits)"},
+    {"csc", ARG, OPT_CSC, "bt601 or bt709"},
+    {"range", ARG, OPT_RANGE, "narrow or full"},
+    {"margins", ARG, OPT_MARGINS, "T,B,L,R"},
+    {"border-type", ARG, OPT_BORDER_TYPE, "constant, replicate, reflect or reflect101"},
+    {"value", ARG, OPT_VALUE, "v0[,v1,v2,v3]"},
+    {"input", ARG, OPT_INPUT, "FMT[:WxH]"},
+    {"decode-format", ARG, OPT_DECODE_FORMAT, "a pixel format (rgb, bgr, gray, nv12, ...)"},
+    {"config", ARG, OPT_CONFIG, "an aipp_op config file"},
+    {"dynamic", ARG, OPT_DYNAMIC, "a dynamic AIPP parameter file"},
+    {"op", ARG, OPT_OP, "an aipp_op index"},
+    {"mean", ARG, OPT_MEAN, "R,G,B or one number"},
+    {"std", ARG, OPT_STD, "R,G,B or one number, none of them 0"},
+    {"order", ARG, OPT_ORDER, "rgb or bgr"},
+    {"layout", ARG, OPT_LAYOUT, "nchw, nhwc or nc1hwc0"},
+    {"dtype", ARG, OPT_DTYPE, "f32, f16, i8 or u8"},
+    {"channels", ARG, OPT_CHANNELS, "N in 0..256 (0: one per CPU)"},
+    {"strict", FLAG, OPT_STRICT, NULL},
+    {"socket", ARG, OPT_SOCKET, "the daemon's socket path"},
+    {"count", ARG, 'n', "N >= 1 jobs"},
+    {"concurrency", ARG, OPT_CONCURRENCY, "K in 1..256 jobs in flight"},
+    {"every", ARG, OPT_EVERY, "N >= 1"},
+    {"fps", ARG, OPT_FPS, "a rate: N, N.NNN or N/D, above 0"},
+    {"keyframes", FLAG, OPT_KEYFRAMES, NULL},
+    {"start", ARG, OPT_START, "seconds >= 0"},
+    {"end", ARG, OPT_END, "seconds > 0"},
+    {"max-frames", ARG, OPT_MAX_FRAMES, "N >= 1"},
+    {"threads", ARG, OPT_THREADS, "N in 1..64"},
+    {"codec", ARG, OPT_CODEC, "h264 or h265"},
+    {"bitrate", ARG, OPT_BITRATE, "kbit/s in 10..500000"},
+    {"gop", ARG, OPT_GOP, "N in 1..65536"},
+    {"rc", ARG, OPT_RC, "crf, cbr or vbr"},
+    {"crf", ARG, OPT_CRF, "Q in 0..51"},
+    {"idr", ARG, OPT_IDR, "frame indices N,N,..."},
+    {"help", FLAG, 'h', NULL},
 };
+
+#undef ARG
+#undef FLAG
+
+#define NOPTS (sizeof(k_opts) / sizeof(k_opts[0]))
+
+static const ctl_opt *opt_by_val(int val)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (k_opts[i].val == val)
+            return &k_opts[i];
+    return NULL;
+}
+
+/* What @o wants in this command: --scale and --profile mean other things
+ * to some commands. */
+static const char *opt_want(const ctl_args *a, const ctl_opt *o)
+{
+    if (o->val == OPT_SCALE && a->scale_is_norm)
+        return "S > 0, the multiplier of (x - mean)";
+    if (o->val == OPT_PROFILE && a->profile_is_codec)
+        return "a codec profile (baseline, main, high, ...)";
+    return o->want;
+}
+
+/* How the user spells @o: -o and -n have short forms. */
+static void opt_spelling(const ctl_opt *o, char *buf, size_t cap)
+{
+    if (o->val == 'o' || o->val == 'n' || o->val == 'h')
+        snprintf(buf, cap, "-%c/--%s", o->val, o->name);
+    else
+        snprintf(buf, cap, "--%s", o->name);
+}
 
 bool ctl_parse_u64(const char *s, unsigned long long *out)
 {
@@ -175,6 +220,20 @@ static bool parse_seconds(const char *v, double *out)
     errno = 0;
     d = strtod(v, &end);
     if (errno || end == v || *end || !isfinite(d) || d < 0 || d > 1e9)
+        return false;
+    *out = d;
+    return true;
+}
+
+/* A finite number above 0, the whole string. */
+static bool parse_multiplier(const char *v, double *out)
+{
+    char *end;
+    double d;
+
+    errno = 0;
+    d = strtod(v, &end);
+    if (errno || end == v || *end || !isfinite(d) || d <= 0)
         return false;
     *out = d;
     return true;
@@ -513,8 +572,7 @@ static bool apply_option(ctl_args *a, int opt, const char *v)
         if (!a->scale_is_norm)
             break;
         /* preprocess: the multiplier of (x - mean), as blobFromImage's */
-        a->norm_scale = strtod(v, NULL);
-        a->norm_scale_set = a->norm_scale > 0;
+        a->norm_scale_set = parse_multiplier(v, &a->norm_scale);
         return a->norm_scale_set;
     }
     return apply_daemon_option(a, opt, v);
@@ -547,9 +605,88 @@ bool ctl_use_socket(const ctl_args *a)
     return a->socket && *a->socket;
 }
 
+/* A value that is really the next option ("-o", "--size", "--size=..."):
+ * the option before it was given no value of its own. Negative numbers
+ * ("-1", "-.5") are values. */
+static bool looks_like_option(const char *v)
+{
+    return v[0] == '-' &&
+           (isalpha((unsigned char)v[1]) || (v[1] == '-' && isalpha((unsigned char)v[2])));
+}
+
+/* Why getopt_long returned '?' for the option at argv[optind - 1]: an
+ * unknown or ambiguous name, or a value given to a flag. */
+static void report_unknown(const char *cmd, const char *arg, int optopt_val)
+{
+    const ctl_opt *o = optopt_val ? opt_by_val(optopt_val) : NULL;
+    char name[64], list[512];
+    size_t len, n = 0, used = 0;
+
+    if (o && o->has_arg == no_argument) {
+        opt_spelling(o, name, sizeof(name));
+        fprintf(stderr, "dvppctl %s: %s takes no value (got '%s')\n", cmd, name, arg);
+        return;
+    }
+    if (optopt_val || strncmp(arg, "--", 2) != 0) {
+        fprintf(stderr, "dvppctl %s: unknown option '%s' (dvppctl help lists them)\n",
+                cmd, arg);
+        return;
+    }
+    len = strcspn(arg + 2, "=");
+    list[0] = '\0';
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (strncmp(k_opts[i].name, arg + 2, len) != 0)
+            continue;
+        n++;
+        if (used < sizeof(list))
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s--%s",
+                                     used ? ", " : "", k_opts[i].name);
+    }
+    if (n > 1)
+        fprintf(stderr, "dvppctl %s: '%.*s' is ambiguous: %s\n", cmd, (int)len + 2, arg,
+                list);
+    else
+        fprintf(stderr, "dvppctl %s: unknown option '%s' (dvppctl help lists them)\n",
+                cmd, arg);
+}
+
+/* The value @v of option @opt, taken from its own argv element when
+ * @separate: applied, or 2 after saying which option wanted what. */
+static int take_value(ctl_args *a, const char *cmd, int opt, const char *v, bool separate)
+{
+    const ctl_opt *o = opt_by_val(opt);
+    char name[64];
+
+    opt_spelling(o, name, sizeof(name));
+    if (separate && looks_like_option(v)) {
+        fprintf(stderr, "dvppctl %s: %s needs a value (%s) before %s\n", cmd, name,
+                opt_want(a, o), v);
+        return 2;
+    }
+    if (!apply_option(a, opt, v)) {
+        fprintf(stderr, "dvppctl %s: %s wants %s, not '%s'\n", cmd, name, opt_want(a, o),
+                v);
+        return 2;
+    }
+    return 0;
+}
+
+/* Options that contradict each other, refused with the daemon's words. */
+static int check_pairs(const ctl_args *a, const char *cmd)
+{
+    if (a->scale_is_norm && a->std_set && a->norm_scale_set) {
+        /* dvppd_spec.c refuses the pair in the same words */
+        fprintf(stderr, "dvppctl %s: --std and --scale: give std (torchvision) or scale "
+                        "(blobFromImage), not both\n", cmd);
+        return 2;
+    }
+    return 0;
+}
+
 int ctl_parse_options(int argc, char **argv, ctl_args *a)
 {
-    int opt;
+    struct option longopts[NOPTS + 1];
+    int opt, rc;
 
     defaults(a);
     a->scale_is_norm = strcmp(argv[0], "preprocess") == 0 ||
@@ -557,19 +694,35 @@ int ctl_parse_options(int argc, char **argv, ctl_args *a)
                        strcmp(argv[0], "bench") == 0 ||
                        strcmp(argv[0], "video-decode") == 0;
     a->profile_is_codec = strcmp(argv[0], "video-encode") == 0;
+    for (size_t i = 0; i < NOPTS; i++)
+        longopts[i] = (struct option){k_opts[i].name, k_opts[i].has_arg, NULL, k_opts[i].val};
+    longopts[NOPTS] = (struct option){NULL, 0, NULL, 0};
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:hn:", k_opts, NULL)) != -1) {
+    opterr = 0; /* every message is ours, naming the option and what it wants */
+    while ((opt = getopt_long(argc, argv, ":o:hn:", longopts, NULL)) != -1) {
         if (opt == 'h') {
             ctl_usage(stdout);
             exit(0);
         }
-        if (opt == '?')
-            return 2;
-        if (!apply_option(a, opt, optarg)) {
-            fprintf(stderr, "dvppctl %s: bad option value '%s'\n", argv[0],
-                    optarg ? optarg : "");
+        if (opt == ':') {
+            const ctl_opt *o = opt_by_val(optopt);
+            char name[64];
+            if (!o)
+                return 2;
+            opt_spelling(o, name, sizeof(name));
+            fprintf(stderr, "dvppctl %s: %s needs a value (%s)\n", argv[0], name,
+                    opt_want(a, o));
             return 2;
         }
+        if (opt == '?') {
+            report_unknown(argv[0], argv[optind - 1], optopt);
+            return 2;
+        }
+        rc = opt_by_val(opt) && opt_by_val(opt)->has_arg == required_argument
+                 ? take_value(a, argv[0], opt, optarg, optarg == argv[optind - 1])
+                 : (apply_option(a, opt, optarg) ? 0 : 2);
+        if (rc)
+            return rc;
     }
     for (; optind < argc; optind++) {
         if (a->ninputs == CTL_MAX_INPUTS) {
@@ -578,7 +731,7 @@ int ctl_parse_options(int argc, char **argv, ctl_args *a)
         }
         a->inputs[a->ninputs++] = argv[optind];
     }
-    return 0;
+    return check_pairs(a, argv[0]);
 }
 
 int ctl_parse_args(int argc, char **argv, ctl_args *a)
