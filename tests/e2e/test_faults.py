@@ -24,7 +24,7 @@ import time
 import numpy as np
 import pytest
 
-cv2 = pytest.importorskip("cv2")
+import cv2  # python3-opencv (make deps): a hard dependency, so an import, not a skip
 
 pytest.register_assert_rewrite("daemon_util")
 from daemon_util import (BUILD, DVPPD, PYCLIENT, Daemon, Data, ctl, free_port,  # noqa: E402

@@ -28,8 +28,8 @@ Also: each of the 14 corrupt PngSuite files (x*.png) must make dvppctl exit
 1 with a one-line error, and the 14 messages must be pairwise distinct.
 
 Run with Debian's interpreter (/usr/bin/python3: numpy, Pillow, OpenCV).
-Environment: DVPP_BUILD (default "build") locates dvppctl, DVPP_SHARED
-(default "../shared", both relative to the repository root) the corpus.
+Environment: DVPP_BUILD (default "build", relative to the repository root)
+locates dvppctl. The corpus is in the tree: tests/data/corpus/pngsuite.
 """
 
 import os
@@ -52,7 +52,7 @@ def _from_repo(value):
 
 BUILD = _from_repo(os.environ.get("DVPP_BUILD", "build"))
 DVPPCTL = BUILD / "dvppctl"
-SUITE = _from_repo(os.environ.get("DVPP_SHARED", "../shared")) / "corpus" / "pngsuite"
+SUITE = REPO / "tests" / "data" / "corpus" / "pngsuite"
 
 CORRUPT_NAMES = [
     "xc1n0g08", "xc9n2c08", "xcrn0g04", "xcsn0g01", "xd0n2c08", "xd3n2c08",

@@ -4,8 +4,8 @@
  * and byte-flip sweeps with leak checks, encode/decode round trips, the
  * ascend310 profile and PngPredictDecSize.
  *
- * The corpus lives in $DVPP_SHARED/corpus (default ../shared/corpus,
- * relative to the repository root, which is the working directory of
+ * The corpus lives in the tree, tests/data/corpus/{pngsuite,libpng-crashers}
+ * (relative to the repository root, which is the working directory of
  * `make unit`). Files are read with plain malloc so that the test allocator
  * counts only what the codec allocates.
  */
@@ -49,11 +49,7 @@ typedef struct corpus {
     blob small;          /* 300x200 RGB PNG made by dvpp_png_encode */
 } corpus;
 
-static const char *shared_dir(void)
-{
-    const char *d = getenv("DVPP_SHARED");
-    return d && *d ? d : "../shared";
-}
+#define PNG_CORPUS_DIR "tests/data/corpus"
 
 static bool read_whole_file(const char *path, blob *out)
 {
@@ -84,7 +80,7 @@ static int by_name(const void *a, const void *b)
                   ((const corpus_file *)b)->name);
 }
 
-/* Load every *.png of $DVPP_SHARED/corpus/@sub; fails the test when the
+/* Load every *.png of tests/data/corpus/@sub; fails the test when the
  * folder is missing or empty, so a missing corpus is never a silent pass. */
 static corpus_file *load_folder(const char *sub, size_t *count)
 {
@@ -94,10 +90,10 @@ static corpus_file *load_folder(const char *sub, size_t *count)
     struct dirent *de;
     DIR *d;
 
-    snprintf(dir, sizeof(dir), "%s/corpus/%s", shared_dir(), sub);
+    snprintf(dir, sizeof(dir), PNG_CORPUS_DIR "/%s", sub);
     d = opendir(dir);
     if (!d)
-        fail_msg("corpus folder %s not found (set DVPP_SHARED)", dir);
+        fail_msg("corpus folder %s not found (run from the repository root)", dir);
     while ((de = readdir(d)) != NULL) {
         size_t l = strlen(de->d_name);
         if (l < 5 || strcmp(de->d_name + l - 4, ".png") != 0)
