@@ -334,7 +334,9 @@ unit: all $(UNIT_BINS)
 	$(Q)DVPP_SIMD=scalar tests/tools/run-unit $(UNIT_BINS)
 
 # DVPP_MAKE_VARS: what a test needs to run `make install` on this very build
-# (tests/e2e/test_install.py) without rebuilding it with other flags.
+# (tests/e2e/test_install.py) without rebuilding it with other flags. CI
+# reaches pytest from the environment (or `make e2e CI=1`): set, any skipped
+# test fails the run (tests/e2e/conftest.py).
 e2e: all
 	$(Q)DVPP_BUILD=$(BUILD) \
 	DVPP_MAKE_VARS="BUILD='$(BUILD)' SANITIZER='$(SANITIZER)' OPT='$(OPT)' CC='$(CC)' \

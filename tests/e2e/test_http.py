@@ -21,7 +21,7 @@ import urllib.parse
 import numpy as np
 import pytest
 
-cv2 = pytest.importorskip("cv2")
+import cv2  # python3-opencv (make deps): a hard dependency, so an import, not a skip
 
 pytest.register_assert_rewrite("daemon_util")
 from daemon_util import (Data, Resp, aipp_rgb, ctl, free_port, gradient,  # noqa: E402
