@@ -259,16 +259,19 @@ class Daemon:
             shutil.rmtree(self.sock_dir, ignore_errors=True)
 
 
-def start_daemon(tmp, cfg, name, port, sock=None, sock_dir=None, preexec_fn=None, timeout=30):
+def start_daemon(tmp, cfg, name, port, sock=None, sock_dir=None, preexec_fn=None, timeout=30,
+                 faults=None):
     """dvppd with @cfg (written to @tmp/@name.json, its log @tmp/@name.log),
     once /readyz answers 200 on @port and @sock exists; the test fails if it
     exits or is not ready within 20 s. @sock_dir is removed when it stops
-    (or fails to start); @timeout is its HTTP requests' default."""
+    (or fails to start); @timeout is its HTTP requests' default. @faults:
+    DVPPD_FAULTS for it (dvppd/dvppd_faults.h), e.g. "stall_ms=500"."""
     cfg_path = write_config(tmp, name, cfg)
     log_path = os.path.join(tmp, f"{name}.log")
+    env = dict(os.environ, DVPPD_FAULTS=faults) if faults else None
     with open(log_path, "w") as log:
         proc = subprocess.Popen([DVPPD, "--config", cfg_path], stdout=log, stderr=log,
-                                preexec_fn=preexec_fn)
+                                preexec_fn=preexec_fn, env=env)
     d = Daemon(proc, log_path, cfg_path, port, sock, sock_dir, timeout)
     deadline = time.monotonic() + 20
     while True:
@@ -365,6 +368,30 @@ def settled_fd_count(d):
     return last
 
 
+# Sanitizer builds (build folders named for them: build/asan, build/asan-x)
+# run several times slower; deadlines of waits scale with this.
+SLOW = 3 if "asan" in os.path.basename(BUILD.rstrip("/")) else 1
+# The default deadline of wait_for: generous, since it only bounds how long
+# a broken daemon takes to fail the test; a working one ends the wait early.
+WAIT_S = 20 * SLOW
+
+
+def wait_for(cond, what, timeout=None, every=0.02):
+    """Poll cond() every @every s until it returns a true value, which is
+    returned; the test fails naming @what (and the last value) once
+    @timeout s (default WAIT_S) have passed. Use instead of a fixed sleep
+    before an assertion, or of an absolute latency limit."""
+    timeout = WAIT_S if timeout is None else timeout
+    deadline = time.monotonic() + timeout
+    while True:
+        v = cond()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {timeout} s (last: {v!r})")
+        time.sleep(every)
+
+
 def stats_wait(c, pred, what, timeout=5):
     """Poll the client's stats() until pred(stats) holds; the last stats."""
     deadline = time.monotonic() + timeout
@@ -375,6 +402,19 @@ def stats_wait(c, pred, what, timeout=5):
         if time.monotonic() > deadline:
             pytest.fail(f"{what}: not within {timeout} s; stats {s}")
         time.sleep(0.02)
+
+
+def assert_refused(ei, code, field=None):
+    """@ei (a pytest.raises(dvpp.DvppError) ExceptionInfo) holds a refusal
+    by dvppd with @code (and @field): an Error or a failed Result, not the
+    client's Disconnected or ProtocolError (DvppError subclasses, code EIO),
+    which a bare pytest.raises(dvpp.DvppError) would accept too."""
+    e = ei.value
+    assert type(e) is pyclient().DvppError, f"not a refusal: {e!r}"
+    assert e.code == code, e
+    if field is not None:
+        assert e.field == field, e
+    return e
 
 
 # --------------------------------------------------------------------------

@@ -1,12 +1,15 @@
 """dvppd's HTTP API (docs/http-api.md) end to end, through the real daemon.
 
 Every tensor is compared with what `dvppctl` computes for the same pipeline
-(docs/http-api.md: "byte-identical to dvppctl"). Run with Debian's
-/usr/bin/python3 (numpy, cv2); HTTP through the standard library only:
+(docs/http-api.md: "byte-identical to dvppctl"), and the /v1/preprocess
+parity cases also with an independent reference (OpenCV, Pillow and numpy:
+_reference below), with a maximum difference of 0. Run with Debian's
+/usr/bin/python3 (numpy, cv2, PIL); HTTP through the standard library only:
 
     DVPP_BUILD=build /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/e2e/test_http.py
 """
 import http.client
+import io
 import json
 import os
 import random
@@ -20,6 +23,7 @@ import urllib.parse
 
 import numpy as np
 import pytest
+from PIL import Image
 
 import cv2  # python3-opencv (make deps): a hard dependency, so an import, not a skip
 
@@ -110,7 +114,7 @@ def ctl_preprocess(tmp, src, params, name="ref.npy"):
 # Fixtures
 
 
-def start_daemon(tmp, http_extra=None, device=None, aipp_path=None, name="d"):
+def start_daemon(tmp, http_extra=None, device=None, aipp_path=None, name="d", faults=None):
     port = free_port()
     http_cfg = {"listen": f"127.0.0.1:{port}", "request_timeout_s": REQUEST_TIMEOUT_S,
                 "idle_timeout_s": IDLE_TIMEOUT_S, "max_body_bytes": MAX_BODY,
@@ -119,7 +123,7 @@ def start_daemon(tmp, http_extra=None, device=None, aipp_path=None, name="d"):
     cfg = {"http": http_cfg, "socket": {"path": ""}, "device": device or {"channels": 2}}
     if aipp_path:
         cfg["aipp"] = {"configs": {"test": aipp_path}}
-    return daemon_util.start_daemon(tmp, cfg, name, port)
+    return daemon_util.start_daemon(tmp, cfg, name, port, faults=faults)
 
 
 @pytest.fixture(scope="module")
@@ -197,6 +201,11 @@ def test_info(srv):
 
 _SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def _gauge(srv, name):
+    """The value of the unlabelled sample @name in /metrics."""
+    return sum(v for n, lab, v in metrics(srv) if n == name and not lab)
 
 
 def metrics(srv):
@@ -280,6 +289,135 @@ PARITY_CASES = [
 ]
 
 
+# --------------------------------------------------------------------------
+# The independent reference of a /v1/preprocess query: decode with OpenCV
+# (Pillow for parity=pil), resize with the library the parity names, the
+# geometry of the mode by docs/http-api.md's rules (sides rounded half up),
+# then numpy's normalise in float64 (as the spec writes it) and the dtype
+# cast (float16 by numpy's round-to-nearest-even, integers rounded half to
+# even and saturated).
+
+_CV2_INTERP = {"nearest": cv2.INTER_NEAREST, "bilinear": cv2.INTER_LINEAR,
+               "bicubic": cv2.INTER_CUBIC, "area": cv2.INTER_AREA,
+               "lanczos": cv2.INTER_LANCZOS4}
+_PIL_INTERP = {"nearest": Image.NEAREST, "bilinear": Image.BILINEAR,
+               "bicubic": Image.BICUBIC, "lanczos": Image.LANCZOS}
+# DVPP VPC interpolation modes (dvpp-aipp rules; the 310's mode 0, a
+# proprietary filter, is emulated with bicubic)
+_ASCEND_INTERP = {0: cv2.INTER_CUBIC, 1: cv2.INTER_LINEAR, 2: cv2.INTER_NEAREST}
+# cv2.imdecode flags for a JPEG decoded at 1/d (libjpeg's DCT scaling)
+_CV2_REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2,
+                4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
+
+
+def _scale_side(v, num, den):
+    """v * num / den rounded half up, at least 1."""
+    return max((v * num * 2 + den) // (den * 2), 1)
+
+
+def _floats3(v, default):
+    x = [float(t) for t in str(v).split(",")] if v is not None else [default]
+    return np.array(x * 3 if len(x) == 1 else x)
+
+
+def _ref_decode(blob, params):
+    """RGB uint8 H x W x 3 (alpha dropped), decoded by Pillow or OpenCV."""
+    if params.get("parity") == "pil":
+        return np.asarray(Image.open(io.BytesIO(blob)).convert("RGB"))
+    flags = cv2.IMREAD_COLOR
+    if str(params.get("shrink_on_load", "0")) == "1":
+        # the largest 1/d (d <= 8) that keeps the decoded image at least w x h
+        h0, w0 = cv2.imdecode(np.frombuffer(blob, np.uint8), cv2.IMREAD_COLOR).shape[:2]
+        d = 1
+        while d < 8 and -(-w0 // (2 * d)) >= int(params["w"]) and \
+                -(-h0 // (2 * d)) >= int(params["h"]):
+            d *= 2
+        flags = _CV2_REDUCED[d]
+    img = cv2.imdecode(np.frombuffer(blob, np.uint8), flags)
+    assert img is not None, "OpenCV cannot decode the reference input"
+    return np.ascontiguousarray(cv2.cvtColor(img, cv2.COLOR_BGR2RGB))
+
+
+def _ref_resize(img, w, h, params):
+    parity, interp = params.get("parity", "cv2"), params.get("interp", "bilinear")
+    if parity == "pil":
+        return np.asarray(Image.fromarray(img).resize((w, h), _PIL_INTERP[interp]))
+    if parity == "tf":
+        # TF1 legacy nearest (align_corners=False, half_pixel_centers=False),
+        # as tests/e2e/test_resize_parity.py: min(floor(out * in / out_size), in - 1)
+        assert interp == "nearest"
+        sh, sw = img.shape[:2]
+        ys = np.floor(np.arange(h, dtype=np.float32) * (np.float32(sh) / np.float32(h)))
+        xs = np.floor(np.arange(w, dtype=np.float32) * (np.float32(sw) / np.float32(w)))
+        return img[np.minimum(ys.astype(int), sh - 1)][:, np.minimum(xs.astype(int), sw - 1)]
+    if parity == "ascend":
+        return cv2.resize(img, (w, h), interpolation=_ASCEND_INTERP[int(params["ascend_mode"])])
+    return cv2.resize(img, (w, h), interpolation=_CV2_INTERP[interp])
+
+
+def _ref_geometry(img, params):
+    """The resized (and padded or cropped) RGB image of the query's mode."""
+    sh, sw = img.shape[:2]
+    mode, w, h = params.get("mode", "stretch"), int(params["w"]), int(params.get("h", 0))
+    if mode == "stretch":
+        return _ref_resize(img, w, h, params)
+    if mode in ("shorter", "longer"):
+        by_width = (sw <= sh) == (mode == "shorter")
+        nw = w if by_width else _scale_side(sw, w, sh)
+        nh = _scale_side(sh, w, sw) if by_width else w
+        return _ref_resize(img, nw, nh, params)
+    if mode == "fill":  # the centred crop of aspect w:h, scaled to w x h
+        cw, ch = sw, sh
+        if sw * h > sh * w:
+            cw = _scale_side(sh, w, h)
+        else:
+            ch = _scale_side(sw, h, w)
+        left, top = (sw - cw) // 2, (sh - ch) // 2
+        return _ref_resize(np.ascontiguousarray(img[top:top + ch, left:left + cw]), w, h,
+                           params)
+    assert mode == "letterbox", mode
+    by_width = sw * h >= sh * w
+    nw = min(w if by_width else _scale_side(sw, h, sh), w)
+    nh = min(_scale_side(sh, w, sw) if by_width else h, h)
+    pad = params.get("pad", "000000")
+    out = np.empty((h, w, 3), np.uint8)
+    out[:] = [int(pad[i:i + 2], 16) for i in (0, 2, 4)]
+    x0, y0 = (w - nw) // 2, (h - nh) // 2
+    out[y0:y0 + nh, x0:x0 + nw] = _ref_resize(img, nw, nh, params)
+    return out
+
+
+def _ref_normalize(img, params):
+    x = img.astype(np.float64)
+    mean = _floats3(params.get("mean"), 0.0)
+    if "scale" in params:
+        v = (x - mean) * float(params["scale"])
+    else:
+        v = (x / 255 - mean) / _floats3(params.get("std"), 1.0)
+    dtype = params.get("dtype", "float32")
+    if dtype in ("float32", "float16"):
+        t = v.astype(np.float32).astype(dtype)
+    else:
+        lo, hi = (-128, 127) if dtype == "int8" else (0, 255)
+        t = np.clip(np.rint(v), lo, hi).astype(dtype)
+    layout = params.get("layout", "nchw")
+    if layout == "nchw":
+        return t.transpose(2, 0, 1)[None]
+    if layout == "nhwc":
+        return t[None]
+    assert layout == "nc1hwc0", layout  # C0 = 16 for 16-bit types, the spare lanes 0
+    out = np.zeros((1, 1) + t.shape[:2] + (16,), t.dtype)
+    out[0, 0, :, :, :3] = t
+    return out
+
+
+def _reference(blob, params):
+    img = _ref_geometry(_ref_decode(blob, params), params)
+    if params.get("order") == "bgr":
+        img = img[:, :, ::-1]
+    return _ref_normalize(img, params)
+
+
 def _layout_of(params):
     return params.get("layout", "nchw").upper()
 
@@ -307,6 +445,12 @@ def test_preprocess_equals_dvppctl(srv, data, tmp, case):
     assert got.dtype == ref.dtype and got.shape == ref.shape
     assert np.array_equal(got.view(np.uint8), ref.view(np.uint8))
     _check_tensor_headers(r, ref, params)
+    # and what OpenCV / Pillow + numpy compute, exactly
+    want = _reference(body, params)
+    assert want.dtype == got.dtype and want.shape == got.shape, (want.shape, got.shape)
+    diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    worst, at = float(diff.max()), np.unravel_index(diff.argmax(), diff.shape)
+    assert worst == 0, f"max |diff| {worst} at {at}: {int((diff > 0).sum())} of {diff.size} differ"
 
 
 def test_preprocess_matches_cv2(srv, data):
@@ -526,7 +670,10 @@ def test_inline_aipp_in_spec(srv, data, tmp):
 
 
 def _decode_img(blob):
-    return cv2.imdecode(np.frombuffer(blob, np.uint8), cv2.IMREAD_UNCHANGED)
+    img = cv2.imdecode(np.frombuffer(blob, np.uint8), cv2.IMREAD_UNCHANGED)
+    # None for an undecodable image: np.array_equal(None, None) is True
+    assert img is not None, f"OpenCV cannot decode {blob[:16]!r}... ({len(blob)} bytes)"
+    return img
 
 
 @pytest.mark.parametrize("shrink", ["0", "default"])
@@ -855,11 +1002,11 @@ def test_job_with_failed_item(srv, data):
     assert r.status == 202, r
     loc = r.h("location")
     st = _wait_job(srv, loc)
-    # "done" may count the finished items or the good ones
+    # "done" counts the items that succeeded, "failed" the others
     assert st["state"] == "done" and st["failed"] == 1, st
-    assert st["done"] in (2, 3) and st["total"] == 3, st
+    assert st["done"] == 2 and st["total"] == 3, st
     assert len(st["items"]) == 1 and st["items"][0]["index"] == 1, st
-    assert st["items"][0]["code"] in ("ECORRUPT", "EUNSUPPORTED"), st
+    assert st["items"][0]["code"] == "ECORRUPT", st
     res = srv.get(loc + "/result")
     assert res.status == 200
     t = res.npy()
@@ -881,28 +1028,38 @@ def test_job_strict_failure(srv, data):
     assert "1" in e["field"], e  # the item's index (as /v1/batch strict=1)
 
 
-def test_job_result_while_running_is_409(srv, data):
-    """A large job: its result asked for at once is 409 EBUSY (unless the
-    device was quick enough to finish first)."""
-    parts = [(f"p{i}", data.jpg1080, f"{i}.jpg") for i in range(32)]
-    body, hdrs = multipart(parts)
-    r = srv.post("/v1/jobs?w=448&h=448&interp=lanczos&parity=pil&dtype=float16", body,
-                 hdrs)
+# Every device task of this daemon first waits STALL_S (DVPPD_FAULTS=
+# stall_ms): its jobs are surely running when the next request comes, and a
+# burst surely meets a busy device (one channel, a queue of one). Its request
+# deadline is far past the stall, so that nothing it answers times out.
+STALL_S = 1.5
+
+
+@pytest.fixture(scope="module")
+def stalled(data, tmp_path_factory):
+    tmp = str(tmp_path_factory.mktemp("http_stalled"))
+    d = start_daemon(tmp, http_extra={"request_timeout_s": 60, "threads": 4},
+                     device={"channels": 1, "queue_depth": 1}, name="stalled",
+                     faults=f"stall_ms={int(STALL_S * 1000)}")
+    yield d
+    stop_daemon(d)
+
+
+def test_job_result_while_running_is_409(stalled, data):
+    """A job whose items are stalled: its result asked for at once is 409
+    EBUSY, it is running with nothing done, and DELETE cancels it (the
+    result of a finished job: test_job_lifecycle)."""
+    body, hdrs = multipart([("a", data.small, "a.jpg"), ("b", data.small, "b.jpg")])
+    r = stalled.post("/v1/jobs?w=16&h=16", body, hdrs)
     assert r.status == 202, r
     loc = r.h("location")
-    res = srv.get(loc + "/result")
-    if res.status == 409:
-        assert_error(res, 409, "EBUSY")
-        st = srv.get(loc).json()
-        assert st["state"] in ("running", "done"), st
-        assert 0 <= st["done"] <= 32
-    else:
-        assert res.status == 200, res
-    # cancel and forget, while it (maybe) still runs
-    d = srv.request("DELETE", loc)
+    assert_error(stalled.get(loc + "/result"), 409, "EBUSY")
+    st = stalled.get(loc).json()
+    assert st["state"] == "running" and st["done"] == 0 and st["total"] == 2, st
+    d = stalled.request("DELETE", loc)
     assert d.status == 200, d
-    assert d.json()["state"] in ("running", "canceled", "done"), d
-    assert_error(srv.get(loc), 404, "ENOTFOUND")
+    assert d.json()["state"] == "canceled", d
+    assert_error(stalled.get(loc), 404, "ENOTFOUND")
 
 
 def test_unknown_job_is_404(srv):
@@ -945,7 +1102,7 @@ def test_400_resize_target_over_the_side_limit(srv, data):
 def test_400_unknown_parameter(srv, data):
     e = assert_error(srv.post("/v1/preprocess?w=10&h=10&colour=red", data.small), 400,
                      "EINVAL")
-    assert "colour" in e["field"] or "colour" in e["message"], e
+    assert e["field"] == "colour", e
     e = assert_error(srv.post("/v1/decode?format=rgb&qualty=3", data.small), 400, "EINVAL")
     assert "qualty" in e["field"] + e["message"], e
 
@@ -973,7 +1130,7 @@ def test_400_bad_aipp_text(srv, data):
     bad = "aipp_op {\n  aipp_mode : static\n  colour_switch : true\n  input_format : RGB888_U8\n}\n"
     body, hdrs = multipart([("image", data.jpg224, "x.jpg"), ("aipp", bad, "a.cfg")])
     e = assert_error(srv.post("/v1/preprocess", body, hdrs), 400, "EINVAL")
-    assert "line 3" in e["message"] or "colour_switch" in e["message"] + e["field"], e
+    assert "line 3" in e["message"] and "colour_switch" in e["message"] + e["field"], e
     spec = json.dumps({"aipp": {"config": "aipp_op {\n aipp_mode : static\n"}})
     assert_error(srv.post("/v1/preprocess", data.jpg224, {"X-Dvpp-Spec": spec}), 400,
                  "EINVAL")
@@ -1042,7 +1199,10 @@ def test_content_length_at_the_limit_is_read(srv):
         r = read_raw_response(s, timeout=15)
     finally:
         s.close()
-    assert r is not None and r[0] != 413, r
+    assert r is not None and r[0] == 200, r
+    want = srv.post("/v1/preprocess?w=8&h=8", to_jpeg(gradient(32, 24, 9)))
+    assert want.status == 200, want
+    assert r[2] == want.body, "not the tensor of the JPEG before the padding"
 
 
 def data_pad(n):
@@ -1083,15 +1243,11 @@ def test_chunked_body_cut_at_the_limit(srv):
                 break
             sent += len(chunk)
             chunk = b"\0" * 65536
+        # None: the peer closed (or reset) the connection without a status line
         r = read_raw_response(s, timeout=5)
-        if r is None:
-            closed = True
-        else:
-            assert r[0] == 413, r
-            closed = True
     finally:
         s.close()
-    assert closed
+    assert r is None, f"an answer in the middle of the body, or no close: {r}"
     # cut near the limit (what the socket buffers hold aside), long before 32 MiB
     assert MAX_BODY < sent < 16 * 1024 * 1024, sent
 
@@ -1107,8 +1263,7 @@ def test_415_not_jpeg_or_png(srv, body):
     for ep in ("/v1/preprocess?w=8&h=8", "/v1/image?w=8&h=8", "/v1/decode?format=rgb"):
         r = srv.post(ep, body, {"Content-Type": "image/gif"})
         if body == b"":
-            assert r.status in (400, 415), r
-            assert_error(r, r.status)
+            assert_error(r, 400, "EINVAL", field="body", mentions="no image")
         else:
             assert_error(r, 415, "EUNSUPPORTED")
 
@@ -1168,7 +1323,7 @@ def test_422_profile_refusal(srv, data):
     ("w=8&h=8&mean=%ff", "mean"),
     ("w=8&h=8&std=%C3", "std"),
     ("w=8&h=8&%ff=1", None),       # an unknown key that is not UTF-8
-    ("w=8&&h=8&", None),           # empty pairs: ignored or 400, but answered
+    ("w=8&&h=8&", None),           # empty pairs: a parameter without a name
 ])
 def test_400_malformed_query(fresh, data, query, field):
     """Odd query strings are answered 400 (never a dropped connection), and
@@ -1179,9 +1334,7 @@ def test_400_malformed_query(fresh, data, query, field):
         except (OSError, http.client.HTTPException) as e:
             pytest.fail(f"POST {ep}?{query}: no answer ({e!r})")
         if query == "w=8&&h=8&":
-            assert r.status == 200 or 400 <= r.status < 500, r
-            if r.status != 200:
-                assert_error(r, r.status)
+            assert_error(r, 400, "EINVAL", field="query", mentions="without a name")
             continue
         e = assert_error(r, 400, "EINVAL")
         if field:
@@ -1283,42 +1436,43 @@ def test_slow_body_cut_at_deadline_while_others_are_served(srv, data, tmp):
         c.close()
     t.join()
     assert not bad, bad[:5]
+    # Served all along: a server held up by the slow body would answer the
+    # others only once it is cut, REQUEST_TIMEOUT_S after it began (no
+    # absolute latency limit: sanitizer builds and a loaded machine are slow).
     assert len(lat) >= 20
-    lat.sort()
-    assert lat[len(lat) // 2] < 0.1 and lat[int(len(lat) * 0.95)] < 0.5, lat[-5:]
+    assert max(lat) < REQUEST_TIMEOUT_S / 2, sorted(lat)[-5:]
     el = outcome["elapsed"]
     assert REQUEST_TIMEOUT_S - 0.5 <= el <= REQUEST_TIMEOUT_S + 4, el
-    r = outcome["resp"]
-    if r is not None:
-        assert r[0] in (408, 503), r
+    # cut: no answer in the middle of a body (http-api.md, request_timeout_s)
+    assert outcome["resp"] is None, outcome["resp"]
 
 
 def test_sigterm_answers_requests_in_flight(fresh, data):
-    """SIGTERM: requests already sent are answered (200, or 503 while
-    stopping), never dropped, and the daemon exits 0 (the fixture)."""
+    """SIGTERM: requests already received are answered 200 (the drain time,
+    20 s by default, is far more than they need), never dropped, and the
+    daemon exits 0 (the fixture). Past the drain time they are answered 503:
+    test_service.py's test_drain_timeout_bounds_the_stop."""
     conns = []
     for _ in range(6):
         c = fresh.conn(timeout=30)
         c.request("POST", "/v1/preprocess?w=1024&h=1024&interp=lanczos&parity=pil",
                   body=data.jpg1080)
         conns.append(c)
-    time.sleep(0.05)
+    # every request has reached the daemon (6 + this /metrics one)
+    daemon_util.wait_for(lambda: _gauge(fresh, "dvppd_http_inflight") >= 7,
+                         "the 6 requests in flight")
     fresh.proc.send_signal(signal.SIGTERM)
     statuses = []
     for c in conns:
         try:
             r = resp_from(c.getresponse())
             statuses.append(r.status)
-            if r.status == 503:
-                assert_error(r, 503)
-                assert r.h("retry-after"), r.headers
-            else:
-                assert r.status == 200 and r.npy().shape == (1, 3, 1024, 1024), r
+            assert r.status == 200 and r.npy().shape == (1, 3, 1024, 1024), r
         except (OSError, http.client.HTTPException) as e:
             statuses.append(repr(e))
         finally:
             c.close()
-    assert all(s in (200, 503) for s in statuses), statuses
+    assert statuses == [200] * 6, statuses
 
 
 # --------------------------------------------------------------------------
@@ -1552,16 +1706,18 @@ def test_429_too_many_jobs(tight, data):
             tight.request("DELETE", loc)
 
 
-def test_503_when_admission_refuses(tight, data):
-    """queue_depth 1, one channel: a burst of large requests. Any refusal is
-    503 with Retry-After; the others succeed."""
+def test_503_when_admission_refuses(stalled, data, tmp):
+    """queue_depth 1, one channel whose tasks stall: of a burst of 16, the
+    one running and the one queued succeed, and the requests that come while
+    both are there are refused at once, 503 with Retry-After."""
+    ref, _ = ctl_preprocess(tmp, data.files["small.jpg"], {"w": 16, "h": 16})
     out = []
     lock = threading.Lock()
+    rej0 = sum(v for n, lab, v in metrics(stalled) if n == "dvppd_rejections_total")
 
     def one():
         try:
-            r = tight.post("/v1/preprocess?w=1024&h=1024&interp=lanczos&parity=pil",
-                           data.jpg1080, timeout=30)
+            r = stalled.post("/v1/preprocess?w=16&h=16", data.small, timeout=60)
         except (OSError, http.client.HTTPException) as e:
             r = e
         with lock:
@@ -1573,18 +1729,17 @@ def test_503_when_admission_refuses(tight, data):
     for t in ts:
         t.join()
     assert all(isinstance(r, Resp) for r in out), [r for r in out if not isinstance(r, Resp)]
-    assert all(r.status in (200, 503) for r in out), [r.status for r in out]
-    refused = [r for r in out if r.status == 503]
+    served = [r for r in out if r.status == 200]
+    refused = [r for r in out if r.status != 200]
+    assert 1 <= len(served) <= 2 and len(refused) >= 14, [r.status for r in out]
+    for r in served:
+        assert np.array_equal(r.npy(), ref)
     for r in refused:
-        assert_error(r, 503)
+        assert_error(r, 503, "EAGAIN")
         assert r.h("retry-after"), r.headers
-    assert any(r.status == 200 for r in out)
-    assert tight.get("/healthz").status == 200
-    if refused:
-        rej = sum(v for n, lab, v in metrics(tight) if n == "dvppd_rejections_total")
-        assert rej >= len(refused)
-    if not refused:
-        pytest.skip("the burst was never refused (admission kept up)")
+    assert stalled.get("/healthz").status == 200
+    rej = sum(v for n, lab, v in metrics(stalled) if n == "dvppd_rejections_total")
+    assert rej == rej0 + len(refused)
 
 
 def test_503_when_bodies_hold_the_body_memory(data, tmp_path):
@@ -1596,7 +1751,8 @@ def test_503_when_bodies_hold_the_body_memory(data, tmp_path):
         hold = d.raw(timeout=10)
         hold.sendall(b"POST /v1/preprocess?w=8&h=8 HTTP/1.1\r\nHost: t\r\n"
                      b"Content-Length: 1900000\r\n\r\n" + b"\0" * 1000)
-        time.sleep(0.2)
+        # its body is being received (the other request in flight: /metrics)
+        daemon_util.wait_for(lambda: _gauge(d, "dvppd_http_inflight") >= 2, "the held body")
         s = d.raw(timeout=10)
         s.sendall(b"POST /v1/preprocess?w=8&h=8 HTTP/1.1\r\nHost: t\r\n"
                   b"Content-Length: 1900000\r\n\r\n")
@@ -1607,7 +1763,8 @@ def test_503_when_bodies_hold_the_body_memory(data, tmp_path):
         # A small body still fits beside the held one.
         assert d.post("/v1/preprocess?w=8&h=8", data.small).status == 200
         hold.close()
-        time.sleep(0.3)
+        daemon_util.wait_for(lambda: _gauge(d, "dvppd_http_inflight") <= 1,
+                             "the held body gone")
         big = data.small + b"\0" * (1900000 - len(data.small))
         r = d.post("/v1/preprocess?w=8&h=8", big)
         assert r.status == 200, r
