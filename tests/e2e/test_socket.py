@@ -33,9 +33,9 @@ import pytest
 import cv2  # python3-opencv (make deps): a hard dependency, so an import, not a skip
 
 pytest.register_assert_rewrite("daemon_util")
-from daemon_util import (PYCLIENT, Data, build_path, ctl, free_port,  # noqa: E402
-                         gradient, multipart, pyclient, settled_fd_count, sock_dir,
-                         stats_wait, stop_daemon, to_png)
+from daemon_util import (PYCLIENT, Data, assert_refused, build_path, ctl,  # noqa: E402
+                         free_port, gradient, multipart, pyclient, settled_fd_count,
+                         sock_dir, stats_wait, stop_daemon, to_png)
 import daemon_util  # noqa: E402
 
 RING_ATTACK = build_path("tests", "e2e", "ring_attack")
@@ -50,6 +50,7 @@ STD = "0.229,0.224,0.225"
 MEANS = [0.485, 0.456, 0.406]
 STDS = [0.229, 0.224, 0.225]
 LEASE_MS = 2000
+STALL_MS = 1500   # the stalled daemon's wait before each device task
 MAX_INLINE = 65536
 
 SPEC224 = {"ops": [{"resize": {"w": 224, "h": 224}}],
@@ -67,7 +68,7 @@ F_SEAL_FUTURE_WRITE = getattr(fcntl, "F_SEAL_FUTURE_WRITE", 0x10)
 # The daemon
 
 
-def start_daemon(tmp, sock_extra=None, name="d", preexec_fn=None):
+def start_daemon(tmp, sock_extra=None, name="d", preexec_fn=None, faults=None):
     port = free_port()
     sdir = sock_dir("dvpps-", 0o755)
     sock = os.path.join(sdir, f"{name}.sock")
@@ -76,7 +77,7 @@ def start_daemon(tmp, sock_extra=None, name="d", preexec_fn=None):
     cfg = {"http": {"listen": f"127.0.0.1:{port}"}, "socket": sock_cfg,
            "device": {"channels": 2}}
     return daemon_util.start_daemon(tmp, cfg, name, port, sock=sock, sock_dir=sdir,
-                                    preexec_fn=preexec_fn)
+                                    preexec_fn=preexec_fn, faults=faults)
 
 
 # --------------------------------------------------------------------------
@@ -124,6 +125,16 @@ def quiesce(c):
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory):
     d = start_daemon(str(tmp_path_factory.mktemp("sock_srv")))
+    yield d
+    stop_daemon(d)
+
+
+@pytest.fixture(scope="module")
+def stalled(tmp_path_factory):
+    """Every device task waits STALL_MS before it runs (DVPPD_FAULTS=stall_ms):
+    work submitted to it is surely still queued or running a moment later."""
+    d = start_daemon(str(tmp_path_factory.mktemp("sock_stalled")), name="stalled",
+                     faults=f"stall_ms={STALL_MS}")
     yield d
     stop_daemon(d)
 
@@ -210,15 +221,16 @@ def test_ring_header_and_rounding(srv):
 
 def test_ring_limits_refused(srv):
     with srv.client() as c:
-        for slots, nbytes, field in [(0, 4096, None), (2000, 4096, None),
-                                     (2, (1 << 30) + 4096, None)]:
+        for slots, nbytes, code, field in [(0, 4096, "ELIMIT", "slots"),
+                                           (2000, 4096, "ELIMIT", "slots"),
+                                           (2, (1 << 30) + 4096, "ELIMIT", "slots")]:
             with pytest.raises(dvpp.DvppError) as ei:
                 c.open_ring(slots, nbytes)
-            assert ei.value.code in ("EINVAL", "ELIMIT"), ei.value
+            assert_refused(ei, code, field)
         rings = [c.open_ring(1, 4096) for _ in range(8)]
         with pytest.raises(dvpp.DvppError) as ei:
             c.open_ring(1, 4096)
-        assert ei.value.code in ("EINVAL", "ELIMIT", "EAGAIN"), ei.value
+        assert_refused(ei, "ELIMIT", "ring")
         rings[0].close()
         c.open_ring(1, 4096)  # one closed, one more fits
         assert c.stats()["rings"] >= 8
@@ -447,8 +459,9 @@ def test_bad_input_fd_refused(srv, data, how, tmp_path):
             fd = dvpp.sealed_memfd(data.jpg640)
             n = len(data.jpg640) + 4096
         try:
-            with pytest.raises(dvpp.DvppError):
+            with pytest.raises(dvpp.DvppError) as ei:
                 c.submit(SPEC_U8, input_fd=fd, input_len=n)
+            assert_refused(ei, "EINVAL", "input_len" if how == "len_past_end" else "input_fd")
         finally:
             os.close(fd)
     finally:
@@ -500,17 +513,17 @@ def test_bad_spec_is_refused_and_connection_stays(srv, data):
     with srv.client() as c:
         with pytest.raises(dvpp.DvppError) as ei:
             c.submit('{"ops": [{"resize": {"w": 0}}]}', data.small)
-        assert ei.value.code in ("EINVAL", "ELIMIT") and ei.value.field, ei.value
+        assert_refused(ei, "EINVAL", "ops[0].resize.w")
         with pytest.raises(dvpp.DvppError) as ei:
             c.submit("{not json", data.small)
-        assert ei.value.code == "EINVAL", ei.value
+        assert_refused(ei, "EINVAL")
         with pytest.raises(dvpp.DvppError) as ei:
             c.submit(SPEC_U8, data.corrupt)
-        assert ei.value.code in ("ECORRUPT", "EUNSUPPORTED"), ei.value
+        assert_refused(ei, "ECORRUPT")
         assert ei.value.result is None or ei.value.result.slot == 0
         with pytest.raises(dvpp.DvppError) as ei:
             c.submit(SPEC_U8, data.small, ring=99)
-        assert ei.value.code in ("EINVAL", "ENOTFOUND") and ei.value.field == "ring", ei.value
+        assert_refused(ei, "ENOTFOUND", "ring")
         ring = c.open_ring(1, 4096)
         with pytest.raises(dvpp.DvppError) as ei:
             c.submit(SPEC224, data.small, ring=ring)  # 602112 bytes into 4096
@@ -520,7 +533,7 @@ def test_bad_spec_is_refused_and_connection_stays(srv, data):
             assert r.tobytes() == ref.tobytes()
         with pytest.raises(dvpp.DvppError) as ei:
             c.submit(None, b"", kind="tensor")
-        assert ei.value.code in ("EINVAL", "EUNSUPPORTED", "ECORRUPT"), ei.value
+        assert_refused(ei, "EINVAL")
 
 
 # --------------------------------------------------------------------------
@@ -725,7 +738,7 @@ sys.stdin.read()
 
 
 @pytest.mark.parametrize("holder", ["python", "ring_attack"])
-def test_kill_9_consumer_frees_its_slots_within_1s(srv, data, holder):
+def test_kill_9_consumer_frees_its_slots_before_their_leases_expire(srv, data, holder):
     if holder == "ring_attack" and not os.access(RING_ATTACK, os.X_OK):
         pytest.skip(f"{RING_ATTACK} not built")
     ref, _ = ctl_preprocess(data, "small.jpg", CTL_U8)
@@ -772,16 +785,13 @@ def test_kill_9_consumer_frees_its_slots_within_1s(srv, data, holder):
         s = stats_wait(watcher, lambda s: s["slots_leased"] >= held, "the child's leases", 15)
         assert s["rings"] >= base["rings"] + 1
         n_before = len(log)
-        t0 = time.monotonic()
         child.send_signal(signal.SIGKILL)
         child.wait(5)
+        # freed by the disconnect, not by the leases' expiry (LEASE_MS after)
         s = stats_wait(watcher, lambda s: s["slots_leased"] <= 1,
-                       "slots of the killed consumer freed", 1.0)
-        freed_after = time.monotonic() - t0
-        assert freed_after < 1.0
+                       "slots of the killed consumer freed", LEASE_MS / 1000 * 0.75)
         assert s["rings"] <= base["rings"]
-        time.sleep(0.3)
-        assert len(log) > n_before + 2, "the other consumer stalled"
+        daemon_util.wait_for(lambda: len(log) > n_before + 2, "the other consumer going on")
     finally:
         stop.set()
         t.join(30)
@@ -844,16 +854,17 @@ def test_full_ring_fails_at_once_with_eagain(srv, data):
             t0 = time.monotonic()
             with pytest.raises(dvpp.DvppError) as ei:
                 c.submit(SPEC_U8, data.jpg1080, ring=ring)
-            assert time.monotonic() - t0 < 0.25
-            assert ei.value.code == "EAGAIN" and ei.value.field == "ring", ei.value
+            # at once: not after waiting for a lease to come back (LEASE_MS)
+            assert time.monotonic() - t0 < LEASE_MS / 1000 / 2
+            assert_refused(ei, "EAGAIN", "ring")
             assert ei.value.status == -3
         ids = [c.submit_async(SPEC_U8, data.small, ring=ring) for _ in range(10)]
         t0 = time.monotonic()
         for i in ids:
             with pytest.raises(dvpp.DvppError) as ei:
                 c.wait(i)
-            assert ei.value.code == "EAGAIN"
-        assert time.monotonic() - t0 < 1.0
+            assert_refused(ei, "EAGAIN", "ring")
+        assert time.monotonic() - t0 < LEASE_MS / 1000 / 2
         # inline outputs still go; a freed slot takes the next job
         assert c.submit(SPEC_U8, data.small).data == ref.tobytes()
         held.pop().release()
@@ -1269,7 +1280,7 @@ def test_10000_malformed_packets_leak_no_fd(fresh, data):
         ring = c.open_ring(2, T224_BYTES)
         with c.submit(SPEC224, data.jpg640, ring=ring) as r:
             assert same_bytes(r.array(), ref)
-    assert took < 30, took
+    assert took < 30 * daemon_util.SLOW, took
 
 
 def test_truncated_control_data(tmp_path, data):
@@ -1382,8 +1393,9 @@ def test_http_delivery_into_named_ring(srv, data):
 def test_ring_names_are_unique(srv):
     with srv.client() as a, srv.client() as b:
         a.open_ring(1, 4096, name="cam-unique")
-        with pytest.raises(dvpp.DvppError):
+        with pytest.raises(dvpp.DvppError) as ei:
             b.open_ring(1, 4096, name="cam-unique")
+        assert_refused(ei, "EBUSY", "name")
     with srv.client() as b:  # the name is free again once its connection closed
         deadline = time.monotonic() + 2
         while True:
@@ -1425,7 +1437,7 @@ def test_stream_results_in_submission_order_and_sync(srv, data):
         good = c.submit_async(SPEC_U8, data.small, stream=st)
         with pytest.raises(dvpp.DvppError) as ei:
             c.sync_stream(st)
-        assert ei.value.code in ("ECORRUPT", "EUNSUPPORTED"), ei.value
+        assert_refused(ei, "ECORRUPT")
         failed = c.wait(bad, check=False)
         assert not failed.ok and failed.code == ei.value.code
         assert c.wait(good).data == refs["small.jpg"]
@@ -1434,8 +1446,9 @@ def test_stream_results_in_submission_order_and_sync(srv, data):
         c.sync_stream(st2)  # nothing submitted on it
         c.destroy_stream(st)
         c.destroy_stream(st2)
-        with pytest.raises(dvpp.DvppError):
+        with pytest.raises(dvpp.DvppError) as ei:
             c.sync_stream(st)  # gone
+        assert_refused(ei, "ENOTFOUND", "stream")
 
 
 def test_stream_ring_results_in_order(srv, data):
@@ -1521,7 +1534,7 @@ def test_batch_failed_item_and_strict(srv, data):
         with c.batch_submit(SPEC_U8, blobs, ring) as r:
             assert r.ok
             assert r.item_status[0] == 0 and r.item_status[2] == 0 and r.item_status[3] == 0
-            assert r.item_status[1] in (dvpp.STATUS["ECORRUPT"], dvpp.STATUS["EUNSUPPORTED"])
+            assert r.item_status[1] == dvpp.STATUS["ECORRUPT"], r.item_status
             x = r.array()
             assert not x[1].any()
             assert same_bytes(x[0], ref_s) and same_bytes(x[2], ref_p)
@@ -1529,7 +1542,7 @@ def test_batch_failed_item_and_strict(srv, data):
             del x
         with pytest.raises(dvpp.DvppError) as ei:
             c.batch_submit(SPEC_U8, blobs, ring, strict=True)
-        assert ei.value.code in ("ECORRUPT", "EUNSUPPORTED"), ei.value
+        assert_refused(ei, "ECORRUPT")
         # a failed batch leases no slot
         stats_wait(c, lambda s: s["slots_leased"] == 0, "no lease after a failed batch", 3)
         # a pipeline whose output size depends on the input is refused
@@ -1538,49 +1551,60 @@ def test_batch_failed_item_and_strict(srv, data):
         assert ei.value.code == "EINVAL", ei.value
 
 
-def test_batch_cancel(srv, data):
+def test_batch_cancel(stalled, data):
+    """A batch canceled while its items stall ends ECANCELED, leasing nothing."""
     blobs = [data.jpg1080] * 16
-    with srv.client() as c:
+    with stalled.client() as c:
         ring = c.open_ring(1, 16 * 32 * 32 * 3)
         b = c.batch_submit_async(SPEC_U8, blobs, ring)
         assert b.items == 16
-        _check_progress(c, b, 16)
-        try:
-            b.cancel()  # Ack
-        except dvpp.DvppError as e:  # it finished first
-            assert e.code == "ENOTFOUND" and c.ready(b.id), e
+        p = _check_progress(c, b, 16)
+        assert p is not None and p.done == 0, p
+        b.cancel()  # Ack
         r = b.wait(timeout=30, check=False)
         assert r.batch == b.batch
-        if r.ok:  # finished before the cancel took: every item is done or canceled
-            assert len(r.item_status) == 16
-            assert set(r.item_status) <= {0, dvpp.STATUS["ECANCELED"]}, r.item_status
-            r.release()
-        else:
-            assert r.code == "ECANCELED", r
+        assert not r.ok and r.code == "ECANCELED", r
+        stats_wait(c, lambda s: s["slots_leased"] == 0, "no lease left", 3)
+
+
+def test_batch_cancel_after_it_finished(srv, data):
+    """A finished batch has been answered: its cancel is ENOTFOUND."""
+    with srv.client() as c:
+        ring = c.open_ring(1, 4 * 32 * 32 * 3)
+        b = c.batch_submit_async(SPEC_U8, [data.small] * 4, ring)
+        r = b.wait(timeout=30)
+        assert r.ok and r.item_status == [0] * 4, r
+        with pytest.raises(dvpp.DvppError) as ei:
+            b.cancel()
+        assert_refused(ei, "ENOTFOUND", "batch")
+        r.release()
         stats_wait(c, lambda s: s["slots_leased"] == 0, "no lease left", 3)
         # the ring takes the next batch
         with c.batch_submit(SPEC_U8, [data.small] * 4, ring) as r:
             assert r.item_status == [0] * 4
 
 
-def test_ring_close_with_jobs_in_flight(srv, data):
-    with srv.client() as c:
+def test_ring_close_with_jobs_in_flight(stalled, data):
+    """Jobs still stalled when their ring closes are canceled (the close is
+    answered once the slots being written are done)."""
+    with stalled.client() as c:
         quiesce(c)
         ring = c.open_ring(4, T224_BYTES)
         rid = ring.id
         ids = [c.submit_async(SPEC224, data.jpg1080, ring=ring) for _ in range(4)]
-        ring.close()  # answered once the slots being written are done
+        ring.close()
         assert ring.closed
         for i in ids:
             r = c.wait(i, check=False)
-            assert r.ok or r.code == "ECANCELED", r
+            assert not r.ok and r.code == "ECANCELED", r
         stats_wait(c, lambda s: s["slots_leased"] == 0 and s["rings"] == 0,
                    "the closed ring's slots and the ring itself gone", 3)
         with pytest.raises(dvpp.DvppError) as ei:
             c.submit(SPEC_U8, data.small, ring=rid)
-        assert ei.value.field == "ring", ei.value
-        with pytest.raises(dvpp.DvppError):
+        assert_refused(ei, "ENOTFOUND", "ring")
+        with pytest.raises(dvpp.DvppError) as ei:
             c.close_ring(rid)
+        assert_refused(ei, "ENOTFOUND", "ring")
 
 
 def test_stream_destroy_waits_for_its_jobs(srv, data):
@@ -1623,8 +1647,9 @@ def test_stats_counters(srv, data):
         for r in held:
             r.release()
         s3 = stats_wait(c, lambda s: s["slots_leased"] == s1["slots_leased"], "released slots", 3)
-        with pytest.raises(dvpp.DvppError):
+        with pytest.raises(dvpp.DvppError) as ei:
             c.submit(SPEC_U8, data.corrupt)
+        assert_refused(ei, "ECORRUPT")
         s4 = c.stats()
         assert s4["jobs_failed"] >= s3["jobs_failed"] + 1
         assert s4["jobs_submitted"] >= s3["jobs_submitted"] + 1
