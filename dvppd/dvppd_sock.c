@@ -103,19 +103,36 @@ typedef struct outpkt {
 
 /* A sealed input memfd kept mapped for the connection: its bytes cannot
  * change (checked seals), so a client that reuses its input buffers pays
- * no mmap/munmap per job. Keyed by inode (the mapping pins the file, so
- * the inode cannot be reused while cached). */
+ * no mmap/munmap per job. Only the bytes inputs use are mapped (a sealed
+ * sparse memfd may claim terabytes), and the cache holds at most MAPCACHE
+ * entries and MAPCACHE_BYTES mapped. An entry is found by (device, inode)
+ * but used only once kcmp proves the job's descriptor is the same open
+ * file as the one the entry keeps: memfd inode numbers may repeat (they
+ * wrap at 2^32 and are not checked for uniqueness), so an inode number
+ * alone could return another file's bytes. Where kcmp is unavailable the
+ * cache is not used. */
 #define MAPCACHE 8
+#define MAPCACHE_BYTES ((size_t)256 << 20) /* 8 x 32 MiB, the default input limit */
 typedef struct cached_map {
+    int fd;                      /* a duplicate of the input's fd (identity) */
     dev_t dev;
     ino_t ino;
-    void *addr;
-    size_t len;
+    void *addr;                  /* NULL = a free entry */
+    size_t len;                  /* bytes mapped from offset 0 */
     unsigned refs;               /* jobs using it */
     uint64_t last_use;
 } cached_map;
 
 #define STREAM_POOL 64
+
+/* A ring of a connection. Ring ids count up per connection and are never
+ * reused, so an answer or notice naming a closed ring can never be taken
+ * for the ring opened after it. */
+typedef struct owned_ring {
+    ipc_ring *ring;              /* owned; NULL = a free entry */
+    uint32_t id;
+    bool named;                  /* listed in the named-ring registry */
+} owned_ring;
 
 typedef struct sbatch {
     uint64_t id;                 /* the device's batch id */
@@ -130,8 +147,8 @@ struct conn {
     uid_t uid;
     bool hello, closed;
     atomic_uint refs;            /* the connection list's + one per job */
-    ipc_ring **rings;            /* [max_rings], id = index + 1 */
-    char (*ring_names)[64];
+    owned_ring *rings;           /* [max_rings] */
+    uint32_t last_ring_id;       /* ids handed out so far */
     sstream *streams;
     uint64_t next_stream;
     uint32_t inflight;
@@ -141,6 +158,7 @@ struct conn {
     outpkt *outq, *outq_tail;
     size_t outq_bytes;
     cached_map maps[MAPCACHE];
+    size_t maps_bytes;           /* mapped by the entries */
     uint64_t map_clock;
     dvpp_stream *idle[STREAM_POOL];  /* per-job streams kept for reuse */
     unsigned nidle;
@@ -210,6 +228,26 @@ struct sjob {
     uint64_t keyframes;          /* JOB_VENC */
 };
 
+/* The named-ring registry: what HTTP threads may reach (?ring=NAME). It
+ * has its own mutex and never walks the connection list; each entry holds
+ * a reference to its ring and one to the owner's connection record, so a
+ * delivery that found an entry keeps both alive however soon the owner
+ * disconnects. Names are unique per owner uid. */
+typedef struct named_ring {
+    char name[DVPPD_RING_NAME_MAX + 1];
+    uid_t uid;                   /* the owner's */
+    bool http;                   /* the owner lets HTTP requests deliver */
+    ipc_ring *ring;              /* referenced */
+    conn *owner;                 /* referenced */
+    uint32_t ring_id;            /* on the owner's connection */
+    struct named_ring *next;
+} named_ring;
+
+typedef struct ring_registry {
+    pthread_mutex_t mu;
+    named_ring *head;
+} ring_registry;
+
 typedef struct counters {
     atomic_uint_fast64_t connections, leases_expired, bad_releases, dropped, submitted,
         failed, refused_peers;
@@ -232,8 +270,10 @@ struct dvppd_sock {
     atomic_uint_fast64_t turns;  /* loop iterations: the thread is alive */
     uint8_t *rx;
     size_t rx_cap;
-    pthread_mutex_t mu;          /* the done queue and the ring registry */
+    pthread_mutex_t mu;          /* the done queue */
     sjob *done_head, *done_tail;
+    ring_registry names;         /* named rings, shared with HTTP threads */
+    ipc_ring_gens gens;          /* every ring's generations */
     counters n;
 };
 
@@ -257,7 +297,6 @@ static void conn_unref(conn *c)
 {
     if (c && atomic_fetch_sub(&c->refs, 1) == 1) {
         free(c->rings);
-        free(c->ring_names);
         free(c);
     }
 }
@@ -378,50 +417,221 @@ static void violation(conn *c, uint64_t id, const char *why)
     conn_close(c, why);
 }
 
+/* --- the named-ring registry ----------------------------------------------------- */
+
+static void registry_init(ring_registry *g)
+{
+    pthread_mutex_init(&g->mu, NULL);
+    g->head = NULL;
+}
+
+/* Every entry is gone by then (rings close with their connections). */
+static void registry_fini(ring_registry *g)
+{
+    pthread_mutex_destroy(&g->mu);
+}
+
+static void conn_ref(conn *c);
+static void conn_unref(conn *c);
+
+/* List ring @id of @owner as (@owner's uid, @name); 0, -EEXIST when that
+ * uid has a ring of that name, -ENOMEM. Takes a reference to the ring and
+ * to @owner. Socket thread. */
+static int registry_add(ring_registry *g, conn *owner, uint32_t id, ipc_ring *r,
+                        const char *name, bool http)
+{
+    named_ring *e = calloc(1, sizeof(*e));
+    int rc = 0;
+
+    if (!e)
+        return -ENOMEM;
+    snprintf(e->name, sizeof(e->name), "%s", name);
+    e->uid = owner->uid;
+    e->http = http;
+    e->ring = r;
+    e->owner = owner;
+    e->ring_id = id;
+    pthread_mutex_lock(&g->mu);
+    for (named_ring *k = g->head; k && !rc; k = k->next)
+        rc = k->uid == e->uid && !strcmp(k->name, e->name) ? -EEXIST : 0;
+    if (!rc) {
+        ipc_ring_ref(r);
+        conn_ref(owner);
+        e->next = g->head;
+        g->head = e;
+    }
+    pthread_mutex_unlock(&g->mu);
+    if (rc)
+        free(e);
+    return rc;
+}
+
+/* Unlist ring @r (closing) and drop the entry's references. */
+static void registry_remove(ring_registry *g, const ipc_ring *r)
+{
+    named_ring *e = NULL;
+
+    pthread_mutex_lock(&g->mu);
+    for (named_ring **pp = &g->head; *pp; pp = &(*pp)->next)
+        if ((*pp)->ring == r) {
+            e = *pp;
+            *pp = e->next;
+            break;
+        }
+    pthread_mutex_unlock(&g->mu);
+    if (e) {
+        ipc_ring_unref(e->ring);
+        conn_unref(e->owner);
+        free(e);
+    }
+}
+
+/* Split an HTTP ring reference, "NAME" or "NAME@UID", into its parts;
+ * false when it is neither. */
+static bool ring_ref_parse(const char *ref, char *name, size_t cap, bool *has_uid, uid_t *uid)
+{
+    const char *at = strchr(ref, '@');
+    size_t n = at ? (size_t)(at - ref) : strlen(ref);
+    char *end;
+    unsigned long long v;
+
+    *has_uid = false;
+    if (n == 0 || n >= cap)
+        return false;
+    memcpy(name, ref, n);
+    name[n] = '\0';
+    if (!at)
+        return true;
+    if (at[1] < '0' || at[1] > '9')
+        return false;
+    errno = 0;
+    v = strtoull(at + 1, &end, 10);
+    if (errno || *end || v >= (uid_t)-1)
+        return false;
+    *has_uid = true;
+    *uid = (uid_t)v;
+    return true;
+}
+
+/* The ring HTTP reference @ref names: an entry copy into *out, with a
+ * reference to its ring and to its owner (the caller drops both). Only
+ * rings whose owner allowed HTTP deliveries are visible; a bare NAME must
+ * be unambiguous (else DVPP_EBUSY: name the owner, NAME@UID). */
+static dvpp_status registry_find(ring_registry *g, const char *ref, named_ring *out,
+                                 dvpp_err *err)
+{
+    char name[DVPPD_RING_NAME_MAX + 1];
+    bool has_uid;
+    uid_t uid = 0;
+    unsigned found = 0;
+    named_ring *hit = NULL;
+    uid_t other = 0;
+
+    if (!ring_ref_parse(ref, name, sizeof(name), &has_uid, &uid))
+        return dvpp_err_set(err, DVPP_EINVAL, "ring", "ring wants NAME or NAME@UID (a name "
+                            "of at most %d bytes without '@', the owner's uid)",
+                            DVPPD_RING_NAME_MAX);
+    pthread_mutex_lock(&g->mu);
+    for (named_ring *k = g->head; k; k = k->next)
+        if (k->http && !strcmp(k->name, name) && (!has_uid || k->uid == uid)) {
+            if (found++)
+                other = k->uid;
+            else
+                hit = k;
+        }
+    if (found == 1) {
+        *out = *hit;
+        out->next = NULL;
+        ipc_ring_ref(out->ring);
+        conn_ref(out->owner);
+    }
+    pthread_mutex_unlock(&g->mu);
+    if (found == 0)
+        return dvpp_err_set(err, DVPP_ENOTFOUND, "ring", "no open ring '%.80s' takes HTTP "
+                            "deliveries (its owner opens it with RingOpen.http)", ref);
+    if (found > 1)
+        return dvpp_err_set(err, DVPP_EBUSY, "ring", "rings of owners uid %ld and %ld (at "
+                            "least) are named '%s': name one as %s@UID", (long)hit->uid,
+                            (long)other, name, name);
+    return DVPP_OK;
+}
+
 /* --- rings ---------------------------------------------------------------------------- */
+
+/* The entry of ring @id of @c, or NULL. */
+static owned_ring *conn_ring_entry(conn *c, uint32_t id)
+{
+    for (uint32_t i = 0; id && i < c->s->cfg.max_rings; i++)
+        if (c->rings[i].ring && c->rings[i].id == id)
+            return &c->rings[i];
+    return NULL;
+}
 
 /* The ring @id of @c, or NULL. */
 static ipc_ring *conn_ring(conn *c, uint32_t id)
 {
-    return id >= 1 && id <= c->s->cfg.max_rings ? c->rings[id - 1] : NULL;
+    owned_ring *e = conn_ring_entry(c, id);
+
+    return e ? e->ring : NULL;
 }
 
 static void close_ring(conn *c, uint32_t id)
 {
-    ipc_ring *r = conn_ring(c, id);
+    owned_ring *e = conn_ring_entry(c, id);
+    ipc_ring *r;
 
-    if (!r)
+    if (!e)
         return;
-    pthread_mutex_lock(&c->s->mu);
-    c->rings[id - 1] = NULL;
-    c->ring_names[id - 1][0] = '\0';
-    pthread_mutex_unlock(&c->s->mu);
+    r = e->ring;
+    if (e->named)
+        registry_remove(&c->s->names, r);
+    *e = (owned_ring){NULL, 0, false};
     ipc_ring_close(r);
     ipc_ring_unref(r);
 }
 
-static bool ring_name_taken(dvppd_sock *s, const char *name)
+/* A RingOpen's name and flags, checked. */
+static dvpp_status ring_open_check(const Dvpp__RingOpen *m, dvpp_err *err)
 {
-    for (conn *c = s->conns; c; c = c->next)
-        for (uint32_t i = 0; !c->closed && i < s->cfg.max_rings; i++)
-            if (c->rings[i] && !strcmp(c->ring_names[i], name))
-                return true;
-    return false;
+    if (strlen(m->name) > DVPPD_RING_NAME_MAX || strchr(m->name, '@'))
+        return dvpp_err_set(err, DVPP_EINVAL, "name", "a ring name has at most %d bytes "
+                            "and no '@' (HTTP names a ring NAME or NAME@UID)",
+                            DVPPD_RING_NAME_MAX);
+    if (m->http && !m->name[0])
+        return dvpp_err_set(err, DVPP_EINVAL, "http", "HTTP deliveries need a ring name");
+    return DVPP_OK;
+}
+
+static void send_ring_opened(conn *c, uint64_t id, uint32_t ring_id, ipc_ring *r, int fd)
+{
+    Dvpp__Envelope e;
+    Dvpp__RingOpened ro;
+
+    envelope_init(&e, id);
+    dvpp__ring_opened__init(&ro);
+    ro.ring = ring_id;
+    ro.slots = ipc_ring_slots(r);
+    ro.slot_bytes = ipc_ring_slot_bytes(r);
+    ro.map_bytes = ipc_ring_map_bytes(r);
+    ro.data_offset = ipc_ring_data_offset(r);
+    e.body_case = DVPP__ENVELOPE__BODY_RING_OPENED;
+    e.ring_opened = &ro;
+    send_env(c, &e, &fd, 1);
 }
 
 static void on_ring_open(conn *c, uint64_t id, const Dvpp__RingOpen *m)
 {
     dvppd_sock *s = c->s;
-    Dvpp__Envelope e;
-    Dvpp__RingOpened ro;
     ipc_ring *r = NULL;
-    uint32_t slot = 0;
+    owned_ring *slot = NULL;
+    dvpp_err err;
     int fd, rc;
 
-    while (slot < s->cfg.max_rings && c->rings[slot])
-        slot++;
-    if (slot == s->cfg.max_rings) {
-        send_error(c, id, DVPP_ELIMIT, "ring", "too many rings on this connection");
+    for (uint32_t i = 0; !slot && i < s->cfg.max_rings; i++)
+        slot = c->rings[i].ring ? NULL : &c->rings[i];
+    if (!slot || c->last_ring_id == UINT32_MAX) {
+        send_error(c, id, DVPP_ELIMIT, "ring", slot ? "this connection has opened all the "
+                   "rings it may: reconnect" : "too many rings on this connection");
         return;
     }
     if (m->slots == 0 || m->slots > s->set->cfg.sock.max_slots || m->slot_bytes == 0 ||
@@ -430,15 +640,9 @@ static void on_ring_open(conn *c, uint64_t id, const Dvpp__RingOpen *m)
                    "(Welcome.max_slots, max_ring_bytes)");
         return;
     }
-    if (strlen(m->name) >= sizeof(c->ring_names[0])) {
-        send_error(c, id, DVPP_EINVAL, "name", "ring name too long");
-        return;
-    }
-    pthread_mutex_lock(&s->mu);
-    rc = m->name[0] && ring_name_taken(s, m->name) ? -EEXIST : 0;
-    pthread_mutex_unlock(&s->mu);
-    if (rc) {
-        send_error(c, id, DVPP_EBUSY, "name", "a ring of that name is open");
+    dvpp_err_clear(&err);
+    if (ring_open_check(m, &err) != DVPP_OK) {
+        send_err(c, id, &err);
         return;
     }
     rc = ipc_ring_create(m->slots, m->slot_bytes, "dvppd-ring", &r);
@@ -449,20 +653,21 @@ static void on_ring_open(conn *c, uint64_t id, const Dvpp__RingOpen *m)
                    "cannot create the ring");
         return;
     }
-    pthread_mutex_lock(&s->mu);
-    c->rings[slot] = r;
-    snprintf(c->ring_names[slot], sizeof(c->ring_names[0]), "%s", m->name);
-    pthread_mutex_unlock(&s->mu);
-    envelope_init(&e, id);
-    dvpp__ring_opened__init(&ro);
-    ro.ring = slot + 1;
-    ro.slots = ipc_ring_slots(r);
-    ro.slot_bytes = ipc_ring_slot_bytes(r);
-    ro.map_bytes = ipc_ring_map_bytes(r);
-    ro.data_offset = ipc_ring_data_offset(r);
-    e.body_case = DVPP__ENVELOPE__BODY_RING_OPENED;
-    e.ring_opened = &ro;
-    send_env(c, &e, &fd, 1);
+    ipc_ring_share_generations(r, &s->gens);
+    rc = m->name[0] ? registry_add(&s->names, c, c->last_ring_id + 1, r, m->name, m->http)
+                    : 0;
+    if (rc) {
+        close(fd);
+        ipc_ring_unref(r);
+        if (rc == -EEXIST)
+            send_error(c, id, DVPP_EBUSY, "name", "a ring of that name is open (names are "
+                       "unique per owner uid)");
+        else
+            send_error(c, id, DVPP_ENOMEM, "name", "out of memory");
+        return;
+    }
+    *slot = (owned_ring){r, ++c->last_ring_id, m->name[0] != '\0'};
+    send_ring_opened(c, id, slot->id, r, fd);
     close(fd);
 }
 
@@ -635,44 +840,78 @@ static void job_free(sjob *j)
     free(j);
 }
 
-/* The cache entry mapping (dev, ino) with at least @len bytes, or a free
- * (or least recently used idle) entry to map it into; -1 when every entry
- * is in use by a job. */
-static int cache_slot(conn *c, dev_t dev, ino_t ino, size_t len, bool *hit)
-{
-    int victim = -1;
+/* --- jobs: input mappings (the connection's cache) ---------------------------------- */
 
-    *hit = false;
-    for (int i = 0; i < MAPCACHE; i++) {
-        cached_map *e = &c->maps[i];
-        if (e->addr && e->dev == dev && e->ino == ino && e->len >= len) {
-            *hit = true;
-            return i;
-        }
-        if (e->refs == 0 && (victim < 0 || !e->addr ||
-                             (c->maps[victim].addr && e->last_use < c->maps[victim].last_use)))
-            victim = i;
-    }
-    return victim;
+static void cache_entry_drop(conn *c, cached_map *e)
+{
+    munmap(e->addr, e->len);
+    close(e->fd);
+    c->maps_bytes -= e->len;
+    *e = (cached_map){.fd = -1};
 }
 
+/* The entry holding @fd's file with at least @len bytes mapped: 1 (into
+ * *k), 0 when none does, -1 when the file's identity cannot be proven
+ * (then neither use nor add an entry). */
+static int cache_find(conn *c, int fd, const struct stat *sb, size_t len, int *k)
+{
+    for (int i = 0; i < MAPCACHE; i++) {
+        cached_map *e = &c->maps[i];
+        int same;
+        if (!e->addr || e->dev != sb->st_dev || e->ino != sb->st_ino)
+            continue;
+        same = ipc_same_file(e->fd, fd);
+        if (same < 0)
+            return -1;
+        if (same && e->len >= len) {
+            *k = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Room for a mapping of @len bytes: a free entry (idle ones evicted, least
+ * recently used first, until the entry and byte caps allow it), or -1. */
+static int cache_make_room(conn *c, size_t len)
+{
+    if (len > MAPCACHE_BYTES)
+        return -1;
+    for (;;) {
+        int free_k = -1, victim = -1;
+        for (int i = 0; i < MAPCACHE; i++) {
+            cached_map *e = &c->maps[i];
+            if (!e->addr && free_k < 0)
+                free_k = i;
+            else if (e->addr && e->refs == 0 &&
+                     (victim < 0 || e->last_use < c->maps[victim].last_use))
+                victim = i;
+        }
+        if (free_k >= 0 && c->maps_bytes + len <= MAPCACHE_BYTES)
+            return free_k;
+        if (victim < 0)
+            return -1;
+        cache_entry_drop(c, &c->maps[victim]);
+    }
+}
+
+/* Idle entries go (a closing connection; busy ones go with their jobs). */
 static void cache_drop_all(conn *c)
 {
     for (int i = 0; i < MAPCACHE; i++)
-        if (c->maps[i].addr && c->maps[i].refs == 0) {
-            munmap(c->maps[i].addr, c->maps[i].len);
-            c->maps[i].addr = NULL;
-        }
+        if (c->maps[i].addr && c->maps[i].refs == 0)
+            cache_entry_drop(c, &c->maps[i]);
 }
 
-/* Map a sealed memfd input read-only, through the connection's cache. */
+/* Map the first @want bytes of sealed memfd @fd read-only, through the
+ * connection's cache when it can. */
 static dvpp_status map_input(conn *c, int fd, uint64_t want, input_map *m, dvpp_err *err)
 {
     dvppd_sock *s = c->s;
     struct stat sb;
     uint64_t size;
-    bool hit;
-    int k;
+    void *addr;
+    int k = -1, found, keep;
 
     m->cached = -1;
     if (!ipc_memfd_is_sealed(fd, &size) || fstat(fd, &sb) != 0)
@@ -683,26 +922,30 @@ static dvpp_status map_input(conn *c, int fd, uint64_t want, input_map *m, dvpp_
                             "input_len %llu: the memfd has %llu bytes, the limit is %llu",
                             (unsigned long long)want, (unsigned long long)size,
                             (unsigned long long)s->set->cfg.limits.max_encoded_bytes);
-    k = cache_slot(c, sb.st_dev, sb.st_ino, (size_t)size, &hit);
-    if (!hit) {
-        void *addr = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
-        if (addr == MAP_FAILED)
-            return dvpp_err_set(err, DVPP_ESYS, "input_fd", "cannot map the input: %s",
-                                strerror(errno));
-        if (k < 0) { /* every entry busy: a mapping of its own */
-            m->addr = addr;
-            m->len = (size_t)size;
-            return DVPP_OK;
-        }
-        if (c->maps[k].addr)
-            munmap(c->maps[k].addr, c->maps[k].len);
-        c->maps[k] = (cached_map){sb.st_dev, sb.st_ino, addr, (size_t)size, 0, 0};
+    found = cache_find(c, fd, &sb, (size_t)want, &k);
+    if (found == 1) {
+        cached_map *e = &c->maps[k];
+        e->refs++;
+        e->last_use = ++c->map_clock;
+        *m = (input_map){e->addr, (size_t)want, k};
+        return DVPP_OK;
     }
-    c->maps[k].refs++;
-    c->maps[k].last_use = ++c->map_clock;
-    m->cached = k;
-    m->addr = c->maps[k].addr;
-    m->len = (size_t)want;
+    /* want <= max_encoded_bytes: never the memfd's claimed size */
+    addr = mmap(NULL, (size_t)want, PROT_READ, MAP_SHARED, fd, 0);
+    if (addr == MAP_FAILED)
+        return dvpp_err_set(err, DVPP_ESYS, "input_fd", "cannot map the input: %s",
+                            strerror(errno));
+    *m = (input_map){addr, (size_t)want, -1};
+    keep = found == 0 ? cache_make_room(c, (size_t)want) : -1;
+    if (keep >= 0) {
+        int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        if (dup >= 0) {
+            c->maps[keep] = (cached_map){dup, sb.st_dev, sb.st_ino, addr, (size_t)want, 1,
+                                         ++c->map_clock};
+            c->maps_bytes += (size_t)want;
+            m->cached = keep;
+        }
+    }
     return DVPP_OK;
 }
 
@@ -1545,9 +1788,9 @@ static void on_stats(conn *c, uint64_t id)
     dvpp_device_get_counters(s->device, &dc);
     for (conn *k = s->conns; k; k = k->next)
         for (uint32_t i = 0; !k->closed && i < s->cfg.max_rings; i++)
-            if (k->rings[i]) {
+            if (k->rings[i].ring) {
                 rings++;
-                leased += ipc_ring_leased(k->rings[i]);
+                leased += ipc_ring_leased(k->rings[i].ring);
             }
     envelope_init(&e, id);
     dvpp__stats__init(&st);
@@ -2287,13 +2530,11 @@ static void accept_one(dvppd_sock *s, int fd)
         return;
     }
     c = calloc(1, sizeof(*c));
-    if (c) {
+    if (c)
         c->rings = calloc(s->cfg.max_rings, sizeof(*c->rings));
-        c->ring_names = calloc(s->cfg.max_rings, sizeof(*c->ring_names));
-    }
-    if (!c || !c->rings || !c->ring_names) {
+    if (!c || !c->rings) {
         if (c)
-            free(c->rings), free(c->ring_names);
+            free(c->rings);
         free(c);
         close(fd);
         return;
@@ -2340,8 +2581,8 @@ static void conn_close(conn *c, const char *why)
                  why);
     epoll_ctl(c->s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
-    for (uint32_t i = 1; i <= c->s->cfg.max_rings; i++)
-        close_ring(c, i);
+    for (uint32_t i = 0; i < c->s->cfg.max_rings; i++)
+        close_ring(c, c->rings[i].id);
     while (c->outq) {
         outpkt *p = c->outq;
         c->outq = p->next;
@@ -2399,8 +2640,8 @@ static void expire_leases(dvppd_sock *s)
 
     for (conn *c = s->conns; c; c = c->next)
         for (uint32_t i = 0; !c->closed && i < s->cfg.max_rings; i++)
-            if (c->rings[i]) {
-                unsigned n = ipc_ring_expire(c->rings[i], now);
+            if (c->rings[i].ring) {
+                unsigned n = ipc_ring_expire(c->rings[i].ring, now);
                 if (n)
                     atomic_fetch_add(&s->n.leases_expired, n);
             }
@@ -2532,6 +2773,7 @@ static void sock_free(dvppd_sock *s)
     if (s->own_path)
         unlink(s->path);
     pthread_mutex_destroy(&s->mu);
+    registry_fini(&s->names);
     dvppd_settings_put(s->set);
     free(s->rx);
     free(s);
@@ -2548,6 +2790,7 @@ dvpp_status dvppd_sock_start(const dvppd_sock_env *env, dvppd_sock **out, dvpp_e
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "socket front end");
     s->lfd = s->epfd = s->evfd = -1;
     pthread_mutex_init(&s->mu, NULL);
+    registry_init(&s->names);
     s->cfg = c->sock;
     s->live = env->live;
     s->set = dvppd_live_get(env->live);
@@ -2638,48 +2881,33 @@ void dvppd_sock_stop(dvppd_sock *s, unsigned timeout_s)
 dvpp_status dvppd_sock_ring_reserve(dvppd_sock *s, const char *name, uint64_t bytes,
                                     dvppd_ring_ticket *t, uint8_t **dest, dvpp_err *err)
 {
-    ipc_ring *r = NULL;
-    conn *owner = NULL;
-    uint32_t id = 0;
-    int rc;
+    named_ring e = {0};
+    uint64_t have;
+    dvpp_status st;
 
     memset(t, 0, sizeof(*t));
     if (!s)
         return dvpp_err_set(err, DVPP_ENOTFOUND, "ring", "the socket front end is off");
-    pthread_mutex_lock(&s->mu);
-    for (conn *c = s->conns; c && !r; c = c->next)
-        for (uint32_t i = 0; !c->closed && i < s->cfg.max_rings; i++)
-            if (c->rings[i] && c->ring_names[i][0] && !strcmp(c->ring_names[i], name)) {
-                r = c->rings[i];
-                owner = c;
-                id = i + 1;
-                ipc_ring_ref(r);
-                conn_ref(c);
-                break;
-            }
-    pthread_mutex_unlock(&s->mu);
-    if (!r)
-        return dvpp_err_set(err, DVPP_ENOTFOUND, "ring", "no open ring named '%.64s'", name);
-    if (bytes > ipc_ring_slot_bytes(r)) {
-        rc = -ENOSPC;
-    } else {
-        rc = ipc_ring_acquire(r, &t->slot);
+    st = registry_find(&s->names, name, &e, err);
+    if (st != DVPP_OK)
+        return st;
+    have = ipc_ring_slot_bytes(e.ring);
+    if (bytes > have)
+        st = dvpp_err_set(err, DVPP_ELIMIT, "ring", "the output needs %llu bytes, a slot of "
+                          "'%.64s' has %llu", (unsigned long long)bytes, name,
+                          (unsigned long long)have);
+    else if (ipc_ring_acquire(e.ring, &t->slot) != 0)
+        st = dvpp_err_set(err, DVPP_EAGAIN, "ring", "ring '%.64s' has no free slot", name);
+    if (st != DVPP_OK) {
+        ipc_ring_unref(e.ring);
+        conn_unref(e.owner);
+        return st;
     }
-    if (rc != 0) {
-        ipc_ring_unref(r);
-        conn_unref(owner);
-        return rc == -ENOSPC
-                   ? dvpp_err_set(err, DVPP_ENOSPC, "ring", "the output needs %llu bytes, a "
-                                  "slot of '%.64s' has %llu", (unsigned long long)bytes, name,
-                                  (unsigned long long)ipc_ring_slot_bytes(r))
-                   : dvpp_err_set(err, DVPP_EAGAIN, "ring", "ring '%.64s' has no free slot",
-                                  name);
-    }
-    t->ring = r;
-    t->owner = owner;
-    t->ring_id = id;
-    t->offset = ipc_ring_payload_offset(r, t->slot);
-    *dest = ipc_ring_payload(r, t->slot);
+    t->ring = e.ring;            /* the references move to the ticket */
+    t->owner = e.owner;
+    t->ring_id = e.ring_id;
+    t->offset = ipc_ring_payload_offset(e.ring, t->slot);
+    *dest = ipc_ring_payload(e.ring, t->slot);
     return DVPP_OK;
 }
 

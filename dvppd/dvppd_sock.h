@@ -4,7 +4,10 @@
  * ring's bookkeeping; device workers only post completions to it (a queue
  * + eventfd), so connection state is never shared between threads. The
  * exceptions are the named-ring registry and the rings' slot tables, which
- * the HTTP front end also uses (?ring=NAME), each under its own mutex.
+ * the HTTP front end also uses (?ring=NAME), each under its own mutex: the
+ * registry holds a reference to each named ring and to its owner's
+ * connection record, and a lookup takes its own, so an HTTP delivery never
+ * walks the connections and outlives a disconnect safely.
  *
  * A job's output is written by the pipeline's last kernel straight into a
  * ring slot (or a small inline buffer); the Result message then names the
@@ -61,18 +64,25 @@ void dvppd_sock_stop(dvppd_sock *s, unsigned timeout_s);
 
 /* --- HTTP deliveries into named rings --------------------------------------- */
 
+/* Ring names: at most this many bytes, no '@'; unique per owner uid. */
+#define DVPPD_RING_NAME_MAX 63
+
 /* A slot of a named ring reserved for one HTTP job. */
 typedef struct dvppd_ring_ticket {
     ipc_ring *ring;      /* referenced until deliver */
     uint32_t slot;
     uint64_t offset;     /* payload offset in the memfd */
-    void *owner;         /* the ring's connection (referenced) */
+    void *owner;         /* the ring's connection record (referenced) */
     uint32_t ring_id;
 } dvppd_ring_ticket;
 
-/* Reserve a slot of ring @name for @bytes of output: its address into
- * *dest. DVPP_ENOTFOUND (field "ring") for no such ring, DVPP_ENOSPC when
- * the slot is smaller than @bytes, DVPP_EAGAIN when the ring is full. */
+/* Reserve a slot of the ring @name names ("NAME", or "NAME@UID": the
+ * ring NAME of the owner uid UID) for @bytes of output: its address into
+ * *dest. Only rings whose owner allowed HTTP deliveries (RingOpen.http)
+ * are reachable. Errors (field "ring"): DVPP_ENOTFOUND (no such ring
+ * taking HTTP deliveries), DVPP_EBUSY (a bare NAME that owners of several
+ * uids use), DVPP_EINVAL (not NAME or NAME@UID), DVPP_ELIMIT (the slot is
+ * smaller than @bytes), DVPP_EAGAIN (the ring is full). Any thread. */
 dvpp_status dvppd_sock_ring_reserve(dvppd_sock *s, const char *name, uint64_t bytes,
                                     dvppd_ring_ticket *t, uint8_t **dest,
                                     dvpp_err *err);

@@ -6,10 +6,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int ipc_send(int sock, const void *buf, size_t len, const int *fds, int nfds)
@@ -190,4 +192,14 @@ int ipc_peer_cred(int sock, pid_t *pid, uid_t *uid, gid_t *gid)
     *uid = cr.uid;
     *gid = cr.gid;
     return 0;
+}
+
+int ipc_same_file(int a, int b)
+{
+    pid_t self = getpid();
+    long r = syscall(SYS_kcmp, (long)self, (long)self, (long)KCMP_FILE, (long)a, (long)b);
+
+    if (r < 0)
+        return -errno;
+    return r == 0;
 }

@@ -47,6 +47,13 @@ int ipc_memfd_from(const void *data, size_t len, const char *name, int *fd);
  * where it was. */
 bool ipc_memfd_is_sealed(int fd, uint64_t *size);
 
+/* Whether descriptors @a and @b of this process refer to one open file
+ * description (kcmp KCMP_FILE): 1 yes, 0 no, -errno when the kernel cannot
+ * tell (no kcmp, or a seccomp filter refuses it). Two descriptors that a
+ * peer sent of the same memfd share one; an inode number alone proves
+ * nothing (memfd inode numbers may repeat once they wrap). */
+int ipc_same_file(int a, int b);
+
 /* The peer's credentials (SO_PEERCRED). 0 or -errno. */
 int ipc_peer_cred(int sock, pid_t *pid, uid_t *uid, gid_t *gid);
 

@@ -34,6 +34,7 @@ struct ipc_ring {
     uint64_t map_bytes, slot_bytes, data_offset;
     uint32_t nslots;
     uint32_t next_gen;
+    ipc_ring_gens *gens;           /* shared generations, or NULL */
     bool closed;
     slot *slots;
 };
@@ -138,6 +139,28 @@ fail:
     free(r->slots);
     free(r);
     return e;
+}
+
+void ipc_ring_share_generations(ipc_ring *r, ipc_ring_gens *g)
+{
+    r->gens = g;
+}
+
+/* The next generation (never 0: 0 names no lease); under r->mu. */
+static uint32_t next_generation(ipc_ring *r)
+{
+    uint32_t gen;
+
+    if (r->gens) {
+        do
+            gen = atomic_fetch_add(&r->gens->next, 1) + 1;
+        while (gen == 0);
+        return gen;
+    }
+    gen = r->next_gen++;
+    if (r->next_gen == 0)
+        r->next_gen = 1;
+    return gen;
 }
 
 void ipc_ring_ref(ipc_ring *r)
@@ -245,9 +268,7 @@ int ipc_ring_lease(ipc_ring *r, uint32_t i, const ipc_slot_meta *m, uint64_t exp
         r->slots[i].state = SLOT_FREE;
         e = -EPIPE;
     } else {
-        uint32_t gen = r->next_gen++;
-        if (r->next_gen == 0)
-            r->next_gen = 1;
+        uint32_t gen = next_generation(r);
         write_desc(r, i, m, gen);
         r->slots[i] = (slot){SLOT_LEASED, gen, expires_ms};
         *generation = gen;

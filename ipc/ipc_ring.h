@@ -42,6 +42,19 @@ typedef struct ipc_slot_meta {
 int ipc_ring_create(uint32_t slots, uint64_t slot_bytes, const char *name,
                     ipc_ring **out);
 
+/* Generations drawn from one counter by every ring given it (so a
+ * generation is never repeated across those rings: a front end gives all
+ * its rings one, and a notice about a closed ring can never name a lease
+ * of the ring opened after it). Zero-initialise; it must outlive the
+ * leases of every ring using it (a closed ring draws no more). */
+typedef struct ipc_ring_gens {
+    _Atomic uint32_t next;       /* the last generation drawn */
+} ipc_ring_gens;
+
+/* Draw @r's generations from @g from now on (before the ring is shared
+ * with other threads; NULL: the ring's own counter, starting at 1). */
+void ipc_ring_share_generations(ipc_ring *r, ipc_ring_gens *g);
+
 void ipc_ring_ref(ipc_ring *r);
 /* Drop a reference; the last one unmaps and closes. NULL is a no-op. */
 void ipc_ring_unref(ipc_ring *r);

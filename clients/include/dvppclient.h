@@ -132,10 +132,21 @@ DVPPC_API int dvppc_stream_sync(dvppc_conn *c, uint64_t stream, dvppc_error *err
 /* --- rings ---------------------------------------------------------------------- */
 
 /* Open a ring of @slots slots of @slot_bytes (rounded up to 4096) and map
- * it read-only. @name (may be NULL) lets HTTP requests deliver into it
- * (?ring=NAME). Owned by @c; dvppc_ring_close or dvppc_close end it. */
+ * it read-only. @name (may be NULL; at most 63 bytes, no '@', unique among
+ * the rings of this uid) names it; no HTTP request can deliver into it
+ * (see dvppc_ring_open_flags). Owned by @c; dvppc_ring_close or dvppc_close
+ * end it. */
 DVPPC_API int dvppc_ring_open(dvppc_conn *c, const char *name, uint32_t slots,
                     uint64_t slot_bytes, dvppc_ring **out, dvppc_error *err);
+
+/* dvppc_ring_open_flags: HTTP requests may deliver into the ring
+ * (?ring=NAME, or ?ring=NAME@UID with this process's uid); needs a name. */
+#define DVPPC_RING_HTTP 1u
+
+/* dvppc_ring_open with @flags (DVPPC_RING_*). */
+DVPPC_API int dvppc_ring_open_flags(dvppc_conn *c, const char *name, uint32_t slots,
+                                    uint64_t slot_bytes, unsigned flags, dvppc_ring **out,
+                                    dvppc_error *err);
 /* Close @r: RingClose, waiting for the daemon's Ack (slots still being
  * written finish first), then unmap. Results that point into it must not
  * be used afterwards; results of it still to be collected come with data

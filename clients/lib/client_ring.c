@@ -197,6 +197,13 @@ static void ring_drop(dvppc_conn *c, uint32_t id)
 int dvppc_ring_open(dvppc_conn *c, const char *name, uint32_t slots, uint64_t slot_bytes,
                     dvppc_ring **out, dvppc_error *err)
 {
+    return dvppc_ring_open_flags(c, name, slots, slot_bytes, 0, out, err);
+}
+
+int dvppc_ring_open_flags(dvppc_conn *c, const char *name, uint32_t slots,
+                          uint64_t slot_bytes, unsigned flags, dvppc_ring **out,
+                          dvppc_error *err)
+{
     Dvpp__Envelope env = DVPP__ENVELOPE__INIT;
     Dvpp__RingOpen ro = DVPP__RING_OPEN__INIT;
     const Dvpp__RingOpened *o;
@@ -216,6 +223,7 @@ int dvppc_ring_open(dvppc_conn *c, const char *name, uint32_t slots, uint64_t sl
     ro.slots = slots;
     ro.slot_bytes = slot_bytes;
     ro.name = (char *)(name ? name : "");
+    ro.http = (flags & DVPPC_RING_HTTP) != 0;
     env.body_case = DVPP__ENVELOPE__BODY_RING_OPEN;
     env.ring_open = &ro;
     st = dvppc__call(c, &env, &m, err);

@@ -1347,7 +1347,7 @@ def test_http_delivery_into_named_ring(srv, data):
     assert plain.status == 200, plain
     ref = plain.npy()
     with srv.client() as c:
-        ring = c.open_ring(4, 4 * T224_BYTES, name="cam-http-1")
+        ring = c.open_ring(4, 4 * T224_BYTES, name="cam-http-1", http=True)
         assert c.next_notice(0) is None
         r = srv.post("/v1/preprocess?" + q + "&ring=cam-http-1", data.jpg640)
         assert r.status == 200, r

@@ -136,3 +136,382 @@ def test_pipelined_submits_past_max_inflight_all_answered(tmp_path, data):
         assert d.alive(), d.log()
     finally:
         stop_daemon(d)
+
+
+# --------------------------------------------------------------------------
+# 2. HTTP deliveries into named rings while their owners come and go
+
+Q_U8 = urllib.parse.urlencode({"w": 32, "h": 32, "dtype": "uint8", "layout": "nhwc"})
+
+
+def test_http_ring_delivery_while_owners_churn(tmp_path, data):
+    """HTTP requests with ?ring=NAME in a loop (several at once) while the
+    rings' owners connect, open the named ring, disconnect, reconnect, and
+    close and reopen it, for a few seconds: every request is answered with
+    200 (delivered), 404 (no such ring now) or 503 (the ring closed or was
+    full meanwhile), never 500 or a dropped connection, and the daemon
+    stays up and exits cleanly. Before the registry, HTTP threads walked
+    the connection list that the socket thread frees from (ASan: use after
+    free; TSan: a data race)."""
+    d = start(str(tmp_path), sock_extra={"lease_timeout_ms": 200},
+              cfg_extra={"http": {"threads": 4}})
+    stop = threading.Event()
+    errors, codes = [], {}
+    names = [f"churn{i}" for i in range(4)]
+
+    def owner(name):
+        while not stop.is_set():
+            try:
+                with d.client() as c:
+                    for _ in range(3):
+                        r = c.open_ring(2, U8_BYTES, name=name, http=True)
+                        time.sleep(0.005)
+                        c.close_ring(r)
+                    c.open_ring(2, U8_BYTES, name=name, http=True)
+                    time.sleep(0.005)
+            except dvpp.DvppError as e:
+                if e.code != "EBUSY":  # the previous connection's name not yet freed
+                    errors.append(repr(e))
+
+    def idle_conns():  # connections beside the owners' in the daemon's lists
+        while not stop.is_set():
+            with d.client() as c:
+                c.open_ring(1, 4096)
+                time.sleep(0.01)
+
+    def poster(k):
+        while not stop.is_set():
+            name = names[k % len(names)] if k % 5 else "nobody"
+            k += 1
+            try:
+                r = d.post(f"/v1/preprocess?{Q_U8}&ring={name}", data.small,
+                           timeout=30 * SLOW)
+            except OSError as e:
+                errors.append(f"HTTP: {e!r}")
+                continue
+            codes[r.status] = codes.get(r.status, 0) + 1
+            if r.status not in (200, 404, 503) or (r.status != 200 and
+                                                  "error" not in r.json()):
+                errors.append(f"{r.status} {r.body[:200]!r}")
+
+    threads = [threading.Thread(target=owner, args=(n,)) for n in names]
+    threads += [threading.Thread(target=idle_conns) for _ in range(2)]
+    threads += [threading.Thread(target=poster, args=(k,)) for k in range(4)]
+    try:
+        for t in threads:
+            t.start()
+        time.sleep(4)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(60)
+    try:
+        assert not errors, errors[:5]
+        assert d.alive(), d.log()
+        assert codes.get(200, 0) > 0 and codes.get(404, 0) > 0, codes
+        # and deliveries still reach a ring, intact
+        with d.client() as c:
+            ring = c.open_ring(2, U8_BYTES, name="steady", http=True)
+            r = d.post(f"/v1/preprocess?{Q_U8}&ring=steady", data.small)
+            assert r.status == 200, r
+            n = c.next_notice(10 * SLOW)
+            assert n is not None and n.ring is ring and n.slot == r.json()["slot"]
+            with n:
+                assert n.tobytes() == data.ref
+    finally:
+        stop_daemon(d)
+
+
+# --------------------------------------------------------------------------
+# 7. Ring ids and generations; ring names per uid; HTTP delivery opt-in
+
+
+class Raw:
+    """The protocol by hand (no client library between the test and the
+    daemon): one Envelope per packet, fds as SCM_RIGHTS."""
+
+    def __init__(self, path, timeout=10):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.s.settimeout(timeout * SLOW)
+        self.s.connect(path)
+        self.next_id = 1
+        self.inbox = []
+        w = self.call("hello", protocol=1)
+        assert w.WhichOneof("body") == "welcome", w
+
+    def send(self, body, fds=(), **fields):
+        env = pb.Envelope(protocol=1, id=self.next_id)
+        self.next_id += 1
+        getattr(env, body).SetInParent()
+        for k, v in fields.items():
+            setattr(getattr(env, body), k, v)
+        anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array_of(fds))] if fds else []
+        self.s.sendmsg([env.SerializeToString()], anc)
+        return env.id
+
+    def recv(self):
+        """(envelope, fds) of the next packet."""
+        msg, anc, _, _ = self.s.recvmsg(1 << 20, socket.CMSG_SPACE(8 * 4))
+        fds = []
+        for level, kind, blob in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds += list(np.frombuffer(blob[:len(blob) - len(blob) % 4], np.int32))
+        assert msg, "the daemon closed the connection"
+        env = pb.Envelope()
+        env.ParseFromString(msg)
+        return env, [int(f) for f in fds]
+
+    def answer(self, rid):
+        """The answer to @rid; the packets before it go to the inbox."""
+        while True:
+            env, fds = self.recv()
+            if env.id == rid:
+                for f in fds:
+                    os.close(f)
+                return env
+            self.inbox.append(env)
+            for f in fds:
+                os.close(f)
+
+    def call(self, body, **fields):
+        return self.answer(self.send(body, **fields))
+
+    def close(self):
+        self.s.close()
+
+
+def array_of(fds):
+    return np.array(list(fds), np.int32).tobytes()
+
+
+def test_ring_ids_and_generations_never_repeat(tmp_path, data):
+    """A notice queued before RingClose + RingOpen names the closed ring,
+    whose id the new ring does not get, and no generation of the new ring
+    repeats one of the old ring's. Before: the new ring was ring 1 again
+    and its generations restarted at 1, so the old notice named a live
+    slot of the new ring."""
+    d = start(str(tmp_path))
+    raw = Raw(d.sock)
+    try:
+        a = raw.call("ring_open", slots=2, slot_bytes=U8_BYTES, name="ids", http=True)
+        assert a.WhichOneof("body") == "ring_opened", a
+        first = a.ring_opened.ring
+        r = d.post(f"/v1/preprocess?{Q_U8}&ring=ids", data.small)
+        assert r.status == 200, r
+        delivered = r.json()
+        assert delivered["ring_id"] == first
+        ack = raw.call("ring_close", ring=first)  # the notice is already queued before it
+        assert ack.WhichOneof("body") == "ack", ack
+        notices = [e for e in raw.inbox if e.id == 0 and e.WhichOneof("body") == "result"]
+        assert len(notices) == 1, raw.inbox
+        note = notices[0].result
+        assert (note.ring, note.slot, note.generation) == \
+            (first, delivered["slot"], delivered["generation"])
+        b = raw.call("ring_open", slots=2, slot_bytes=U8_BYTES)
+        assert b.WhichOneof("body") == "ring_opened", b
+        second = b.ring_opened.ring
+        assert second > first, (first, second)
+        gens = []
+        for _ in range(2):
+            res = raw.call("submit", spec=json.dumps(SPEC_U8), input=data.small, ring=second)
+            assert res.WhichOneof("body") == "result" and res.result.status == 0, res
+            assert res.result.ring == second
+            gens.append(res.result.generation)
+            raw.send("slot_release", ring=second, slot=res.result.slot,
+                     generation=res.result.generation)
+        assert note.generation not in gens and min(gens) > note.generation, (note, gens)
+        # the old notice's (ring, slot, generation) is refused, not applied
+        raw.send("slot_release", ring=first, slot=note.slot, generation=note.generation)
+        s = raw.call("stats_query")
+        assert any(e.WhichOneof("body") == "error" and e.error.field == "slot"
+                   for e in raw.inbox), raw.inbox
+        assert s.stats.slots_leased == 0, s
+    finally:
+        raw.close()
+        stop_daemon(d)
+
+
+def test_http_delivery_only_into_rings_that_allow_it(tmp_path, data):
+    """A named ring without RingOpen.http is unreachable from HTTP (404,
+    the same answer as no ring at all); with it, delivered. A bad ring
+    reference is 400; a slot too small for the tensor is a 4xx naming the
+    ring, not 500; a ring name with '@' or http without a name is refused
+    at RingOpen."""
+    d = start(str(tmp_path))
+    try:
+        with d.client() as c:
+            c.open_ring(2, U8_BYTES, name="private")
+            r = d.post(f"/v1/preprocess?{Q_U8}&ring=private", data.small)
+            assert r.status == 404 and r.json()["error"]["field"] == "ring", r
+            assert c.next_notice(0.3) is None
+            ring = c.open_ring(2, U8_BYTES, name="public", http=True)
+            r = d.post(f"/v1/preprocess?{Q_U8}&ring=public@{os.getuid()}", data.small)
+            assert r.status == 200, r
+            n = c.next_notice(10 * SLOW)
+            assert n is not None and n.ring is ring
+            with n:
+                assert n.tobytes() == data.ref
+            for bad in ("public@", "public@x", "@0", "public@1@2"):
+                r = d.post(f"/v1/preprocess?{Q_U8}&ring={urllib.parse.quote(bad)}",
+                           data.small)
+                assert r.status == 400 and r.json()["error"]["field"] == "ring", (bad, r)
+            r = d.post(f"/v1/preprocess?{Q_U8}&ring=public@{os.getuid() + 1}", data.small)
+            assert r.status == 404, r
+            c.open_ring(1, 4096, name="tiny", http=True)
+            r = d.post(f"/v1/preprocess?w=224&h=224&ring=tiny", data.small)
+            assert 400 <= r.status < 500 and r.json()["error"]["field"] == "ring", r
+            for name, http in (("a@b", False), ("", True), ("x" * 64, False)):
+                with pytest.raises(dvpp.DvppError) as ei:
+                    c.open_ring(1, 4096, name=name or None, http=http)
+                assert not isinstance(ei.value, dvpp.Disconnected)
+                assert ei.value.code == "EINVAL", (name, ei.value)
+    finally:
+        stop_daemon(d)
+
+
+NOBODY_RING = r"""
+import sys, dvpp
+c = dvpp.Client(sys.argv[1], timeout=30)
+ring = c.open_ring(2, int(sys.argv[2]), name="cam", http=True)
+print("open", ring.id, flush=True)
+n = c.next_notice(60)
+print("notice", n.origin, n.tobytes().hex() if n else "", flush=True)
+"""
+
+
+def as_nobody():
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def test_ring_names_are_per_uid(tmp_path, data):
+    """Owners of two uids each open a ring "cam": both succeed (one owner
+    uid cannot take a name from another); HTTP ?ring=cam is ambiguous
+    (409, naming NAME@UID), ?ring=cam@UID reaches that owner's ring and
+    no other. Before: one global namespace, the second RingOpen EBUSY."""
+    if os.getuid() != 0:
+        pytest.skip("needs root to run a peer as uid 65534")
+    d = start(str(tmp_path), sock_extra={"allow_uids": [0, 65534], "mode": "0666"})
+    pkg = tempfile_pkg()
+    child = None
+    try:
+        child = subprocess.Popen([daemon_util.sys.executable, "-c", NOBODY_RING, d.sock,
+                                  str(U8_BYTES)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, preexec_fn=as_nobody,
+                                 cwd="/", env=dict(os.environ, PYTHONPATH=pkg,
+                                                   PYTHONDONTWRITEBYTECODE="1"))
+        line = child.stdout.readline()
+        assert line.startswith("open"), (line, child.stderr.read() if child.poll() else "")
+        with d.client() as c:
+            mine = c.open_ring(2, U8_BYTES, name="cam", http=True)
+            r = d.post(f"/v1/preprocess?{Q_U8}&ring=cam", data.small)
+            assert r.status == 409, r
+            err = r.json()["error"]
+            assert err["field"] == "ring" and "cam@" in err["message"], err
+            r = d.post(f"/v1/preprocess?{Q_U8}&ring=cam@0", data.small)
+            assert r.status == 200, r
+            n = c.next_notice(10 * SLOW)
+            assert n is not None and n.ring is mine
+            with n:
+                assert n.tobytes() == data.ref
+            r = d.post(f"/v1/preprocess?{Q_U8}&ring=cam@65534", data.small)
+            assert r.status == 200, r
+            out, errs = child.communicate(timeout=30 * SLOW)
+            assert child.returncode == 0, errs
+            assert out.split() == ["notice", "http", data.ref.hex()], out
+            assert c.next_notice(0.3) is None  # nothing of the other's reached this ring
+    finally:
+        if child and child.poll() is None:
+            child.kill()
+            child.wait()
+        shutil_rmtree(pkg)
+        stop_daemon(d)
+
+
+def tempfile_pkg():
+    """A world-readable copy of the Python client (uid 65534 may not read
+    the checkout)."""
+    import shutil
+    import tempfile
+    pkg = tempfile.mkdtemp(prefix="dvpp-py-", dir="/tmp")
+    os.chmod(pkg, 0o755)
+    shutil.copytree(os.path.join(PYCLIENT, "dvpp"), os.path.join(pkg, "dvpp"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for root, dirs, files in os.walk(pkg):
+        for n in dirs:
+            os.chmod(os.path.join(root, n), 0o755)
+        for n in files:
+            os.chmod(os.path.join(root, n), 0o644)
+    return pkg
+
+
+def shutil_rmtree(p):
+    import shutil
+    shutil.rmtree(p, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------
+# 3. Sparse huge memfds: only what an input uses is mapped
+
+F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_WRITE, F_ADD_SEALS = 0x2, 0x4, 0x8, 1033
+
+
+def vm_size(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmSize")
+
+
+def sparse_memfd(payload, size):
+    """A memfd of @size bytes (sparse: only @payload, at offset 0, is
+    written), sealed as the daemon wants."""
+    import fcntl
+    fd = os.memfd_create("sparse", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    os.ftruncate(fd, size)
+    os.pwrite(fd, payload, 0)
+    fcntl.fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+    return fd
+
+
+def test_sparse_terabyte_memfds_map_only_the_input(tmp_path, data):
+    """Twelve sealed 16 TB sparse memfds, each carrying a small JPEG as its
+    first bytes, submitted on one connection (plus one memfd reused many
+    times, the cache's case): every result equals dvppctl's and the
+    daemon's address space grows by megabytes, not terabytes. Before, the
+    whole memfd was mapped and kept in the cache: 16 TB each, until mmap
+    failed for every client."""
+    d = start(str(tmp_path))
+    fds = []
+    try:
+        with d.client() as c, d.client() as other:
+            with c.submit(SPEC_U8, data.small) as r:  # everything a job touches, warm
+                assert r.tobytes() == data.ref
+            before = vm_size(d.pid)
+            for i in range(12):
+                fd = sparse_memfd(data.small, 16 << 40)
+                fds.append(fd)
+                with c.submit(SPEC_U8, input_fd=fd, input_len=len(data.small)) as r:
+                    assert r.tobytes() == data.ref, i
+                grown = vm_size(d.pid) - before
+                assert grown < (1 << 30), f"VmSize grew {grown} bytes after {i + 1} inputs"
+                # the daemon still serves everyone
+                with other.submit(SPEC_U8, data.small, memfd=True) as r:
+                    assert r.tobytes() == data.ref
+            for _ in range(20):  # one memfd again and again: served from the cache
+                with c.submit(SPEC_U8, input_fd=fds[0], input_len=len(data.small)) as r:
+                    assert r.tobytes() == data.ref
+            # a different image in a new memfd is not served from an old entry
+            png = to_png(gradient(48, 40, 9))
+            fd = sparse_memfd(png, 1 << 30)
+            fds.append(fd)
+            with c.submit(SPEC_U8, input_fd=fd, input_len=len(png)) as r:
+                ref = d.post(f"/v1/preprocess?{Q_U8}&out=raw", png)
+                assert ref.status == 200 and r.tobytes() == ref.body
+            assert vm_size(d.pid) - before < (1 << 30)
+    finally:
+        for fd in fds:
+            os.close(fd)
+        stop_daemon(d)

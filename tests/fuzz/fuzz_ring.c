@@ -60,6 +60,7 @@ typedef struct session {
     int inbox_fd[MAX_IDS];
     /* the ring */
     bool ring_open;
+    uint32_t ring_id;            /* the last RingOpened's: ids only count up */
     uint32_t slots;
     uint64_t slot_bytes, data_offset, map_bytes;
     const uint8_t *map;
@@ -228,8 +229,9 @@ static void open_ring(session *s, uint32_t slots, uint64_t slot_bytes)
     }
     rfd = s->inbox_fd[id];
     if (e->body_case != DVPP__ENVELOPE__BODY_RING_OPENED || rfd < 0 ||
-        e->ring_opened->ring != 1 || e->ring_opened->slots != slots)
-        fail("RingOpen of a valid size did not open ring 1");
+        e->ring_opened->ring <= s->ring_id || e->ring_opened->slots != slots)
+        fail("RingOpen of a valid size did not open a ring of a new id");
+    s->ring_id = e->ring_opened->ring;
     s->slots = slots;
     s->slot_bytes = e->ring_opened->slot_bytes;
     s->data_offset = e->ring_opened->data_offset;
@@ -344,7 +346,7 @@ static void release(session *s, uint32_t ring, uint32_t slot, uint32_t gen)
 {
     Dvpp__SlotRelease r = DVPP__SLOT_RELEASE__INIT;
     uint8_t body[64];
-    int i = ring == 1 && s->ring_open ? find_lease(s, slot, gen) : -1;
+    int i = ring == s->ring_id && s->ring_open ? find_lease(s, slot, gen) : -1;
 
     r.ring = ring, r.slot = slot, r.generation = gen;
     send_release_raw(s, body, dvpp__slot_release__pack(&r, body), i < 0, -1);
@@ -352,7 +354,7 @@ static void release(session *s, uint32_t ring, uint32_t slot, uint32_t gen)
         drop_lease(s, i);
 }
 
-/* k submits back to back into ring 1, then their answers, checked. */
+/* k submits back to back into the ring, then their answers, checked. */
 static void submit(session *s, unsigned k, unsigned spec, bool close_too)
 {
     uint64_t ids[4], close_id = 0;
@@ -369,7 +371,7 @@ static void submit(session *s, unsigned k, unsigned spec, bool close_too)
         m.spec = (char *)k_specs[spec];
         m.input.data = g_d.blob[0];
         m.input.len = g_d.blob_len[0];
-        m.ring = 1;
+        m.ring = s->ring_id;
         e.body_case = DVPP__ENVELOPE__BODY_SUBMIT;
         e.submit = &m;
         if (fuzz_send_env(s->fd, &e, NULL, 0) != 0) {
@@ -386,7 +388,7 @@ static void submit(session *s, unsigned k, unsigned spec, bool close_too)
         close_id = new_id(s);
         e.protocol = 1;
         e.id = close_id;
-        c.ring = 1;
+        c.ring = s->ring_id;
         e.body_case = DVPP__ENVELOPE__BODY_RING_CLOSE;
         e.ring_close = &c;
         if (fuzz_send_env(s->fd, &e, NULL, 0) != 0) {
@@ -410,7 +412,7 @@ static void submit(session *s, unsigned k, unsigned spec, bool close_too)
         } else {
             const Dvpp__Result *r = a->result;
             const dvpp_ring_slot *d;
-            if (r->ring != 1 || r->slot >= s->slots)
+            if (r->ring != s->ring_id || r->slot >= s->slots)
                 fail("a Result names a slot outside the ring");
             if (!close_too) {
                 for (unsigned q = 0; q < s->nleases; q++)
@@ -472,12 +474,12 @@ static void run(const uint8_t *data, size_t size)
             break;
         case 1:
             if (l)
-                release(&s, 1, l->slot, l->gen);
+                release(&s, s.ring_id, l->slot, l->gen);
             break;
         case 2: {
             uint32_t d = fuzz_u32(&r);
             if (l)
-                release(&s, 1, l->slot, l->gen + (d ? d : 1));
+                release(&s, s.ring_id, l->slot, l->gen + (d ? d : 1));
             break;
         }
         case 3: {
@@ -488,8 +490,8 @@ static void run(const uint8_t *data, size_t size)
         case 4:
             if (l) {
                 lease x = *l;
-                release(&s, 1, x.slot, x.gen);
-                release(&s, 1, x.slot, x.gen);
+                release(&s, s.ring_id, x.slot, x.gen);
+                release(&s, s.ring_id, x.slot, x.gen);
             }
             break;
         case 5: {
@@ -506,7 +508,8 @@ static void run(const uint8_t *data, size_t size)
                 break;
             }
             {
-                int i = m->ring == 1 && s.ring_open ? find_lease(&s, m->slot, m->generation)
+                int i = m->ring == s.ring_id && s.ring_open
+                            ? find_lease(&s, m->slot, m->generation)
                                                     : -1;
                 send_release_raw(&s, body, n, i < 0, -1);
                 if (i >= 0)
@@ -520,7 +523,7 @@ static void run(const uint8_t *data, size_t size)
             Dvpp__SlotRelease m = DVPP__SLOT_RELEASE__INIT;
             uint8_t body[64];
             fuzz_sent(&g_d, nul);
-            m.ring = 1;
+            m.ring = s.ring_id;
             m.slot = l ? l->slot : 0;
             m.generation = l ? l->gen : 1;
             send_release_raw(&s, body, dvpp__slot_release__pack(&m, body), true, nul);
@@ -537,7 +540,7 @@ static void run(const uint8_t *data, size_t size)
             uint64_t id = new_id(&s);
             e.protocol = 1;
             e.id = id;
-            c.ring = 1;
+            c.ring = s.ring_id;
             e.body_case = DVPP__ENVELOPE__BODY_RING_CLOSE;
             e.ring_close = &c;
             if (fuzz_send_env(s.fd, &e, NULL, 0) != 0 || !(ans = answer(&s, id))) {

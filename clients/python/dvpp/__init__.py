@@ -1439,15 +1439,19 @@ class Client:
 
     # -- rings ---------------------------------------------------------------
 
-    def open_ring(self, slots, slot_bytes, name=None, timeout=None):
+    def open_ring(self, slots, slot_bytes, name=None, timeout=None, *, http=False):
         """A ring of @slots slots of @slot_bytes (rounded up to 4096 by the
-        daemon), mapped read-only. @name lets HTTP requests deliver into it
-        (?ring=NAME)."""
+        daemon), mapped read-only. @name (at most 63 bytes, no '@', unique
+        among this uid's rings) with @http lets HTTP requests deliver into
+        it (?ring=NAME, or ?ring=NAME@UID with this process's uid); without
+        @http no HTTP request can."""
         env = self._envelope()
         env.ring_open.slots = slots
         env.ring_open.slot_bytes = slot_bytes
         if name:
             env.ring_open.name = name
+        if http:
+            env.ring_open.http = True
         ans, fds = self._call(env, timeout=timeout, what="RingOpened")
         body = ans.WhichOneof("body")
         if body != "ring_opened":
