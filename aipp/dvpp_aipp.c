@@ -72,14 +72,21 @@ dvpp_status dvpp_aipp_tensor(const dvpp_aipp_op *op, uint32_t n,
                              dvpp_layout layout, dvpp_dtype dtype,
                              dvpp_tensor *t, dvpp_err *err)
 {
-    uint32_t w, h;
+    uint32_t sw = op->src_image_size_w, sh = op->src_image_size_h;
+    dvpp_aipp_geom g;
 
-    dvpp_aipp_output_size(op, &w, &h);
-    if (!w || !h)
+    dvpp_aipp_geometry(op, sw, sh, &g);
+    if (op->crop && sw && sh &&
+        (!g.crop_w || !g.crop_h || g.x0 + g.crop_w > sw || g.y0 + g.crop_h > sh))
+        return dvpp_err_set(err, DVPP_EINVAL, "crop",
+                            "crop %u,%u %ux%u leaves the %ux%u source", g.x0, g.y0,
+                            op->crop_size_w, op->crop_size_h, sw, sh);
+    if (!g.out_w || !g.out_h)
         return dvpp_err_set(err, DVPP_EINVAL, "src_image_size",
                             "the op's output size is unknown: set "
                             "src_image_size_w/h or crop sizes");
-    return dvpp_tensor_init(t, dtype, layout, n, dvpp_aipp_channels(op), h, w, err);
+    return dvpp_tensor_init(t, dtype, layout, n, dvpp_aipp_channels(op), g.out_h, g.out_w,
+                            err);
 }
 
 /* --- stage 1: swap, crop, 4:4:4, CSC into u8 pixels ------------------------- */
@@ -239,11 +246,11 @@ static dvpp_status stage_pixels(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,
 
 /* --- stages 2-4: resize, DTC + layout, padding --------------------------------- */
 
+/* The op's checks against @src and @t; @g its geometry on @src. */
 static dvpp_status check_run(const dvpp_aipp_op *op, const dvpp_image *src,
-                             const dvpp_tensor *t, uint32_t n, dvpp_err *err)
+                             const dvpp_tensor *t, uint32_t n, dvpp_aipp_geom *g,
+                             dvpp_err *err)
 {
-    uint32_t w, h;
-
     if (op->mode != DVPP_AIPP_STATIC)
         return dvpp_err_set(err, DVPP_EINVAL, "aipp_mode",
                             "a dynamic op runs with its per-image parameters: "
@@ -262,16 +269,60 @@ static dvpp_status check_run(const dvpp_aipp_op *op, const dvpp_image *src,
     if (op->csc_switch && op->input_format == DVPP_AIPP_YUV400_U8)
         return dvpp_err_set(err, DVPP_EINVAL, "csc_switch",
                             "YUV400_U8 input cannot use CSC");
-    dvpp_aipp_output_size(op, &w, &h);
-    if (!op->src_image_size_w && !op->crop)
-        w = src->width + op->left_padding_size + op->right_padding_size,
-        h = src->height + op->top_padding_size + op->bottom_padding_size;
-    if (t->w != w || t->h != h || t->c != dvpp_aipp_channels(op) || n >= t->n)
+    dvpp_aipp_geometry(op, src->width, src->height, g);
+    if (!g->crop_w || !g->crop_h || g->x0 + g->crop_w > src->width ||
+        g->y0 + g->crop_h > src->height)
+        return dvpp_err_set(err, DVPP_EINVAL, "crop",
+                            "crop %u,%u %ux%u leaves the %ux%u image", g->x0, g->y0,
+                            op->crop_size_w, op->crop_size_h, src->width, src->height);
+    if (t->w != g->out_w || t->h != g->out_h || t->c != dvpp_aipp_channels(op) ||
+        n >= t->n)
         return dvpp_err_set(err, DVPP_EINVAL, "tensor",
                             "tensor image %u of %ux%ux%u does not fit the op's "
                             "%ux%ux%u output", n, t->c, t->h, t->w,
-                            dvpp_aipp_channels(op), h, w);
+                            dvpp_aipp_channels(op), g->out_h, g->out_w);
     return DVPP_OK;
+}
+
+/* AIPP's resize ratio rule of the ascend profiles (reference §7: [1/16,
+ * 16] per axis). */
+static dvpp_status check_ratio(uint32_t from, uint32_t to, const char *field, dvpp_err *err)
+{
+    if ((uint64_t)to * 16 < from || to > (uint64_t)from * 16)
+        return dvpp_err_set(err, DVPP_EPROFILE, field,
+                            "AIPP resize %u -> %u: the ratio should be between "
+                            "[1/16, 16]", from, to);
+    return DVPP_OK;
+}
+
+/* Stage 2, on the u8 pixels of stage 1: AIPP's own resize (the AI Core's,
+ * not a VPC call: no VPC stride or format rule applies), bilinear with
+ * OpenCV's parity under every profile (the hardware's filter is not
+ * documented); the ascend profiles check the ratio. */
+static dvpp_status resize_pixels(dvpp_aipp_ctx *c, unsigned ch, const dvpp_image *pix,
+                                 uint32_t w, uint32_t h, dvpp_image **out, dvpp_err *err)
+{
+    const dvpp_resize_plan *plan;
+    dvpp_resize_opts ro;
+    dvpp_image *rs;
+    dvpp_status st = DVPP_OK;
+
+    if (dvpp_profile_is_ascend(c->vpc.profile)) {
+        st = check_ratio(pix->width, w, "resize_output_w", err);
+        if (st == DVPP_OK)
+            st = check_ratio(pix->height, h, "resize_output_h", err);
+    }
+    dvpp_resize_opts_init(&ro);
+    if (st == DVPP_OK)
+        st = tmp_pixels(c, 1, ch, w, h, &rs, err);
+    if (st == DVPP_OK)
+        st = dvpp_vpc_plan(&c->vpc, &ro, pix->width, pix->height, w, h, ch, &plan, err);
+    if (st == DVPP_OK)
+        st = dvpp_resize_run(plan, pix->data, pix->width_stride, rs->data, rs->width_stride,
+                             &c->vpc.scratch, err);
+    if (st == DVPP_OK)
+        *out = rs;
+    return st;
 }
 
 static void fill_norm_params(const dvpp_aipp_op *op, unsigned ch,
@@ -315,34 +366,17 @@ dvpp_status dvpp_aipp_run(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,
                           const dvpp_image *src, const dvpp_tensor *t,
                           uint32_t n, dvpp_err *err)
 {
-    uint32_t x0 = 0, y0 = 0, w = src->width, h = src->height;
     unsigned ch = dvpp_aipp_channels(op);
     dvpp_norm_params np;
-    dvpp_image *pix, *rs;
+    dvpp_aipp_geom g;
+    dvpp_image *pix;
     dvpp_status st;
 
-    st = check_run(op, src, t, n, err);
-    if (st != DVPP_OK)
-        return st;
-    if (op->crop) {
-        x0 = op->load_start_pos_w, y0 = op->load_start_pos_h;
-        w = op->crop_size_w ? op->crop_size_w : w - x0;
-        h = op->crop_size_h ? op->crop_size_h : h - y0;
-        if (x0 >= src->width || y0 >= src->height || w > src->width - x0 ||
-            h > src->height - y0)
-            return dvpp_err_set(err, DVPP_EINVAL, "crop",
-                                "crop %u,%u %ux%u leaves the %ux%u image", x0, y0,
-                                w, h, src->width, src->height);
-    }
-    st = stage_pixels(c, op, src, x0, y0, w, h, &pix, err);
-    if (st == DVPP_OK && op->resize && op->resize_output_w && op->resize_output_h) {
-        dvpp_resize_opts ro;
-        dvpp_resize_opts_init(&ro);
-        st = tmp_pixels(c, 1, ch, op->resize_output_w, op->resize_output_h, &rs, err);
-        if (st == DVPP_OK)
-            st = dvpp_vpc_crop_resize_paste(&c->vpc, pix, NULL, rs, NULL, &ro, err);
-        pix = rs;
-    }
+    st = check_run(op, src, t, n, &g, err);
+    if (st == DVPP_OK)
+        st = stage_pixels(c, op, src, g.x0, g.y0, g.crop_w, g.crop_h, &pix, err);
+    if (st == DVPP_OK && (g.resize_w != g.crop_w || g.resize_h != g.crop_h))
+        st = resize_pixels(c, ch, pix, g.resize_w, g.resize_h, &pix, err);
     if (st != DVPP_OK)
         return st;
     fill_norm_params(op, ch, &np);

@@ -713,33 +713,39 @@ size_t dvpp_aipp_format_op(const dvpp_aipp_op *op, char *buf, size_t size)
     return sb.len;
 }
 
+/* One axis of dvpp_aipp_geometry. */
+static void geom_axis(bool crop, uint32_t pos, uint32_t size, uint32_t resize, uint32_t pad,
+                      uint32_t src, uint32_t *x0, uint32_t *c, uint32_t *r, uint32_t *o)
+{
+    *x0 = crop ? pos : 0;
+    *c = crop && size ? size : src > *x0 ? src - *x0 : 0;
+    *r = resize ? resize : *c;
+    *o = *r ? *r + pad : 0;
+}
+
+void dvpp_aipp_geometry(const dvpp_aipp_op *op, uint32_t src_w, uint32_t src_h,
+                        dvpp_aipp_geom *g)
+{
+    uint32_t pw = op->padding ? op->left_padding_size + op->right_padding_size : 0;
+    uint32_t ph = op->padding ? op->top_padding_size + op->bottom_padding_size : 0;
+
+    geom_axis(op->crop, op->load_start_pos_w, op->crop_size_w,
+              op->resize ? op->resize_output_w : 0, pw, src_w, &g->x0, &g->crop_w,
+              &g->resize_w, &g->out_w);
+    geom_axis(op->crop, op->load_start_pos_h, op->crop_size_h,
+              op->resize ? op->resize_output_h : 0, ph, src_h, &g->y0, &g->crop_h,
+              &g->resize_h, &g->out_h);
+}
+
 void dvpp_aipp_output_size(const dvpp_aipp_op *op, uint32_t *w, uint32_t *h)
 {
-    uint32_t ow = op->src_image_size_w, oh = op->src_image_size_h;
+    dvpp_aipp_geom g;
 
-    if (op->crop) {
-        if (op->crop_size_w)
-            ow = op->crop_size_w;
-        if (op->crop_size_h)
-            oh = op->crop_size_h;
-    }
-    if (op->resize) {
-        if (op->resize_output_w)
-            ow = op->resize_output_w;
-        if (op->resize_output_h)
-            oh = op->resize_output_h;
-    }
-    /* 0 stays 0: the size is the model's and unknown here. */
-    if (op->padding) {
-        if (ow)
-            ow += op->left_padding_size + op->right_padding_size;
-        if (oh)
-            oh += op->top_padding_size + op->bottom_padding_size;
-    }
+    dvpp_aipp_geometry(op, op->src_image_size_w, op->src_image_size_h, &g);
     if (w)
-        *w = ow;
+        *w = g.out_w;
     if (h)
-        *h = oh;
+        *h = g.out_h;
 }
 
 /* --- dynamic AIPP blob -----------------------------------------------------

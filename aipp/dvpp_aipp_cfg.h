@@ -111,8 +111,26 @@ size_t dvpp_aipp_format_op(const dvpp_aipp_op *op, char *buf, size_t size);
 /* "YUV420SP_U8" for DVPP_AIPP_YUV420SP_U8, "UNDEFINED" otherwise. */
 const char *dvpp_aipp_format_name(dvpp_aipp_format f);
 
+/* Where an op crops, what it resizes to and what it outputs, per axis:
+ *   crop   = load_start_pos, crop_size (0: the rest of the source; the
+ *            whole source without crop);
+ *   resize = resize_output (0 or resize off: the crop's size);
+ *   out    = resize + padding (ATC's model input size).
+ * A size that needs an unknown source size is 0. */
+typedef struct dvpp_aipp_geom {
+    uint32_t x0, y0;           /* crop origin in the source */
+    uint32_t crop_w, crop_h;   /* 0: unknown or outside the source */
+    uint32_t resize_w, resize_h;
+    uint32_t out_w, out_h;
+} dvpp_aipp_geom;
+
+/* The geometry of @op on a @src_w x @src_h source (0: unknown). */
+void dvpp_aipp_geometry(const dvpp_aipp_op *op, uint32_t src_w, uint32_t src_h,
+                        dvpp_aipp_geom *g);
+
 /* Output size of the model input this op produces: crop size (or source
- * size) + padding, as ATC computes it (test vector C: 85 x 95). */
+ * size) + padding, as ATC computes it (test vector C: 85 x 95); the
+ * geometry on src_image_size (0 where that is needed and unknown). */
 void dvpp_aipp_output_size(const dvpp_aipp_op *op, uint32_t *w, uint32_t *h);
 
 /* --- dynamic AIPP ------------------------------------------------------------ */

@@ -197,10 +197,13 @@ dvpp_status dvpp_batchjob_tensor(const dvpp_pipeline *p, uint32_t n, dvpp_tensor
     }
     if (p->post == DVPP_PIPE_POST_AIPP) {
         dvpp_aipp_op op = p->aipp;
-        if (!op.src_image_size_w && !op.crop) {
+        uint32_t ow, oh;
+        dvpp_aipp_output_size(&op, &ow, &oh);
+        if (!ow || !oh) { /* the op's output follows the image's size */
             if (!fixed)
                 goto varies;
-            op.src_image_size_w = w, op.src_image_size_h = h;
+            op.src_image_size_w = op.src_image_size_w ? op.src_image_size_w : w;
+            op.src_image_size_h = op.src_image_size_h ? op.src_image_size_h : h;
         }
         st = dvpp_aipp_tensor(&op, n, p->aipp_layout, p->aipp_dtype, t, err);
         t->data = NULL;

@@ -433,6 +433,170 @@ static void test_aipp_vector_a_raw_nv12(void **state)
     dvpp_image_free(&nv12);
 }
 
+/* --- every output byte written (a canary first) ---------------------------------- */
+
+#define CANARY 0xAB
+
+static void canary_fill(void *p, size_t n)
+{
+    memset(p, CANARY, n);
+}
+
+/* A raw RGB 64x48 picture, constant on 2x2 blocks (an exact 2:1 resize
+ * gives each block's value). */
+static dvpp_image block_rgb64x48(void)
+{
+    dvpp_image img;
+
+    assert_int_equal(dvpp_image_init(&img, DVPP_PIXEL_RGB, 64, 48, 1, 1, NULL), DVPP_OK);
+    assert_int_equal(dvpp_image_alloc(&img, NULL), DVPP_OK);
+    for (uint32_t y = 0; y < 48; y++)
+        for (uint32_t x = 0; x < 64; x++)
+            for (unsigned k = 0; k < 3; k++)
+                img.data[y * img.width_stride + 3 * x + k] =
+                    (uint8_t)((x / 2) * 5 + (y / 2) * 11 + 60 * k);
+    return img;
+}
+
+/* Image output (unencoded) of @p on @in into two buffers filled with
+ * different canaries first: any byte the run leaves unwritten differs. */
+static void image_under_two_canaries(dvpp_worker *w, const dvpp_pipeline *p,
+                                     const dvpp_buf *in)
+{
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    uint8_t *buf[2];
+    size_t n;
+    dvpp_err e;
+
+    assert_non_null(out);
+    assert_int_equal(dvpp_pipeline_run(w, p, in->data, in->len, out, &e), DVPP_ENOSPC);
+    n = out->plan.out_bytes;
+    for (int k = 0; k < 2; k++) {
+        buf[k] = malloc(n);
+        assert_non_null(buf[k]);
+        memset(buf[k], k ? 0x54 : CANARY, n);
+        out->image.data = buf[k], out->image.size = n;
+        if (dvpp_pipeline_run(w, p, in->data, in->len, out, &e) != DVPP_OK)
+            fail_msg("%s: %s", e.field, e.msg);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (buf[0][i] != buf[1][i])
+            fail_msg("%s %ux%u: byte %zu of %zu unwritten", dvpp_pixfmt_name(out->plan.out_format),
+                     out->plan.img_w, out->plan.img_h, i, n);
+    free(buf[0]);
+    free(buf[1]);
+    free(out);
+}
+
+/* Image output: every byte of the caller's buffer written (pixels, or
+ * zeroed padding), tight or aligned, odd sizes, 4:2:0 / 4:2:2 / RGB. */
+static void test_image_every_byte(void **state)
+{
+    static const struct {
+        dvpp_pixfmt f;
+        dvpp_resize_mode mode;
+        uint32_t w, h, align_w, align_h;
+    } cases[] = {
+        {DVPP_PIXEL_NV12, DVPP_RESIZE_STRETCH, 34, 18, 0, 0},
+        {DVPP_PIXEL_NV12, DVPP_RESIZE_LETTERBOX, 50, 50, 16, 2},
+        {DVPP_PIXEL_YUYV, DVPP_RESIZE_STRETCH, 33, 17, 16, 2},
+        {DVPP_PIXEL_I420, DVPP_RESIZE_FIT, 31, 31, 0, 0},
+        {DVPP_PIXEL_RGB, DVPP_RESIZE_SHORTER, 21, 0, 64, 4},
+        {DVPP_PIXEL_YUV400, DVPP_RESIZE_LONGER, 27, 0, 128, 16},
+    };
+    dvpp_image img = block_rgb64x48();
+    dvpp_buf in = {img.data, img.size, img.size};
+    dvpp_worker *w = worker_new();
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dvpp_pipeline p;
+        dvpp_pipeline_init(&p);
+        p.input = DVPP_PIPE_IN_RAW;
+        p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 64, 48, 0, 0};
+        add_resize(&p, cases[i].mode, cases[i].w, cases[i].h);
+        p.out_format = cases[i].f;
+        p.out_align_w = cases[i].align_w, p.out_align_h = cases[i].align_h;
+        image_under_two_canaries(w, &p, &in);
+    }
+    worker_del(w);
+    dvpp_image_free(&img);
+}
+
+static void rgb_aipp_pipeline(dvpp_pipeline *p, dvpp_profile prof)
+{
+    dvpp_pipeline_init(p);
+    p->input = DVPP_PIPE_IN_RAW;
+    p->raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 64, 48, 0, 0};
+    p->decode.profile = prof;
+    p->post = DVPP_PIPE_POST_AIPP;
+    memset(&p->aipp, 0, sizeof(p->aipp));
+    p->aipp.mode = DVPP_AIPP_STATIC;
+    p->aipp.input_format = DVPP_AIPP_RGB888_U8;
+    for (int k = 0; k < 4; k++)
+        p->aipp.var_reci_chn[k] = 1.0f;
+    p->aipp_layout = DVPP_LAYOUT_NHWC;
+    p->aipp_dtype = DVPP_DTYPE_U8;
+    p->output = DVPP_PIPE_OUT_TENSOR;
+}
+
+/* Tensor output: an AIPP crop with crop_size 0 (the rest of the image, the
+ * config's src_image_size 0 taken from the image) and a crop + resize +
+ * padding under every profile (the AIPP resize failed with EPROFILE under
+ * the ascend ones): the plan's shape, every byte written. */
+static void test_aipp_tensor_every_byte(void **state)
+{
+    static const dvpp_profile profs[] = {DVPP_PROFILE_NATIVE, DVPP_PROFILE_ASCEND310,
+                                         DVPP_PROFILE_ASCEND310P};
+    dvpp_image img = block_rgb64x48();
+    dvpp_buf in = {img.data, img.size, img.size};
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_pipeline p;
+    dvpp_tensor t;
+
+    (void)state;
+    assert_non_null(out);
+    for (int i = 0; i < 4; i++) {
+        rgb_aipp_pipeline(&p, i < 3 ? profs[i] : DVPP_PROFILE_NATIVE);
+        p.aipp.crop = true;
+        p.aipp.load_start_pos_w = 8, p.aipp.load_start_pos_h = 4;
+        if (i < 3) { /* crop 32x24 -> 16x12, padding 2,2,3,1: 20 x 16 (reference §7) */
+            p.aipp.crop_size_w = 32, p.aipp.crop_size_h = 24;
+            p.aipp.resize = true;
+            p.aipp.resize_output_w = 16, p.aipp.resize_output_h = 12;
+            p.aipp.padding = true;
+            p.aipp.top_padding_size = p.aipp.bottom_padding_size = 2;
+            p.aipp.left_padding_size = 3, p.aipp.right_padding_size = 1;
+        }
+        tensor_alloc(&t, DVPP_DTYPE_U8, DVPP_LAYOUT_NHWC, 1, 3, i < 3 ? 16 : 44,
+                     i < 3 ? 20 : 56);
+        canary_fill(t.data, t.bytes);
+        run_into(w, &p, &in, out, &t, 0);
+        assert_int_equal(out->plan.w, t.w);
+        assert_int_equal(out->plan.h, t.h);
+        /* u8: a byte may be 0xAB legitimately, so every value is checked */
+        for (size_t k = 0; k < t.bytes; k++) {
+            uint32_t c = (uint32_t)(k % 3), x = (uint32_t)(k / 3 % t.w),
+                     y = (uint32_t)(k / 3 / t.w);
+            uint8_t want;
+            if (i < 3) {
+                bool pad = y < 2 || y >= 14 || x < 3 || x >= 19;
+                want = pad ? 0 : (uint8_t)((4 + x - 3) * 5 + (2 + y - 2) * 11 + 60 * c);
+            } else {
+                want = (uint8_t)(((8 + x) / 2) * 5 + ((4 + y) / 2) * 11 + 60 * c);
+            }
+            if (((uint8_t *)t.data)[k] != want)
+                fail_msg("case %d: byte %zu (y %u x %u c %u) is %u, want %u", i, k, y,
+                         x, c, ((uint8_t *)t.data)[k], want);
+        }
+        dvpp_free(t.data, t.bytes);
+    }
+    worker_del(w);
+    free(out);
+    dvpp_image_free(&img);
+}
+
 static void test_batch_slice(void **state)
 {
     dvpp_buf jpg = make_jpeg();
@@ -726,6 +890,8 @@ int main(void)
         cmocka_unit_test(test_letterbox_geometry),
         cmocka_unit_test(test_aipp_vector_a_raw_nv12),
         cmocka_unit_test(test_batch_slice),
+        cmocka_unit_test(test_aipp_tensor_every_byte),
+        cmocka_unit_test(test_image_every_byte),
         cmocka_unit_test(test_steady_state_no_alloc),
         cmocka_unit_test(test_steady_state_jpeg),
         cmocka_unit_test(test_corrupt_input),
