@@ -258,6 +258,62 @@ static dvpp_status run_job(dvpp_device *d, const dvpp_pipeline *p,
 
 /* --- tests --------------------------------------------------------------------------- */
 
+/* Batch slices: every byte of each item's slice written. An AIPP crop
+ * with crop_size 0 (the rest of the image) over raw 64x48 items runs twice,
+ * into tensors poisoned with two different bytes: the results agree (the
+ * slice was sized to the source and filled with the crop). */
+static void test_slices_every_byte(void **state)
+{
+    enum { N = 3 };
+    dvpp_device *d = pipe_device(2);
+    dvpp_batchjob_input in[N];
+    dvpp_image img[N];
+    dvpp_pipeline p;
+    dvpp_tensor t[2];
+    dvpp_err e;
+
+    (void)state;
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(dvpp_image_init(&img[i], DVPP_PIXEL_RGB, 64, 48, 1, 1, NULL),
+                         DVPP_OK);
+        assert_int_equal(dvpp_image_alloc(&img[i], NULL), DVPP_OK);
+        fill_pattern(&img[i], (unsigned)i + 1);
+        in[i] = (dvpp_batchjob_input){img[i].data, img[i].size};
+    }
+    dvpp_pipeline_init(&p);
+    p.input = DVPP_PIPE_IN_RAW;
+    p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 64, 48, 0, 0};
+    p.post = DVPP_PIPE_POST_AIPP;
+    memset(&p.aipp, 0, sizeof(p.aipp));
+    p.aipp.mode = DVPP_AIPP_STATIC;
+    p.aipp.input_format = DVPP_AIPP_RGB888_U8;
+    p.aipp.src_image_size_w = 64, p.aipp.src_image_size_h = 48;
+    p.aipp.crop = true;
+    p.aipp.load_start_pos_w = 8, p.aipp.load_start_pos_h = 4;
+    for (int k = 0; k < 4; k++)
+        p.aipp.var_reci_chn[k] = 1.0f;
+    p.aipp_layout = DVPP_LAYOUT_NHWC;
+    p.aipp_dtype = DVPP_DTYPE_F32;
+    p.output = DVPP_PIPE_OUT_TENSOR;
+    for (int k = 0; k < 2; k++) {
+        batch_tensor(&p, N, &t[k]); /* poisoned 0xA5 */
+        if (k)
+            memset(t[k].data, 0x5A, t[k].bytes);
+        assert_int_equal(run_job(d, &p, in, N, &t[k], true, NULL, &e), DVPP_OK);
+    }
+    for (size_t i = 0; i < t[0].bytes; i++)
+        if (((uint8_t *)t[0].data)[i] != ((uint8_t *)t[1].data)[i])
+            fail_msg("byte %zu of %zu (slice %zu) unwritten", i, t[0].bytes,
+                     i / (t[0].bytes / N));
+    assert_int_equal(t[0].w, 56);
+    assert_int_equal(t[0].h, 44);
+    for (int k = 0; k < 2; k++)
+        free(t[k].data);
+    for (int i = 0; i < N; i++)
+        dvpp_image_free(&img[i]);
+    dvpp_pipe_device_free(d);
+}
+
 static void test_tensor_shape(void **state)
 {
     dvpp_pipeline p;
@@ -991,6 +1047,7 @@ int main(void)
         cmocka_unit_test(test_single_jobs),
         cmocka_unit_test(test_batch_notice_and_deadline),
         cmocka_unit_test(test_aligned_image_output),
+        cmocka_unit_test(test_slices_every_byte),
     };
     return cmocka_run_group_tests_name("device batchjob", tests, NULL, NULL);
 }
