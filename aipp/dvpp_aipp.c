@@ -362,6 +362,19 @@ static dvpp_status pad_tensor(const dvpp_aipp_op *op, const dvpp_tensor *t,
     return st;
 }
 
+size_t dvpp_aipp_temp_bytes(const dvpp_aipp_op *op, uint32_t w, uint32_t h)
+{
+    unsigned ch = dvpp_aipp_channels(op);
+    dvpp_aipp_geom g;
+    size_t bytes;
+
+    dvpp_aipp_geometry(op, w, h, &g);
+    bytes = (size_t)g.crop_w * g.crop_h * ch; /* both <= 4096 or the image's */
+    if (g.resize_w != g.crop_w || g.resize_h != g.crop_h)
+        bytes += (size_t)g.resize_w * g.resize_h * ch;
+    return bytes;
+}
+
 dvpp_status dvpp_aipp_run(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,
                           const dvpp_image *src, const dvpp_tensor *t,
                           uint32_t n, dvpp_err *err)

@@ -52,6 +52,11 @@ dvpp_status dvpp_aipp_tensor(const dvpp_aipp_op *op, uint32_t n,
                              dvpp_layout layout, dvpp_dtype dtype,
                              dvpp_tensor *t, dvpp_err *err);
 
+/* Bytes of the context intermediates dvpp_aipp_run holds for @op on a
+ * @w x @h image (the u8 pixels of the crop, and the resized ones when it
+ * resizes), for memory accounting. */
+size_t dvpp_aipp_temp_bytes(const dvpp_aipp_op *op, uint32_t w, uint32_t h);
+
 /* Run @op on @src into image @n of @t (described by dvpp_aipp_tensor or
  * compatible, data allocated by the caller). */
 dvpp_status dvpp_aipp_run(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,

@@ -142,6 +142,43 @@ dvpp_status dvpp_pipe_device_set_limits(dvpp_device *d, const dvpp_limits *lim,
     return DVPP_OK;
 }
 
+/* --- admission ---------------------------------------------------------------------- */
+
+/* The limits @d's workers run with now (false: not a pipe device). */
+static bool device_limits(const dvpp_device *d, dvpp_limits *out)
+{
+    pipe_backend *pb = d ? reg_find(d, false) : NULL;
+
+    if (!pb)
+        return false;
+    pthread_mutex_lock(&pb->limits.mu);
+    *out = pb->limits.limits;
+    pthread_mutex_unlock(&pb->limits.mu);
+    return true;
+}
+
+/* What the intermediates of a run of @p on @in take on its worker: the
+ * plan's work_bytes from a header probe at the workers' limits. 0 when the
+ * pipeline, the header or the plan is refused: the run then fails the same
+ * way before it allocates anything. */
+static uint64_t run_work_bytes(const dvpp_pipeline *p, const uint8_t *in, size_t len,
+                               const dvpp_limits *lim)
+{
+    dvpp_pipe_source src;
+    dvpp_pipeline_plan plan;
+
+    if (!in || dvpp_pipeline_validate(p, lim, NULL) != DVPP_OK ||
+        dvpp_pipeline_probe(p, in, len, lim, &src, NULL) != DVPP_OK ||
+        dvpp_pipeline_plan_make(p, &src, &plan, NULL) != DVPP_OK)
+        return 0;
+    return plan.work_bytes;
+}
+
+static uint64_t add_sat64(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* --- tensor shape ----------------------------------------------------------------- */
 
 dvpp_status dvpp_batchjob_tensor(const dvpp_pipeline *p, uint32_t n, dvpp_tensor *t,
@@ -393,6 +430,8 @@ static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
 {
     dvpp_batch_desc desc;
     dvpp_batchjob *j;
+    dvpp_limits lim;
+    uint64_t work = 0;
     size_t errs_bytes;
     dvpp_status st;
 
@@ -423,6 +462,13 @@ static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
     j->done_ctx = o->ctx;
     atomic_init(&j->cause, SIZE_MAX);
 
+    /* An item in flight holds its worker's intermediates too: the largest
+     * any input's plan needs. */
+    if (device_limits(d, &lim))
+        for (size_t i = 0; i < n; i++) {
+            uint64_t wb = run_work_bytes(p, inputs[i].data, inputs[i].len, &lim);
+            work = wb > work ? wb : work;
+        }
     memset(&desc, 0, sizeof(desc));
     desc.engine = DVPP_BATCHJOB_ENGINE;
     desc.n = n;
@@ -430,7 +476,7 @@ static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
     desc.ctx = j;
     desc.strict = o->strict;
     desc.pixels_per_item = pixels_per_item;
-    desc.bytes_per_item = bytes_per_item;
+    desc.bytes_per_item = add_sat64(bytes_per_item, work);
     desc.deadline_ns = o->deadline_ns;
     desc.done = batch_done;
     st = dvpp_batch_new(d, &desc, &j->batch, err);
@@ -578,6 +624,7 @@ static void pipejob_done(void *ctx, uint64_t ticket, dvpp_status status,
 dvpp_status dvpp_pipejob_submit(dvpp_stream *s, dvpp_pipejob *pj, uint64_t *ticket,
                                 dvpp_err *err)
 {
+    dvpp_limits lim;
     dvpp_job job;
 
     if (!s || !pj || !pj->pipe || !pj->input || !pj->out)
@@ -589,6 +636,8 @@ dvpp_status dvpp_pipejob_submit(dvpp_stream *s, dvpp_pipejob *pj, uint64_t *tick
     job.ctx = pj;
     job.pixels = pj->pixels;
     job.bytes = pj->bytes;
+    if (device_limits(dvpp_stream_device(s), &lim))
+        job.bytes = add_sat64(job.bytes, run_work_bytes(pj->pipe, pj->input, pj->len, &lim));
     job.deadline_ns = pj->deadline_ns;
     pj->started_ns = 0;
     return dvpp_device_submit(s, &job, ticket, err);

@@ -105,7 +105,9 @@ dvpp_status dvpp_batchjob_tensor(const dvpp_pipeline *p, uint32_t n, dvpp_tensor
 /* Start a batch job of @p on @inputs[0..n-1] into @t (the descriptor of
  * dvpp_batchjob_tensor(p, n) with caller-allocated data, at least t->bytes).
  * Items are admitted as one dvpp_batch on DVPP_BATCHJOB_ENGINE (pixels per
- * item: C x H x W of one slice; bytes per item: the slice's bytes).
+ * item: C x H x W of one slice; bytes per item: the slice's bytes plus the
+ * largest work_bytes of the items' plans, the intermediates a running item
+ * holds on its worker).
  * Errors: DVPP_EINVAL ("device" when @d is not a pipe device, "inputs",
  * "tensor" when @t does not match, "n"), those of dvpp_batchjob_tensor,
  * those of dvpp_batch_new (DVPP_EAGAIN admission, DVPP_ELIMIT, DVPP_ENOMEM).
@@ -190,7 +192,11 @@ typedef struct dvpp_pipejob {
     const uint8_t *input;
     size_t len;
     dvpp_pipeline_out *out;
-    uint64_t pixels, bytes;   /* admission cost while in flight */
+    /* Admission cost while in flight: @pixels, and @bytes of the
+     * caller's own buffers (its input copy, the result); the device adds
+     * the bytes the run's intermediates take on the worker
+     * (dvpp_pipeline_plan.work_bytes, from a header probe). */
+    uint64_t pixels, bytes;
     uint64_t deadline_ns;     /* not started by then: DVPP_ETIMEDOUT; 0 none */
     /* On a worker thread, exactly once per admitted job; @err valid only
      * during the call. */

@@ -872,6 +872,11 @@ int dvpp_stream_eventfd(const dvpp_stream *s)
     return s ? s->efd : -1;
 }
 
+dvpp_device *dvpp_stream_device(const dvpp_stream *s)
+{
+    return s ? s->dev : NULL;
+}
+
 void dvpp_stream_free(dvpp_stream *s)
 {
     dvpp_device *d;

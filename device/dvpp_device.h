@@ -164,6 +164,9 @@ dvpp_status dvpp_stream_new(dvpp_device *d, unsigned flags, dvpp_stream **out,
  * to its counter), or -1 when not requested. Owned by the stream. */
 int dvpp_stream_eventfd(const dvpp_stream *s);
 
+/* The device @s was made on (NULL for NULL). */
+dvpp_device *dvpp_stream_device(const dvpp_stream *s);
+
 /* Wait for every task submitted so far, then free. NULL is a no-op. */
 void dvpp_stream_free(dvpp_stream *s);
 

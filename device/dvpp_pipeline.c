@@ -399,9 +399,12 @@ static dvpp_status plan_op(const dvpp_pipeline *p, uint32_t i,
     case DVPP_PIPE_OP_RESIZE: {
         const dvpp_pipe_resize *r = &op->u.resize;
         dvpp_resize_geom *rg = &pl->resize[i];
-        st = dvpp_resize_geometry(pl->img_w, pl->img_h, r->mode, r->w, r->h, rg, err);
-        if (st != DVPP_OK)
-            return st;
+        dvpp_err re;
+        st = dvpp_resize_geometry(pl->img_w, pl->img_h, r->mode, r->w, r->h, rg, &re);
+        if (st != DVPP_OK) {
+            snprintf(f, sizeof(f), "ops[%u].resize", i);
+            return dvpp_err_set(err, st, f, "%s: %s", f, re.msg);
+        }
         g->scale_x *= rg->scale_x, g->scale_y *= rg->scale_y;
         g->pad_x = g->pad_x * rg->scale_x + rg->pad_x;
         g->pad_y = g->pad_y * rg->scale_y + rg->pad_y;
@@ -411,12 +414,41 @@ static dvpp_status plan_op(const dvpp_pipeline *p, uint32_t i,
     case DVPP_PIPE_OP_CONVERT:
         pl->img_format = op->u.convert;
         return DVPP_OK;
-    default: /* BORDER */
-        pl->img_w += op->u.border.left + op->u.border.right;
-        pl->img_h += op->u.border.top + op->u.border.bottom;
+    default: { /* BORDER */
+        uint64_t w = (uint64_t)pl->img_w + op->u.border.left + op->u.border.right;
+        uint64_t h = (uint64_t)pl->img_h + op->u.border.top + op->u.border.bottom;
+        if (w > UINT32_MAX || h > UINT32_MAX) {
+            snprintf(f, sizeof(f), "ops[%u].border", i);
+            return dvpp_err_set(err, DVPP_ELIMIT, f, "%s: the image would be %llux%llu", f,
+                                (unsigned long long)w, (unsigned long long)h);
+        }
+        pl->img_w = (uint32_t)w, pl->img_h = (uint32_t)h;
         g->pad_x += op->u.border.left, g->pad_y += op->u.border.top;
         return DVPP_OK;
     }
+    }
+}
+
+static const char *op_kind_name(dvpp_pipe_op_kind k)
+{
+    static const char *const names[] = {"crop", "resize", "convert", "border"};
+    return (unsigned)k <= DVPP_PIPE_OP_BORDER ? names[k] : "op";
+}
+
+/* The image op @i makes, held to the source's limits (a border or a
+ * SHORTER/LONGER resize can make it larger than anything admitted). */
+static dvpp_status check_op_size(const dvpp_pipeline *p, uint32_t i,
+                                 const dvpp_pipe_source *src,
+                                 const dvpp_pipeline_plan *pl, dvpp_err *err)
+{
+    char f[DVPP_ERR_FIELD_LEN];
+    dvpp_err le;
+
+    if (!src->has_limits ||
+        dvpp_limits_check_image(&src->limits, pl->img_w, pl->img_h, &le) == DVPP_OK)
+        return DVPP_OK;
+    snprintf(f, sizeof(f), "ops[%u].%s", i, op_kind_name(p->ops[i].kind));
+    return dvpp_err_set(err, DVPP_ELIMIT, f, "%s: %s", f, le.msg);
 }
 
 /* The AIPP op for a @w x @h image: a source size the config leaves 0 (the
@@ -466,25 +498,145 @@ static dvpp_status plan_output(const dvpp_pipeline *p, dvpp_pipeline_plan *pl,
     return st;
 }
 
+/* --- planning: the memory of the intermediates ------------------------------------- */
+
+static size_t add_sat(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+static size_t max_sz(size_t a, size_t b)
+{
+    return a > b ? a : b;
+}
+
+/* What the worker's buffers and the contexts' temporaries hold for one
+ * run, accumulated along the plan (see run_ops, run_post). */
+typedef struct work_acc {
+    size_t decode;                  /* buf[0] */
+    size_t ping[2];                 /* buf[1], buf[2]: ops 0, 2, ... / 1, 3, ... */
+    size_t last;                    /* buf[3]: the conversion before AIPP/output */
+    size_t vpc[DVPP_VPC_TEMPS];     /* the VPC context's temporaries */
+    size_t aipp;                    /* the AIPP context's intermediates */
+} work_acc;
+
+/* The decoder's output in buffer 0 (raw input is read in place). */
+static size_t decode_bytes(const dvpp_pipeline *p, const dvpp_pipe_source *src,
+                           const dvpp_pipeline_plan *pl)
+{
+    bool asc = dvpp_profile_is_ascend(p->decode.profile);
+    uint32_t aw = 1, ah = 1;
+    dvpp_image img;
+    dvpp_planes planes;
+
+    if (p->input == DVPP_PIPE_IN_RAW)
+        return 0;
+    if (asc) /* the decoders' ascend strides (JPEGD: 128/64 x 16, PNG 128 x 16) */
+        aw = src->is_jpeg && p->decode.profile == DVPP_PROFILE_ASCEND310P ? 64 : 128, ah = 16;
+    if (dvpp_image_init(&img, pl->decode_format, pl->src_w, pl->src_h, aw, ah, NULL) != DVPP_OK ||
+        dvpp_image_planes(&img, &planes, NULL) != DVPP_OK)
+        return SIZE_MAX;
+    return planes.total;
+}
+
+/* Op @i of @p, from @in (format, size before the op) to the plan's
+ * current image. */
+static void work_op(const dvpp_pipeline *p, uint32_t i, const dvpp_pipeline_plan *pl,
+                    dvpp_pixfmt in_fmt, uint32_t in_w, uint32_t in_h, work_acc *a)
+{
+    const dvpp_pipe_op *op = &p->ops[i];
+
+    a->ping[i % 2] = max_sz(a->ping[i % 2],
+                            dvpp_vpc_image_bytes(pl->img_format, pl->img_w, pl->img_h));
+    if (op->kind == DVPP_PIPE_OP_CROP) {
+        dvpp_resize_opts ro;
+        dvpp_resize_opts_init(&ro);
+        dvpp_vpc_temp_bytes(in_fmt, in_w, in_h, &op->u.crop, in_fmt, pl->img_w, pl->img_h,
+                            NULL, &ro, a->vpc);
+    } else if (op->kind == DVPP_PIPE_OP_RESIZE) {
+        dvpp_vpc_temp_bytes(in_fmt, in_w, in_h, &pl->resize[i].crop, in_fmt, pl->img_w,
+                            pl->img_h, &pl->resize[i].paste, &op->u.resize.opts, a->vpc);
+    }
+}
+
+/* The post step: normalise (dvpp_preprocess_run: a resized RGB image and
+ * the VPC temporaries of its resize), AIPP (its input conversion and
+ * intermediates) or the output image's conversion. */
+static void work_post(const dvpp_pipeline *p, const dvpp_pipeline_plan *pl,
+                      dvpp_pixfmt in_fmt, uint32_t in_w, uint32_t in_h, work_acc *a)
+{
+    dvpp_pixfmt want = p->norm.bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB;
+
+    if (p->post == DVPP_PIPE_POST_NORM && pl->fuse_resize_norm) {
+        const dvpp_pipe_op *op = &p->ops[p->nops - 1];
+        const dvpp_resize_geom *g = &pl->resize[p->nops - 1];
+        a->aipp = max_sz(a->aipp, dvpp_vpc_image_bytes(want, g->out_w, g->out_h));
+        dvpp_vpc_temp_bytes(in_fmt, in_w, in_h, &g->crop, want, g->out_w, g->out_h,
+                            &g->paste, &op->u.resize.opts, a->vpc);
+    } else if (p->post == DVPP_PIPE_POST_NORM) {
+        a->aipp = max_sz(a->aipp, dvpp_vpc_image_bytes(want, pl->img_w, pl->img_h));
+        dvpp_vpc_temp_bytes(pl->img_format, pl->img_w, pl->img_h, NULL, want, pl->img_w,
+                            pl->img_h, NULL, NULL, a->vpc);
+    } else if (p->post == DVPP_PIPE_POST_AIPP) {
+        dvpp_aipp_op op;
+        aipp_op_for(p, pl->img_w, pl->img_h, &op);
+        if (!dvpp_aipp_accepts(&op, pl->img_format))
+            a->last = dvpp_vpc_image_bytes(aipp_pixfmt(&op), pl->img_w, pl->img_h);
+        a->aipp = max_sz(a->aipp, dvpp_aipp_temp_bytes(&op, pl->img_w, pl->img_h));
+    } else if (pl->img_format != pl->out_format) {
+        a->last = dvpp_vpc_image_bytes(pl->out_format, pl->img_w, pl->img_h);
+    }
+}
+
+static size_t work_total(const work_acc *a)
+{
+    size_t t = add_sat(add_sat(a->decode, a->ping[0]), add_sat(a->ping[1], a->last));
+
+    for (int k = 0; k < DVPP_VPC_TEMPS; k++)
+        t = add_sat(t, a->vpc[k]);
+    return add_sat(t, a->aipp);
+}
+
 dvpp_status dvpp_pipeline_plan_make(const dvpp_pipeline *p,
                                     const dvpp_pipe_source *src,
                                     dvpp_pipeline_plan *pl, dvpp_err *err)
 {
+    dvpp_pixfmt in_fmt;
+    uint32_t in_w, in_h, nrun;
+    work_acc a;
     dvpp_status st;
 
     memset(pl, 0, sizeof(*pl));
+    memset(&a, 0, sizeof(a));
     st = plan_source(p, src, pl, err);
     if (st != DVPP_OK)
         return st;
     pl->img_w = pl->src_w, pl->img_h = pl->src_h;
     pl->img_format = pl->decode_format;
-    for (uint32_t i = 0; st == DVPP_OK && i < p->nops; i++)
-        st = plan_op(p, i, pl, err);
-    if (st != DVPP_OK)
-        return st;
     pl->fuse_resize_norm = p->post == DVPP_PIPE_POST_NORM && p->nops > 0 &&
                            p->ops[p->nops - 1].kind == DVPP_PIPE_OP_RESIZE;
-    return plan_output(p, pl, err);
+    nrun = pl->fuse_resize_norm ? p->nops - 1 : p->nops; /* ops run_ops runs */
+    a.decode = decode_bytes(p, src, pl);
+    in_fmt = pl->img_format, in_w = pl->img_w, in_h = pl->img_h;
+    /* in_*: the image the next op (or the fused resize, or the post step)
+     * starts from */
+    for (uint32_t i = 0; i < p->nops; i++) {
+        st = plan_op(p, i, pl, err);
+        if (st == DVPP_OK)
+            st = check_op_size(p, i, src, pl, err);
+        if (st != DVPP_OK)
+            return st;
+        if (i < nrun) {
+            work_op(p, i, pl, in_fmt, in_w, in_h, &a);
+            in_fmt = pl->img_format, in_w = pl->img_w, in_h = pl->img_h;
+        }
+    }
+    st = plan_output(p, pl, err);
+    if (st != DVPP_OK)
+        return st;
+    work_post(p, pl, in_fmt, in_w, in_h, &a);
+    pl->work_bytes = work_total(&a);
+    return DVPP_OK;
 }
 
 /* --- worker ---------------------------------------------------------------------- */
@@ -957,6 +1109,8 @@ dvpp_status dvpp_pipeline_probe(const dvpp_pipeline *p, const uint8_t *input,
             return st;
     }
     st = probe_source(p, kind, input, len, src, err);
+    src->has_limits = true;
+    src->limits = lim ? *lim : def;
     /* The decoders apply the same check, but only after the device has
      * admitted the job against its budget (which would refuse a bomb as
      * "too_large", not naming the limit) and after decode_png has sized its

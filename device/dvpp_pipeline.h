@@ -178,6 +178,13 @@ typedef struct dvpp_pipe_source {
     bool is_jpeg;
     dvpp_jpeg_info jpeg;         /* is_jpeg: from dvpp_jpeg_probe */
     uint32_t width, height;      /* otherwise: PNG/raw size */
+    /* Set by dvpp_pipeline_probe: the limits the input was checked
+     * against, which the planner holds the output of every op to. A
+     * source filled by hand has none (false): its plan sizes an output,
+     * and dvpp_pipeline_run, which always probes, checks before it
+     * allocates. */
+    bool has_limits;
+    dvpp_limits limits;
 } dvpp_pipe_source;
 
 /* Read the header of @input (no pixel decoded; cheap enough for a front
@@ -211,13 +218,24 @@ typedef struct dvpp_pipeline_plan {
     dvpp_layout layout;
     dvpp_pixfmt out_format;      /* image output */
     size_t out_bytes;            /* image output, with the out_align strides */
+    /* The memory the run's intermediates take on its worker besides the
+     * input and the caller's output (the decoded image, the op outputs in
+     * their two alternating buffers, VPC/AIPP temporaries, the last
+     * conversion): what admission counts for a running job
+     * (dvpp_pipejob_submit and batch items add it to their bytes); the
+     * result buffer is the caller's to count (e.g. against
+     * limits.max_output_bytes). An upper bound. */
+    size_t work_bytes;
     dvpp_pipe_geom geom;
 } dvpp_pipeline_plan;
 
 /* Resolve the steps of a validated @p for @src. DVPP_EINVAL for a crop or
  * border that does not fit the image it applies to ("ops[i].crop"),
- * errors of dvpp_resize_geometry, DVPP_EFORMAT when the AIPP op cannot
- * take the image. */
+ * errors of dvpp_resize_geometry (as "ops[i].resize"), DVPP_EFORMAT when
+ * the AIPP op cannot take the image. With @src's limits (a probed
+ * source): DVPP_ELIMIT "ops[i].<kind>" when the image an op makes (a
+ * border, a SHORTER/LONGER resize...) passes max_side or max_pixels, the
+ * message naming the limit; nothing is allocated. */
 dvpp_status dvpp_pipeline_plan_make(const dvpp_pipeline *p,
                                     const dvpp_pipe_source *src,
                                     dvpp_pipeline_plan *plan, dvpp_err *err);

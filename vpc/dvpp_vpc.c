@@ -32,7 +32,7 @@ void dvpp_vpc_ctx_fini(dvpp_vpc_ctx *c)
 {
     for (int i = 0; i < DVPP_VPC_PLAN_CACHE; i++)
         dvpp_resize_plan_free(c->plans[i].plan);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < DVPP_VPC_TEMPS; i++)
         dvpp_image_free(&c->tmp[i]);
     dvpp_scratch_fini(&c->scratch);
     memset(c->plans, 0, sizeof(c->plans));
@@ -607,6 +607,57 @@ out_alpha:
     return st;
 }
 
+size_t dvpp_vpc_image_bytes(dvpp_pixfmt fmt, uint32_t w, uint32_t h)
+{
+    dvpp_image img;
+    dvpp_planes pl;
+
+    if (dvpp_image_init(&img, fmt, w, h, 1, 1, NULL) != DVPP_OK ||
+        dvpp_image_planes(&img, &pl, NULL) != DVPP_OK)
+        return SIZE_MAX;
+    return pl.total;
+}
+
+static size_t max_sz(size_t a, size_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Mirrors the steps of dvpp_vpc_crop_resize_paste (tmp_image slots). */
+void dvpp_vpc_temp_bytes(dvpp_pixfmt src_fmt, uint32_t src_w, uint32_t src_h,
+                         const dvpp_roi *crop, dvpp_pixfmt dst_fmt, uint32_t dst_w,
+                         uint32_t dst_h, const dvpp_roi *paste, const dvpp_resize_opts *o,
+                         size_t slots[DVPP_VPC_TEMPS])
+{
+    const dvpp_pixfmt_info *fs = dvpp_pixfmt_get(src_fmt);
+    dvpp_roi cr, pr;
+    uint32_t cw, ch, pw, ph;
+    dvpp_pixfmt fmt;
+
+    if (!fs || !dvpp_pixfmt_get(dst_fmt) || !src_w || !src_h || !dst_w || !dst_h)
+        return;
+    cr = crop ? *crop : (dvpp_roi){0, 0, src_w - 1, src_h - 1};
+    pr = paste ? *paste : (dvpp_roi){0, 0, dst_w - 1, dst_h - 1};
+    cw = dvpp_roi_width(&cr), ch = dvpp_roi_height(&cr);
+    pw = dvpp_roi_width(&pr), ph = dvpp_roi_height(&pr);
+    fmt = fs->is_yuv && is_rgb_family(dst_fmt) ? dst_fmt : resize_format(src_fmt);
+    if (fmt != src_fmt) {
+        if ((cw != src_w || ch != src_h) && fs->planes > 1)
+            slots[0] = max_sz(slots[0], dvpp_vpc_image_bytes(src_fmt, cw, ch));
+        /* the conversion may start at column 0 (step 2) */
+        slots[1] = max_sz(slots[1], dvpp_vpc_image_bytes(fmt, cr.right + 1, ch));
+    }
+    if (fmt == dst_fmt && o && o->parity == DVPP_PARITY_PIL &&
+        o->interp != DVPP_INTERP_NEAREST && dvpp_pixfmt_get(fmt)->has_alpha &&
+        (cw != pw || ch != ph))
+        slots[1] = max_sz(slots[1], dvpp_vpc_image_bytes(fmt, cw, ch));
+    if (fmt != dst_fmt) {
+        slots[2] = max_sz(slots[2], dvpp_vpc_image_bytes(fmt, pw, ph));
+        if (pw != dst_w || ph != dst_h)
+            slots[0] = max_sz(slots[0], dvpp_vpc_image_bytes(dst_fmt, pw, ph));
+    }
+}
+
 dvpp_status dvpp_vpc_convert(dvpp_vpc_ctx *c, const dvpp_image *src,
                              dvpp_image *dst, dvpp_err *err)
 {
@@ -702,11 +753,12 @@ bool dvpp_resize_mode_parse(const char *s, dvpp_resize_mode *out)
     return false;
 }
 
-/* round(v * num / den) for positive integers, at least 1. */
-static uint32_t scale_side(uint32_t v, uint64_t num, uint64_t den)
+/* round(v * num / den) for positive integers, at least 1 (v, num, den
+ * are 32-bit, so the product fits 64 bits; the result may not fit 32). */
+static uint64_t scale_side(uint32_t v, uint64_t num, uint64_t den)
 {
     uint64_t r = ((uint64_t)v * num * 2 + den) / (den * 2);
-    return r ? (uint32_t)r : 1;
+    return r ? r : 1;
 }
 
 static dvpp_roi whole(uint32_t w, uint32_t h)
@@ -733,19 +785,27 @@ dvpp_status dvpp_resize_geometry(uint32_t sw, uint32_t sh, dvpp_resize_mode mode
         nw = w, nh = h;
         break;
     case DVPP_RESIZE_SHORTER:
-    case DVPP_RESIZE_LONGER:
+    case DVPP_RESIZE_LONGER: {
+        uint64_t other;
         width_limits = (sw <= sh) == (mode == DVPP_RESIZE_SHORTER);
-        nw = width_limits ? w : scale_side(sw, w, sh);
-        nh = width_limits ? scale_side(sh, w, sw) : w;
+        other = width_limits ? scale_side(sh, w, sw) : scale_side(sw, w, sh);
+        if (other > UINT32_MAX)
+            return dvpp_err_set(err, DVPP_ELIMIT, "size",
+                                "resize %ux%u -> %s side %u makes the other side %llu",
+                                sw, sh, dvpp_resize_mode_name(mode), w,
+                                (unsigned long long)other);
+        nw = width_limits ? w : (uint32_t)other;
+        nh = width_limits ? (uint32_t)other : w;
         break;
+    }
     case DVPP_RESIZE_FILL: {
         /* Cover W x H: crop the source to W:H around its centre, then
          * scale the crop to exactly W x H (one pass, crop folded in). */
         uint32_t cw = sw, chh = sh;
         if ((uint64_t)sw * h > (uint64_t)sh * w)
-            cw = scale_side(sh, w, h);
+            cw = (uint32_t)scale_side(sh, w, h);   /* < sw here */
         else
-            chh = scale_side(sw, h, w);
+            chh = (uint32_t)scale_side(sw, h, w);  /* <= sh here */
         cw = cw > sw ? sw : cw;
         chh = chh > sh ? sh : chh;
         g->crop.left = (sw - cw) / 2;
@@ -761,8 +821,8 @@ dvpp_status dvpp_resize_geometry(uint32_t sw, uint32_t sh, dvpp_resize_mode mode
     }
     default: /* FIT, LETTERBOX */
         width_limits = (uint64_t)sw * h >= (uint64_t)sh * w;
-        nw = width_limits ? w : scale_side(sw, h, sh);
-        nh = width_limits ? scale_side(sh, w, sw) : h;
+        nw = width_limits ? w : (uint32_t)scale_side(sw, h, sh); /* <= w here */
+        nh = width_limits ? (uint32_t)scale_side(sh, w, sw) : h; /* <= h here */
         nw = nw > w ? w : nw;
         nh = nh > h ? h : nh;
         break;

@@ -80,6 +80,9 @@ typedef struct dvpp_vpc_plan_entry {
     uint64_t used;      /* LRU stamp */
 } dvpp_vpc_plan_entry;
 
+/* Intermediate images a context keeps (dvpp_vpc_temp_bytes counts them). */
+#define DVPP_VPC_TEMPS 3
+
 typedef struct dvpp_vpc_ctx {
     dvpp_profile profile;
     dvpp_csc csc;                /* matrix/range of implicit conversions */
@@ -87,7 +90,7 @@ typedef struct dvpp_vpc_ctx {
     dvpp_scratch scratch;        /* per-worker temporary memory */
     dvpp_vpc_plan_entry plans[DVPP_VPC_PLAN_CACHE];
     uint64_t clock;
-    dvpp_image tmp[3];           /* intermediate images, reused */
+    dvpp_image tmp[DVPP_VPC_TEMPS]; /* intermediate images, reused */
 } dvpp_vpc_ctx;
 
 /* Defaults: @profile, BT.601 narrow (cv2) in native, BT.601 full range in
@@ -103,6 +106,22 @@ dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
                                        const dvpp_roi *crop, dvpp_image *dst,
                                        const dvpp_roi *paste,
                                        const dvpp_resize_opts *o, dvpp_err *err);
+
+/* The context temporaries dvpp_vpc_crop_resize_paste uses for a @src_fmt
+ * @src_w x @src_h source, @crop (NULL: all of it), a @dst_fmt @dst_w x
+ * @dst_h destination and @paste (NULL: all of it) with @o: raises each
+ * @slots[i] to the bytes temporary i needs (a slot keeps its largest use,
+ * so a caller sums the slots after a sequence of calls). What memory
+ * accounting counts besides the two images; an upper bound (a fused path
+ * may need none). Saturates at SIZE_MAX. */
+void dvpp_vpc_temp_bytes(dvpp_pixfmt src_fmt, uint32_t src_w, uint32_t src_h,
+                         const dvpp_roi *crop, dvpp_pixfmt dst_fmt, uint32_t dst_w,
+                         uint32_t dst_h, const dvpp_roi *paste, const dvpp_resize_opts *o,
+                         size_t slots[DVPP_VPC_TEMPS]);
+
+/* Bytes of a tight @fmt image of @w x @h (SIZE_MAX when it overflows or
+ * the format is unknown). */
+size_t dvpp_vpc_image_bytes(dvpp_pixfmt fmt, uint32_t w, uint32_t h);
 
 /* The resize plan @o runs for a @sw x @sh -> @dw x @dh plane of @channels
  * bytes per pixel, from the context's cache (valid until the context is

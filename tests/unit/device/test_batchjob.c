@@ -258,6 +258,70 @@ static dvpp_status run_job(dvpp_device *d, const dvpp_pipeline *p,
 
 /* --- tests --------------------------------------------------------------------------- */
 
+/* Admission counts the intermediates a run needs (the plan's work_bytes):
+ * on a device with a 4 MiB byte budget a 64x48 input whose 600-px border
+ * makes a 1264x1248 RGB intermediate (4.7 MB) is larger than the whole
+ * budget, as a single job and as a batch; a 100-px border fits. */
+static void test_admission_counts_intermediates(void **state)
+{
+    dvpp_device_config cfg;
+    dvpp_device *d = NULL;
+    dvpp_stream *s = NULL;
+    dvpp_image img;
+    dvpp_batchjob_input in[2];
+    dvpp_pipeline p;
+    dvpp_pipe_op op;
+    dvpp_pipejob pj;
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_batchjob *j = NULL;
+    dvpp_tensor t;
+    dvpp_err e;
+
+    (void)state;
+    assert_non_null(out);
+    dvpp_device_config_default(&cfg);
+    cfg.byte_budget = 4u << 20;
+    assert_int_equal(dvpp_pipe_device_new(&cfg, 1, NULL, &d, NULL), DVPP_OK);
+    assert_int_equal(dvpp_stream_new(d, 0, &s, NULL), DVPP_OK);
+    assert_int_equal(dvpp_image_init(&img, DVPP_PIXEL_RGB, 64, 48, 1, 1, NULL), DVPP_OK);
+    assert_int_equal(dvpp_image_alloc(&img, NULL), DVPP_OK);
+    fill_pattern(&img, 3);
+    in[0] = in[1] = (dvpp_batchjob_input){img.data, img.size};
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    p.input = DVPP_PIPE_IN_RAW;
+    p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 64, 48, 0, 0};
+    memset(&op, 0, sizeof(op));
+    op.kind = DVPP_PIPE_OP_BORDER;
+    p.ops[1] = p.ops[0]; /* border, then the resize */
+    p.nops = 2;
+    for (int k = 0; k < 2; k++) {
+        uint32_t m = k ? 100 : 600;
+        dvpp_status want = k ? DVPP_OK : DVPP_ELIMIT;
+        op.u.border.top = op.u.border.bottom = op.u.border.left = op.u.border.right = m;
+        p.ops[0] = op;
+        batch_tensor(&p, 1, &t);
+        memset(out, 0, sizeof(*out));
+        out->tensor = t;
+        pj = (dvpp_pipejob){.pipe = &p, .input = img.data, .len = img.size, .out = out,
+                            .pixels = 64 * 48, .bytes = img.size};
+        assert_int_equal(dvpp_pipejob_submit(s, &pj, NULL, &e), want);
+        if (want == DVPP_OK)
+            assert_int_equal(dvpp_stream_synchronize(s, &e), DVPP_OK);
+        free(t.data);
+        batch_tensor(&p, 2, &t);
+        assert_int_equal(dvpp_batchjob_start(d, &p, in, 2, &t, false, &j, &e), want);
+        if (want == DVPP_OK) {
+            assert_int_equal(dvpp_batchjob_wait(j, &e), DVPP_OK);
+            dvpp_batchjob_free(j);
+        }
+        free(t.data);
+    }
+    dvpp_image_free(&img);
+    dvpp_stream_free(s);
+    dvpp_pipe_device_free(d);
+    free(out);
+}
+
 /* Batch slices: every byte of each item's slice written. An AIPP crop
  * with crop_size 0 (the rest of the image) over raw 64x48 items runs twice,
  * into tensors poisoned with two different bytes: the results agree (the
@@ -1048,6 +1112,7 @@ int main(void)
         cmocka_unit_test(test_batch_notice_and_deadline),
         cmocka_unit_test(test_aligned_image_output),
         cmocka_unit_test(test_slices_every_byte),
+        cmocka_unit_test(test_admission_counts_intermediates),
     };
     return cmocka_run_group_tests_name("device batchjob", tests, NULL, NULL);
 }

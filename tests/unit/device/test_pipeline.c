@@ -433,6 +433,141 @@ static void test_aipp_vector_a_raw_nv12(void **state)
     dvpp_image_free(&nv12);
 }
 
+/* --- intermediate sizes ---------------------------------------------------------- */
+
+static dvpp_image block_rgb64x48(void);
+
+/* A raw RGB @w x @h pipeline (the input bytes are never read: planning
+ * fails first) with @op, then a resize to 32x32 and ImageNet tensor out. */
+static void huge_pipeline(dvpp_pipeline *p, uint32_t w, uint32_t h, const dvpp_pipe_op *op)
+{
+    imagenet_pipeline(p, DVPP_RESIZE_STRETCH, 32, 32);
+    p->input = DVPP_PIPE_IN_RAW;
+    p->raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, w, h, 0, 0};
+    p->ops[1] = p->ops[0];      /* the resize second */
+    p->ops[0] = *op;
+    p->nops = 2;
+}
+
+/* The planner holds the image every op makes to max_side / max_pixels
+ * (a border, a SHORTER resize), naming the op and the limit, before
+ * anything is allocated: a run fails with no allocation beyond its
+ * bookkeeping. */
+static void test_intermediate_sizes_checked(void **state)
+{
+    static const uint8_t byte = 0;
+    static const struct {
+        uint32_t w, h;
+        dvpp_pipe_op op;
+        const char *field, *limit;
+    } cases[] = {
+        /* 16384x2441 with 16384-px borders: 49152 x 35209, 1.73 Gpx */
+        {16384, 2441, {.kind = DVPP_PIPE_OP_BORDER,
+                       .u.border = {.top = 16384, .bottom = 16384, .left = 16384,
+                                    .right = 16384}}, "ops[0].border", "max_side"},
+        /* 6000x6000 + 200 each side: 6400 x 6400 = 40.96 Mpx */
+        {6000, 6000, {.kind = DVPP_PIPE_OP_BORDER,
+                      .u.border = {.top = 200, .bottom = 200, .left = 200, .right = 200}},
+         "ops[0].border", "max_pixels"},
+        /* 16384x1600, shorter side to 6300: 64512 x 6300, 406 Mpx */
+        {16384, 1600, {.kind = DVPP_PIPE_OP_RESIZE,
+                       .u.resize = {.mode = DVPP_RESIZE_SHORTER, .w = 6300}},
+         "ops[0].resize", "max_side"},
+        /* 8000x2000, shorter to 3500: 14000 x 3500 = 49 Mpx */
+        {8000, 2000, {.kind = DVPP_PIPE_OP_RESIZE,
+                      .u.resize = {.mode = DVPP_RESIZE_SHORTER, .w = 3500}},
+         "ops[0].resize", "max_pixels"},
+    };
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+
+    (void)state;
+    assert_non_null(out);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dvpp_pipeline p;
+        dvpp_pipe_source src;
+        dvpp_pipeline_plan plan;
+        dvpp_pipe_op op = cases[i].op;
+        dvpp_err e;
+
+        if (op.kind == DVPP_PIPE_OP_RESIZE)
+            dvpp_resize_opts_init(&op.u.resize.opts);
+        huge_pipeline(&p, cases[i].w, cases[i].h, &op);
+        assert_int_equal(dvpp_pipeline_validate(&p, NULL, &e), DVPP_OK);
+        assert_int_equal(dvpp_pipeline_probe(&p, &byte, 1, NULL, &src, &e), DVPP_OK);
+        assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &plan, &e), DVPP_ELIMIT);
+        assert_string_equal(e.field, cases[i].field);
+        if (!strstr(e.msg, cases[i].limit) || strncmp(e.msg, cases[i].field, strlen(cases[i].field)))
+            fail_msg("case %zu: '%s' names %s and the op?", i, e.msg, cases[i].limit);
+        /* the run: the same refusal, and no buffer allocated */
+        test_alloc_install();
+        dvpp_err_clear(&e);
+        assert_int_equal(dvpp_pipeline_run(w, &p, &byte, 1, out, &e), DVPP_ELIMIT);
+        assert_string_equal(e.field, cases[i].field);
+        assert_int_equal(test_alloc()->calls, 0);
+        test_alloc_uninstall();
+        /* a source filled by hand has no limits: it only sizes */
+        src.has_limits = false;
+        assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &plan, &e), DVPP_OK);
+    }
+    worker_del(w);
+    free(out);
+}
+
+/* The bytes the intermediates need, by hand: raw 64x48 RGB (read in
+ * place), a crop to 32x24 (buffer 1: 2,304 bytes), a resize to 16x12 fused
+ * with normalise (its RGB image in the AIPP context: 576) = 2,880; a
+ * border of 2 to 68x52 RGB (10,608) then NV12 output (5,304) = 15,912; a
+ * PNG input adds its decoded 64x48 RGB (9,216). */
+static void test_work_bytes(void **state)
+{
+    dvpp_image img = block_rgb64x48();
+    dvpp_pipe_op op;
+    dvpp_pipeline p;
+    dvpp_pipe_source src;
+    dvpp_pipeline_plan plan;
+    dvpp_buf png;
+
+    (void)state;
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, 16, 12);
+    p.input = DVPP_PIPE_IN_RAW;
+    p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 64, 48, 0, 0};
+    p.ops[1] = p.ops[0];
+    memset(&op, 0, sizeof(op));
+    op.kind = DVPP_PIPE_OP_CROP;
+    op.u.crop = (dvpp_roi){8, 8, 39, 31};
+    p.ops[0] = op;
+    p.nops = 2;
+    assert_int_equal(dvpp_pipeline_probe(&p, img.data, img.size, NULL, &src, NULL), DVPP_OK);
+    assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &plan, NULL), DVPP_OK);
+    assert_true(plan.fuse_resize_norm);
+    assert_int_equal(plan.work_bytes, 32 * 24 * 3 + 16 * 12 * 3);
+
+    dvpp_pipeline_init(&p);
+    p.input = DVPP_PIPE_IN_RAW;
+    p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 64, 48, 0, 0};
+    memset(&op, 0, sizeof(op));
+    op.kind = DVPP_PIPE_OP_BORDER;
+    op.u.border.top = op.u.border.bottom = op.u.border.left = op.u.border.right = 2;
+    assert_int_equal(dvpp_pipeline_add_op(&p, &op, NULL), DVPP_OK);
+    p.out_format = DVPP_PIXEL_NV12;
+    assert_int_equal(dvpp_pipeline_probe(&p, img.data, img.size, NULL, &src, NULL), DVPP_OK);
+    assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &plan, NULL), DVPP_OK);
+    assert_int_equal(plan.work_bytes, 68 * 52 * 3 + 68 * 52 * 3 / 2);
+
+    dvpp_buf_init(&png);
+    {
+        dvpp_png_encode_opts po = {.level = 1};
+        assert_int_equal(dvpp_png_encode(&img, &po, &png, NULL), DVPP_OK);
+    }
+    p.input = DVPP_PIPE_IN_AUTO;
+    assert_int_equal(dvpp_pipeline_probe(&p, png.data, png.len, NULL, &src, NULL), DVPP_OK);
+    assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &plan, NULL), DVPP_OK);
+    assert_int_equal(plan.work_bytes, 64 * 48 * 3 + 68 * 52 * 3 + 68 * 52 * 3 / 2);
+    dvpp_buf_fini(&png);
+    dvpp_image_free(&img);
+}
+
 /* --- every output byte written (a canary first) ---------------------------------- */
 
 #define CANARY 0xAB
@@ -892,6 +1027,8 @@ int main(void)
         cmocka_unit_test(test_batch_slice),
         cmocka_unit_test(test_aipp_tensor_every_byte),
         cmocka_unit_test(test_image_every_byte),
+        cmocka_unit_test(test_intermediate_sizes_checked),
+        cmocka_unit_test(test_work_bytes),
         cmocka_unit_test(test_steady_state_no_alloc),
         cmocka_unit_test(test_steady_state_jpeg),
         cmocka_unit_test(test_corrupt_input),
