@@ -143,6 +143,10 @@ bool ctl_parse_size(const char *s, unsigned *w, unsigned *h);
 /* Parse a non-negative decimal integer that fits 64 bits. */
 bool ctl_parse_u64(const char *s, unsigned long long *out);
 
+/* The geometry of a resize as resize prints it: one JSON line (mode,
+ * output size, scale and offsets, crop and paste rectangles). */
+void ctl_print_geometry(const dvpp_resize_geom *g, dvpp_resize_mode m);
+
 /* The VPC commands (ctl_vpc.c). */
 int ctl_cmd_resize(int argc, char **argv);
 int ctl_cmd_crop(int argc, char **argv);
@@ -166,11 +170,17 @@ int ctl_cmd_batch(int argc, char **argv);
  * are left for the caller (ctl_batch.c). */
 dvpp_status ctl_preprocess_pipeline(const ctl_args *a, dvpp_pipeline *p, dvpp_err *err);
 
-/* The video commands (ctl_video.c): libdvpp's VDEC/VENC in-process, or
- * (video-decode, video-encode with --socket) a dvppd video channel. */
+/* The video commands (ctl_video.c: video-info, video-decode; ctl_venc.c:
+ * video-encode): libdvpp's VDEC/VENC in-process, or (video-decode,
+ * video-encode with --socket) a dvppd video channel. */
 int ctl_cmd_video_info(int argc, char **argv);
 int ctl_cmd_video_decode(int argc, char **argv);
 int ctl_cmd_video_encode(int argc, char **argv);
+
+/* Parse the command line of a video command into @a (caller-allocated):
+ * one input FILE, and -o OUT when @need_out. Returns 0, or 2 after
+ * printing why. */
+int ctl_video_args(int argc, char **argv, ctl_args *a, bool need_out);
 
 /* A batch's progress bar on stderr, redrawn in place. */
 void ctl_draw_progress(size_t total, size_t done, size_t failed);

@@ -176,7 +176,7 @@ int ctl_cmd_aipp(int argc, char **argv)
         rc = 2;
     }
     if (!rc && ctl_use_socket(a))
-        rc = ctl_remote_aipp(a);
+        rc = ctl_remote_run("aipp", a);
     if (rc || ctl_use_socket(a)) {
         free(a), free(cfg), free(c);
         return rc;
@@ -258,7 +258,7 @@ int ctl_cmd_preprocess(int argc, char **argv)
     if (a->shrink_on_load && !a->shrink_w)
         a->shrink_w = a->size_w, a->shrink_h = a->size_h;
     if (ctl_use_socket(a)) {
-        rc = ctl_remote_preprocess(a);
+        rc = ctl_remote_run("preprocess", a);
         free(a), free(c);
         return rc;
     }

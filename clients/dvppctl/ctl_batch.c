@@ -200,6 +200,7 @@ typedef struct remote_batch {
     size_t lens[CTL_MAX_INPUTS];
     uint64_t ticket, id;
     dvppc_result res;
+    unsigned failed;            /* items that failed */
 } remote_batch;
 
 /* Wait for the Result, redrawing the bar from BatchQuery every 100 ms on
@@ -284,9 +285,7 @@ static dvpp_status remote_prepare(remote_batch *b, ctl_args *a, dvpp_err *err)
     dvpp_status st = ctl_preprocess_pipeline(a, &b->job.pipe, err);
 
     b->job.kind = DVPPC_TENSOR;
-    /* --std wins over --scale (ctl_norm_spec); the daemon takes one. */
-    b->job.norm_mult = a->norm_scale_set && !a->std_set;
-    b->job.mult = a->norm_scale;
+    ctl_job_scale(&b->job, a);
     if (st == DVPP_OK)
         st = dvpp_batchjob_tensor(&b->job.pipe, a->ninputs, &b->t, err);
     if (st == DVPP_OK && !(b->spec = ctl_spec_json(&b->job)))
@@ -299,59 +298,71 @@ static dvpp_status remote_prepare(remote_batch *b, ctl_args *a, dvpp_err *err)
     return st;
 }
 
-static dvpp_status remote_run(remote_batch *b, ctl_args *a, unsigned *failed,
-                              dvpp_err *err)
+static int remote_batch_prepare(ctl_args *a, void *state, dvpp_err *err)
 {
+    remote_batch *b = state;
+
+    for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
+        dvpp_buf_init(&b->bufs[i]);
+    return remote_prepare(b, a, err) == DVPP_OK ? 0 : 1;
+}
+
+/* Submit, wait, and report the items that failed. */
+static dvpp_status remote_batch_talk(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *err)
+{
+    remote_batch *b = state;
     dvppc_error e;
-    dvpp_tensor t;
     dvpp_status st;
 
+    b->c = c;
     memset(&e, 0, sizeof(e));
     if (dvppc_ring_open(b->c, NULL, 1, b->t.bytes, &b->ring, &e) != 0 ||
         dvppc_batch_submit(b->c, b->spec, b->inputs, b->lens, a->ninputs, b->ring,
                            a->strict, &b->ticket, &b->id, &e) != 0)
         return ctl_from_client(&e, err);
     st = remote_wait(b, a->ninputs, err);
-    if (st != DVPP_OK)
-        return st;
-    *failed = remote_report(b, a);
-    st = ctl_out_tensor(&b->res, &t, err);
-    return st == DVPP_OK ? ctl_write_tensor(a->out, &t, err) : st;
+    if (st == DVPP_OK)
+        b->failed = remote_report(b, a);
+    return st;
 }
 
-static int remote_batch_cmd(ctl_args *a)
+static dvpp_status remote_batch_finish(ctl_args *a, void *state, dvpp_err *err)
 {
-    remote_batch *b = calloc(1, sizeof(*b));
-    dvpp_err err;
-    dvpp_status st;
-    unsigned failed = 0;
-    int rc = ctl_spec_check(a, "batch");
+    remote_batch *b = state;
+    dvpp_tensor t;
+    dvpp_status st = ctl_out_tensor(&b->res, &t, err);
 
-    if (!b || rc) {
-        free(b);
-        return b ? rc : 1;
-    }
-    for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
-        dvpp_buf_init(&b->bufs[i]);
-    dvpp_err_clear(&err);
-    st = remote_prepare(b, a, &err);
     if (st == DVPP_OK)
-        st = ctl_remote_open(a, &b->c, &err);
-    if (st == DVPP_OK)
-        st = remote_run(b, a, &failed, &err);
-    rc = st == DVPP_OK ? 0 : ctl_fail("batch", &err);
-    if (st == DVPP_OK && failed)
+        st = ctl_write_tensor(a->out, &t, err);
+    if (st == DVPP_OK && b->failed)
         fprintf(stderr, "dvppctl batch: %u of %u items failed; their slots are "
-                        "zero\n", failed, a->ninputs);
-    dvppc_release(b->c, &b->res);
+                        "zero\n", b->failed, a->ninputs);
+    return st;
+}
+
+static void remote_batch_release(dvppc_conn *c, void *state)
+{
+    remote_batch *b = state;
+
+    dvppc_release(c, &b->res);
     dvppc_ring_close(b->ring);
-    dvppc_close(b->c);
+    b->ring = NULL;
+}
+
+static void remote_batch_fini(void *state)
+{
+    remote_batch *b = state;
+
     free(b->spec);
     for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
         dvpp_buf_fini(&b->bufs[i]);
-    free(b);
-    return rc;
 }
+
+const ctl_remote_cmd ctl_remote_batch_cmd = {
+    .name = "batch", .flags = CTL_REMOTE_SPEC | CTL_REMOTE_FAIL_NAME,
+    .state_bytes = sizeof(remote_batch), .prepare = remote_batch_prepare,
+    .talk = remote_batch_talk, .finish = remote_batch_finish,
+    .release = remote_batch_release, .fini = remote_batch_fini};
 
 /* --- inputs: files and directories ------------------------------------------ */
 
@@ -465,7 +476,7 @@ int ctl_cmd_batch(int argc, char **argv)
     if (!rc)
         rc = expand_dirs(a, &names);
     if (!rc)
-        rc = ctl_use_socket(a) ? remote_batch_cmd(a) : local_batch(a);
+        rc = ctl_use_socket(a) ? ctl_remote_run("batch", a) : local_batch(a);
     for (unsigned i = 0; i < names.n; i++)
         free(names.owned[i]);
     free(a);

@@ -1,6 +1,6 @@
-/* ctl_daemon: the commands about the daemon itself: the daemon's half of
- * `version`, `stats` (its counters) and `bench` (one preprocess job, many
- * times, K in flight). */
+/* ctl_daemon: the commands about the daemon itself, as entries of the
+ * remote runner's table: the daemon's half of `version`, `stats` (its
+ * counters) and `bench` (one preprocess job, many times, K in flight). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,14 +9,14 @@
 
 #include "ctl_remote.h"
 
-int ctl_remote_version(const ctl_args *a)
-{
-    const dvppc_server_info *in;
-    dvppc_conn *c;
+/* --- version ---------------------------------------------------------------- */
 
-    if (ctl_remote_connect(a, &c) != 0)
-        return 1;
-    in = dvppc_info(c);
+/* The daemon's Welcome, after the local version lines. */
+static dvpp_status version_talk(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *err)
+{
+    const dvppc_server_info *in = dvppc_info(c);
+
+    (void)state, (void)err;
     printf("daemon: dvppd %s at %s (protocol %u)\n"
            "daemon simd: %s\n"
            "daemon limits: max_inline %llu, max_input_bytes %llu, max_rings %u, "
@@ -26,9 +26,11 @@ int ctl_remote_version(const ctl_args *a)
            (unsigned long long)in->max_inline, (unsigned long long)in->max_input_bytes,
            in->max_rings, in->max_slots, (unsigned long long)in->max_ring_bytes,
            in->max_inflight, in->lease_timeout_ms, in->max_batch_items);
-    dvppc_close(c);
-    return 0;
+    return DVPP_OK;
 }
+
+const ctl_remote_cmd ctl_remote_version_cmd = {
+    .name = "version", .flags = CTL_REMOTE_CONNECT_BARE, .talk = version_talk};
 
 /* Options only, and a daemon to talk to. Returns 0, or 2 after printing
  * why not. */
@@ -53,38 +55,57 @@ static int parse_daemon_cmd(int argc, char **argv, ctl_args *a, unsigned inputs)
 
 /* --- stats ----------------------------------------------------------------- */
 
+/* The counters, as libdvppclient renders them (JSON), re-indented. */
+typedef struct stats_out {
+    char *text;
+    json_t *j;
+} stats_out;
+
+static dvpp_status stats_talk(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *err)
+{
+    stats_out *so = state;
+    dvppc_error e;
+
+    (void)a;
+    memset(&e, 0, sizeof(e));
+    return dvppc_stats_json(c, &so->text, &e) == 0 ? DVPP_OK : ctl_from_client(&e, err);
+}
+
+static dvpp_status stats_finish(ctl_args *a, void *state, dvpp_err *err)
+{
+    stats_out *so = state;
+
+    (void)a;
+    if (!(so->j = json_loads(so->text, 0, NULL)))
+        return dvpp_err_set(err, DVPP_EIO, NULL, "the daemon's counters are not JSON");
+    json_dumpf(so->j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    return DVPP_OK;
+}
+
+static void stats_fini(void *state)
+{
+    stats_out *so = state;
+
+    json_decref(so->j);
+    free(so->text);
+}
+
+const ctl_remote_cmd ctl_remote_stats_cmd = {
+    .name = "stats", .flags = CTL_REMOTE_FAIL_NAME | CTL_REMOTE_CONNECT_BARE,
+    .state_bytes = sizeof(stats_out), .talk = stats_talk, .finish = stats_finish,
+    .fini = stats_fini};
+
 int ctl_cmd_stats(int argc, char **argv)
 {
     ctl_args *a = calloc(1, sizeof(*a));
-    dvppc_conn *c = NULL;
-    dvppc_error e;
-    dvpp_err err;
-    char *text = NULL;
-    json_t *j = NULL;
     int rc;
 
     if (!a)
         return 1;
-    memset(&e, 0, sizeof(e));
-    dvpp_err_clear(&err);
     rc = parse_daemon_cmd(argc, argv, a, 0);
     if (!rc)
-        rc = ctl_remote_connect(a, &c);
-    if (!rc && dvppc_stats_json(c, &text, &e) != 0) {
-        ctl_from_client(&e, &err);
-        rc = ctl_fail("stats", &err);
-    }
-    if (!rc && !(j = json_loads(text, 0, NULL))) {
-        fprintf(stderr, "dvppctl: stats: the daemon's counters are not JSON\n");
-        rc = 1;
-    }
-    if (!rc) {
-        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        fputc('\n', stdout);
-    }
-    json_decref(j);
-    free(text);
-    dvppc_close(c);
+        rc = ctl_remote_run("stats", a);
     free(a);
     return rc;
 }
@@ -250,49 +271,63 @@ static dvpp_status bench_run_all(ctl_args *a, bench_run *b, const ctl_source *s,
     return st;
 }
 
+/* bench's state: the run and its input. */
+typedef struct bench_state {
+    bench_run b;
+    ctl_source s;
+} bench_state;
+
+static int bench_prepare(ctl_args *a, void *state, dvpp_err *err)
+{
+    bench_state *bs = state;
+    bench_run *b = &bs->b;
+
+    b->k = a->concurrency < a->count ? a->concurrency : (unsigned)a->count;
+    b->n = a->count;
+    b->tickets = calloc(b->k, sizeof(*b->tickets));
+    b->sent_ns = calloc(b->k, sizeof(*b->sent_ns));
+    b->lat_ms = calloc(b->n, sizeof(*b->lat_ms));
+    if (!b->tickets || !b->sent_ns || !b->lat_ms) {
+        dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory");
+        return 1;
+    }
+    return ctl_source_load(a->inputs[0], a, DVPP_PIXEL_RGB, &bs->s, err) == DVPP_OK ? 0 : 1;
+}
+
+static dvpp_status bench_talk(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *err)
+{
+    bench_state *bs = state;
+
+    bs->b.c = c;
+    return bench_run_all(a, &bs->b, &bs->s, err);
+}
+
+static void bench_fini(void *state)
+{
+    bench_state *bs = state;
+
+    ctl_source_fini(&bs->s);
+    free(bs->b.tickets);
+    free(bs->b.sent_ns);
+    free(bs->b.lat_ms);
+}
+
+const ctl_remote_cmd ctl_remote_bench_cmd = {
+    .name = "bench", .flags = CTL_REMOTE_SPEC, .state_bytes = sizeof(bench_state),
+    .prepare = bench_prepare, .talk = bench_talk, .fini = bench_fini};
+
 int ctl_cmd_bench(int argc, char **argv)
 {
     ctl_args *a = calloc(1, sizeof(*a));
-    bench_run b;
-    ctl_source s;
-    dvpp_err err;
-    dvpp_status st;
     int rc;
 
     if (!a)
         return 1;
-    memset(&b, 0, sizeof(b));
-    memset(&s, 0, sizeof(s));
-    dvpp_buf_init(&s.file);
-    dvpp_err_clear(&err);
     rc = parse_daemon_cmd(argc, argv, a, 1);
     if (!rc && !a->size_set)
         a->size_w = a->size_h = 224, a->size_set = true;
     if (!rc)
-        rc = ctl_spec_check(a, "bench");
-    if (rc) {
-        free(a);
-        return rc;
-    }
-    b.k = a->concurrency < a->count ? a->concurrency : (unsigned)a->count;
-    b.n = a->count;
-    b.tickets = calloc(b.k, sizeof(*b.tickets));
-    b.sent_ns = calloc(b.k, sizeof(*b.sent_ns));
-    b.lat_ms = calloc(b.n, sizeof(*b.lat_ms));
-    st = b.tickets && b.sent_ns && b.lat_ms
-             ? DVPP_OK : dvpp_err_set(&err, DVPP_ENOMEM, NULL, "out of memory");
-    if (st == DVPP_OK)
-        st = ctl_source_load(a->inputs[0], a, DVPP_PIXEL_RGB, &s, &err);
-    if (st == DVPP_OK)
-        st = ctl_remote_open(a, &b.c, &err);
-    if (st == DVPP_OK)
-        st = bench_run_all(a, &b, &s, &err);
-    rc = st == DVPP_OK ? 0 : ctl_fail(a->inputs[0], &err);
-    dvppc_close(b.c);
-    ctl_source_fini(&s);
-    free(b.tickets);
-    free(b.sent_ns);
-    free(b.lat_ms);
+        rc = ctl_remote_run("bench", a);
     free(a);
     return rc;
 }

@@ -1,5 +1,10 @@
 /* dvppctl against a running dvppd (--socket PATH or $DVPPD_SOCKET).
  *
+ * Every remote command is an entry (ctl_remote_cmd) of one runner's table
+ * (ctl_remote_run): the runner checks the flags, connects, runs the
+ * command's steps, reports a failure and cleans up, so no command has its
+ * own copy of that.
+ *
  * The commands that process pixels describe their work as one dvpp_pipeline
  * (the structure the daemon runs), send it as the JSON spec of
  * docs/http-api.md over libdvppclient, and write what comes back with the
@@ -81,6 +86,11 @@ void ctl_job_pixels(ctl_job *j, dvpp_pixfmt fmt, uint32_t align_w,
 /* A tensor out: the normalise spec of the preprocess flags. */
 void ctl_job_normalize(ctl_job *j, const ctl_args *a);
 
+/* Send --scale as the daemon's "scale" (blobFromImage's multiplier), not
+ * as the std the offline path turns it into: for jobs whose pipeline came
+ * from ctl_preprocess_pipeline. */
+void ctl_job_scale(ctl_job *j, const ctl_args *a);
+
 /* A tensor out: op @index of the aipp_op config @text (@op: that op,
  * parsed here), in @layout/@dtype. */
 void ctl_job_aipp(ctl_job *j, const char *text, unsigned index,
@@ -90,14 +100,62 @@ void ctl_job_aipp(ctl_job *j, const char *text, unsigned index,
  * when out of memory. */
 char *ctl_spec_json(const ctl_job *j);
 
-/* --- ctl_remote.c: talking to the daemon --------------------------------------- */
+/* --- ctl_remote.c: the runner ------------------------------------------------------- */
+
+/* ctl_remote_cmd.flags */
+#define CTL_REMOTE_SPEC 1u      /* refuse the flags the spec cannot carry first
+                                   (ctl_spec_check with the command's name) */
+#define CTL_REMOTE_FAIL_NAME 2u /* a failure reads "dvppctl: NAME: ..." (else
+                                   the first input names it) */
+#define CTL_REMOTE_CONNECT_BARE 4u /* a connection that fails reads
+                                      "dvppctl: dvppd at PATH: ... (STATUS)" */
+
+/* A command run by a daemon, as steps the runner calls in order with the
+ * command's state (state_bytes, zeroed by the runner, freed after fini):
+ * prepare (read the inputs, build the jobs, refuse what the daemon cannot
+ * do; before connecting), talk (submit and wait; connected), finish
+ * (write the output, print; still connected, so results are still held),
+ * release (give slots back; called whenever a connection was made, even
+ * after a failure), fini (free what the state holds; always). A hook may
+ * be NULL. The runner prints the one line of a failure. */
+typedef struct ctl_remote_cmd {
+    const char *name;           /* the command, as the user types it */
+    unsigned flags;             /* CTL_REMOTE_* */
+    size_t state_bytes;         /* the command's state */
+    /* 0, 1 (failed: @err says why) or 2 (a usage error, printed) */
+    int (*prepare)(ctl_args *a, void *state, dvpp_err *err);
+    dvpp_status (*talk)(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *err);
+    dvpp_status (*finish)(ctl_args *a, void *state, dvpp_err *err);
+    void (*release)(dvppc_conn *c, void *state);
+    void (*fini)(void *state);
+} ctl_remote_cmd;
+
+/* Run the command @name (an entry of the runner's table) with @a parsed
+ * and checked as the offline command does: its exit status (0, 1 after
+ * one line on stderr, 2 for a usage error). */
+int ctl_remote_run(const char *name, ctl_args *a);
+
+/* The table's entries, beside the offline commands they mirror. */
+extern const ctl_remote_cmd ctl_remote_decode_cmd;      /* ctl_remote_jobs.c */
+extern const ctl_remote_cmd ctl_remote_resize_cmd;
+extern const ctl_remote_cmd ctl_remote_crop_cmd;
+extern const ctl_remote_cmd ctl_remote_convert_cmd;
+extern const ctl_remote_cmd ctl_remote_border_cmd;
+extern const ctl_remote_cmd ctl_remote_batch_crop_cmd;
+extern const ctl_remote_cmd ctl_remote_preprocess_cmd;
+extern const ctl_remote_cmd ctl_remote_aipp_cmd;
+extern const ctl_remote_cmd ctl_remote_batch_cmd;        /* ctl_batch.c */
+extern const ctl_remote_cmd ctl_remote_video_decode_cmd; /* ctl_video.c */
+extern const ctl_remote_cmd ctl_remote_video_encode_cmd; /* ctl_venc.c */
+extern const ctl_remote_cmd ctl_remote_version_cmd;      /* ctl_daemon.c */
+extern const ctl_remote_cmd ctl_remote_stats_cmd;
+extern const ctl_remote_cmd ctl_remote_bench_cmd;
+
+/* --- ctl_remote.c: what the commands share -------------------------------------------- */
 
 /* Connect to a->socket (the handshake included): DVPP_OK with *c set (the
  * caller closes it, dvppc_close), or the failure in @err (field "socket"). */
 dvpp_status ctl_remote_open(const ctl_args *a, dvppc_conn **c, dvpp_err *err);
-
-/* ctl_remote_open, printing why not: 0, or 1. */
-int ctl_remote_connect(const ctl_args *a, dvppc_conn **c);
 
 /* Read input @path for a command that wants its pixels in @want. */
 dvpp_status ctl_source_load(const char *path, const ctl_args *a, dvpp_pixfmt want,
@@ -130,21 +188,9 @@ dvpp_status ctl_out_tensor(const dvppc_result *r, dvpp_tensor *t, dvpp_err *err)
 /* A libdvppclient error as a dvpp_err (same status numbers). */
 dvpp_status ctl_from_client(const dvppc_error *e, dvpp_err *err);
 
-/* The commands, with @a parsed and checked as the offline command does. */
-int ctl_remote_decode(ctl_args *a);
-int ctl_remote_resize(ctl_args *a);
-int ctl_remote_crop(ctl_args *a);
-int ctl_remote_convert(ctl_args *a);
-int ctl_remote_make_border(ctl_args *a);
-int ctl_remote_batch_crop(ctl_args *a);
-int ctl_remote_preprocess(ctl_args *a);
-int ctl_remote_aipp(ctl_args *a);
-
 /* --- ctl_daemon.c: the daemon's own commands ----------------------------------- */
 
-/* Print the daemon's Welcome after the local version lines; 1 when it
- * cannot be reached. */
-int ctl_remote_version(const ctl_args *a);
+/* stats (the daemon's counters) and bench (one preprocess job, many times). */
 int ctl_cmd_stats(int argc, char **argv);
 int ctl_cmd_bench(int argc, char **argv);
 

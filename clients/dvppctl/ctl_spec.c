@@ -172,9 +172,13 @@ void ctl_job_normalize(ctl_job *j, const ctl_args *a)
     j->pipe.output = DVPP_PIPE_OUT_TENSOR;
     j->pipe.post = DVPP_PIPE_POST_NORM;
     ctl_norm_spec(a, &j->pipe.norm);
-    /* --std wins over --scale offline (ctl_norm_spec); the daemon refuses
-     * both, so only one is sent. */
-    j->norm_mult = a->norm_scale_set && !a->std_set;
+    ctl_job_scale(j, a);
+}
+
+void ctl_job_scale(ctl_job *j, const ctl_args *a)
+{
+    /* ctl_parse_options refused --std with --scale, as the daemon does */
+    j->norm_mult = a->norm_scale_set;
     j->mult = a->norm_scale;
 }
 

@@ -1,16 +1,17 @@
-/* dvppctl's video commands: video-info, video-decode, video-encode.
+/* ctl_video: dvppctl video-info and video-decode (video-encode is
+ * ctl_venc.c).
  *
- * Offline they run libdvpp's VDEC/VENC in-process, the same code the
- * daemon runs. video-decode goes through dvpp_video_run
+ * Offline they run libdvpp's VDEC in-process, the same code the daemon
+ * runs. video-decode goes through dvpp_video_run
  * (device/dvpp_videojob.h): the frames as pixels, or each frame through
- * the preprocess pipeline into a T x C x H x W tensor. video-encode reads
- * a stack of frames from a .npy.
+ * the preprocess pipeline into a T x C x H x W tensor.
  *
- * With --socket (or $DVPPD_SOCKET) video-decode and video-encode run in a
- * dvppd video channel (proto/PROTOCOL.md "Video channels") and write what
- * comes back with the offline writers, so the files are byte-identical;
- * video-info stays local (a header read). Flags a VideoOpen cannot carry
- * are refused with "not available with --socket" (exit 2).
+ * With --socket (or $DVPPD_SOCKET) video-decode runs in a dvppd decode
+ * channel (proto/PROTOCOL.md "Video channels"), an entry of the remote
+ * runner's table, and writes what comes back with the offline writers, so
+ * the files are byte-identical; video-info stays local (a header read).
+ * Flags a VideoOpen cannot carry are refused with "not available with
+ * --socket" (exit 2).
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -24,20 +25,7 @@
 #include "dvpp_mem.h"
 #include "dvpp_npy.h"
 
-/* The largest .npy of frames video-encode reads: the cap a decoded batch
- * of frames has (dvpp_video_run: max_decode_memory x 4). */
-#define FRAMES_NPY_MAX(lim) ((lim)->max_decode_memory * 4)
-
-static const char *extension(const char *path)
-{
-    const char *dot = strrchr(path, '.');
-    const char *slash = strrchr(path, '/');
-    return dot && (!slash || dot > slash) ? dot + 1 : "";
-}
-
-/* Parse the command line of a video command into @a (caller-allocated).
- * Returns 0, or 2 after printing why. */
-static int video_args(int argc, char **argv, ctl_args *a, bool need_out)
+int ctl_video_args(int argc, char **argv, ctl_args *a, bool need_out)
 {
     int rc = need_out ? ctl_parse_args(argc, argv, a) : ctl_parse_options(argc, argv, a);
 
@@ -79,7 +67,7 @@ int ctl_cmd_video_info(int argc, char **argv)
 
     if (!a)
         return 1;
-    rc = video_args(argc, argv, a, false);
+    rc = ctl_video_args(argc, argv, a, false);
     if (rc) {
         free(a);
         return rc;
@@ -252,18 +240,16 @@ static json_t *frames_json(const dvpp_video_result *res)
                      "index", idx, "pts", pts, "time_s", ts, "key", key);
 }
 
-static int print_frames(const dvpp_video_result *res)
+static dvpp_status print_frames(const dvpp_video_result *res, dvpp_err *err)
 {
     json_t *j = frames_json(res);
 
-    if (!j) {
-        fprintf(stderr, "dvppctl video-decode: out of memory\n");
-        return 1;
-    }
+    if (!j)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the frame list");
     json_dumpf(j, stdout, JSON_COMPACT);
     fputc('\n', stdout);
     json_decref(j);
-    return 0;
+    return DVPP_OK;
 }
 
 /* --- video-decode through a daemon ------------------------------------------------ */
@@ -290,16 +276,14 @@ typedef struct remote_decode {
     dvpp_err err;
 } remote_decode;
 
-/* The flags a decode channel cannot carry: 0, or 2 after printing which. */
+/* The flags a decode channel cannot carry (beyond those ctl_spec_check
+ * refuses): 0, or 2 after printing which. */
 static int decode_socket_check(const ctl_args *a)
 {
     dvpp_pixfmt fmt = a->format_set ? a->format : DVPP_PIXEL_NV12;
     bool vdec_strides = (a->jpeg.align_w == 0 || a->jpeg.align_w == 16) &&
                         (a->jpeg.align_h == 0 || a->jpeg.align_h == 2);
-    int rc = ctl_spec_check(a, "video-decode");
 
-    if (rc)
-        return rc;
     if (a->vdec.threads > 1) {
         fprintf(stderr, "dvppctl video-decode: --threads (the daemon decodes on one "
                         "thread) is not available with --socket\n");
@@ -475,79 +459,135 @@ static char *frame_spec(const ctl_args *a, const dvpp_video_request *rq)
     memset(&j, 0, sizeof(j));
     j.pipe = rq->pipe;
     j.kind = DVPPC_TENSOR;
-    /* --std wins over --scale (ctl_norm_spec); the daemon takes one. */
-    j.norm_mult = a->norm_scale_set && !a->std_set;
-    j.mult = a->norm_scale;
+    ctl_job_scale(&j, a);
     return ctl_spec_json(&j);
 }
 
-/* dvpp_video_run through a decode channel: the same @out and @res. The
- * stream's size is probed here to size the slots; a stream the probe
- * refuses goes to the daemon all the same, which says why. */
-static dvpp_status remote_video_run(const ctl_args *a, const uint8_t *data, size_t len,
-                                    const dvpp_video_request *rq, dvpp_buf *out,
-                                    dvpp_video_result *res, dvpp_err *err)
-{
-    remote_decode d = {.a = a, .rq = rq, .res = res, .out = out,
-                       .max_bytes = a->lim.max_decode_memory * 4};
-    dvppc_vdec_opts o = {.format = dvpp_pixfmt_name(rq->vdec.format),
-                         .every = rq->vdec.every, .fps = rq->vdec.fps,
-                         .keyframes_only = rq->vdec.keyframes_only,
-                         .start_s = rq->vdec.start_s, .end_s = rq->vdec.end_s,
-                         .max_frames = rq->vdec.max_frames};
-    dvppc_conn *c = NULL;
-    dvppc_ring *ring = NULL;
-    dvppc_error e;
-    dvpp_err perr;
-    char *spec = frame_spec(a, rq);
-    bool known;
-    dvpp_status st = DVPP_OK;
+/* video-decode through a decode channel: dvpp_video_run's @out and @res,
+ * written as offline. The stream's size is probed here to size the slots;
+ * a stream the probe refuses goes to the daemon all the same, which says
+ * why. */
+typedef struct vdec_channel {
+    dvpp_video_request rq;
+    dvpp_buf in;                 /* the file */
+    dvpp_buf out;                /* the frames' bytes */
+    dvpp_video_result res;
+    remote_decode d;             /* the frames as they come */
+    dvpp_err perr;               /* why the probe refused the stream */
+    bool known;                  /* the probe read the stream's size */
+    bool trimmed;                /* res.frame is exactly res.frames long */
+    char *spec;
+    dvppc_ring *ring;
+} vdec_channel;
 
-    memset(res, 0, sizeof(*res));
+static int vdec_prepare(ctl_args *a, void *state, dvpp_err *err)
+{
+    vdec_channel *v = state;
+    int rc = decode_socket_check(a);
+
+    if (rc)
+        return rc;
+    dvpp_buf_init(&v->in);
+    dvpp_buf_init(&v->out);
+    v->d = (remote_decode){.a = a, .rq = &v->rq, .res = &v->res, .out = &v->out,
+                           .max_bytes = a->lim.max_decode_memory * 4};
+    dvpp_err_clear(&v->d.err);
+    dvpp_err_clear(&v->perr);
+    if (decode_request(a, &v->rq, err) != DVPP_OK ||
+        dvpp_buf_read_file(&v->in, a->inputs[0], a->lim.max_video_bytes, err) != DVPP_OK)
+        return 1;
+    v->known = dvpp_video_probe(v->in.data, v->in.len, &a->lim, &v->res.info, &v->perr) ==
+               DVPP_OK;
+    v->spec = frame_spec(a, &v->rq);
+    if (!v->spec) {
+        dvpp_err_set(err, DVPP_ENOMEM, NULL, "cannot build the spec");
+        return 1;
+    }
+    if (v->in.len == 0) { /* nothing to send: the probe's word */
+        dvpp_err_set(err, v->perr.status, v->perr.field[0] ? v->perr.field : NULL, "%s",
+                     v->perr.msg);
+        return 1;
+    }
+    return 0;
+}
+
+static dvpp_status vdec_talk(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *err)
+{
+    vdec_channel *v = state;
+    const dvpp_vdec_opts *vd = &v->rq.vdec;
+    dvppc_vdec_opts o = {.format = dvpp_pixfmt_name(vd->format), .every = vd->every,
+                         .fps = vd->fps, .keyframes_only = vd->keyframes_only,
+                         .start_s = vd->start_s, .end_s = vd->end_s,
+                         .max_frames = vd->max_frames, .spec = v->spec};
+    dvppc_error e;
+    dvpp_status st = remote_ring(c, &v->rq, v->known ? &v->res.info : NULL, &v->ring, err);
+
+    (void)a;
     memset(&e, 0, sizeof(e));
-    dvpp_err_clear(&perr);
-    dvpp_err_clear(&d.err);
-    known = dvpp_video_probe(data, len, &a->lim, &res->info, &perr) == DVPP_OK;
-    o.spec = spec;
-    if (!spec)
-        st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "cannot build the spec");
-    else if (len == 0) /* nothing to send: the probe's word */
-        st = dvpp_err_set(err, perr.status, perr.field[0] ? perr.field : NULL, "%s",
-                          perr.msg);
-    if (st == DVPP_OK)
-        st = ctl_remote_open(a, &c, err);
-    if (st == DVPP_OK)
-        st = remote_ring(c, rq, known ? &res->info : NULL, &ring, err);
-    if (st == DVPP_OK && dvppc_video_decode(c, &o, data, len, ring, remote_frame, &d, &e) != 0) {
+    if (st == DVPP_OK && dvppc_video_decode(c, &o, v->in.data, v->in.len, v->ring,
+                                            remote_frame, &v->d, &e) != 0) {
         /* The callback's own reason, else the daemon's or the transport's. */
-        if (d.st != DVPP_OK && err)
-            *err = d.err;
-        st = d.st != DVPP_OK ? d.st : ctl_from_client(&e, err);
-    }
-    dvppc_ring_close(ring);
-    dvppc_close(c);
-    free(spec);
-    /* No frame kept: the output's shape comes from the stream's size. */
-    if (st == DVPP_OK && res->frames == 0 && !known)
-        st = dvpp_err_set(err, perr.status, perr.field[0] ? perr.field : NULL, "%s",
-                          perr.msg);
-    if (st == DVPP_OK && res->is_tensor) {
-        res->tensor.shape[0] = (int64_t)res->frames;
-        res->tensor.bytes = (size_t)res->frames * res->slice_bytes;
-        res->tensor.data = out->data;
-    }
-    /* dvpp_video_run's list: exactly @frames long, or NULL after a failure. */
-    if (st == DVPP_OK) {
-        st = dvpp_video_result_trim(res, d.cap, err);
-        d.cap = res->frame ? res->frames : 0;
-    }
-    if (st != DVPP_OK) {
-        dvpp_free(res->frame, d.cap * sizeof(*res->frame));
-        res->frame = NULL;
-        res->frames = 0;
+        if (v->d.st != DVPP_OK && err)
+            *err = v->d.err;
+        st = v->d.st != DVPP_OK ? v->d.st : ctl_from_client(&e, err);
     }
     return st;
 }
+
+/* The result as dvpp_video_run leaves it, then written and listed as
+ * offline. */
+static dvpp_status vdec_finish(ctl_args *a, void *state, dvpp_err *err)
+{
+    vdec_channel *v = state;
+    dvpp_video_result *res = &v->res;
+    dvpp_status st = DVPP_OK;
+
+    /* No frame kept: the output's shape comes from the stream's size. */
+    if (res->frames == 0 && !v->known)
+        return dvpp_err_set(err, v->perr.status, v->perr.field[0] ? v->perr.field : NULL,
+                            "%s", v->perr.msg);
+    if (res->is_tensor) {
+        res->tensor.shape[0] = (int64_t)res->frames;
+        res->tensor.bytes = (size_t)res->frames * res->slice_bytes;
+        res->tensor.data = v->out.data;
+    }
+    /* dvpp_video_run's list: exactly @frames long. */
+    st = dvpp_video_result_trim(res, v->d.cap, err);
+    v->d.cap = res->frame ? res->frames : 0;
+    v->trimmed = st == DVPP_OK;
+    if (st == DVPP_OK)
+        st = write_decoded(a, &v->rq, res, &v->out, err);
+    return st == DVPP_OK ? print_frames(res, err) : st;
+}
+
+static void vdec_release(dvppc_conn *c, void *state)
+{
+    vdec_channel *v = state;
+
+    (void)c;
+    dvppc_ring_close(v->ring);
+    v->ring = NULL;
+}
+
+static void vdec_fini(void *state)
+{
+    vdec_channel *v = state;
+
+    if (!v->trimmed) { /* the list as the frames grew it */
+        dvpp_free(v->res.frame, v->d.cap * sizeof(*v->res.frame));
+        v->res.frame = NULL;
+        v->res.frames = 0;
+    }
+    dvpp_video_result_fini(&v->res);
+    dvpp_buf_fini(&v->out);
+    dvpp_buf_fini(&v->in);
+    free(v->spec);
+}
+
+const ctl_remote_cmd ctl_remote_video_decode_cmd = {
+    .name = "video-decode", .flags = CTL_REMOTE_SPEC, .state_bytes = sizeof(vdec_channel),
+    .prepare = vdec_prepare, .talk = vdec_talk, .finish = vdec_finish,
+    .release = vdec_release, .fini = vdec_fini};
 
 /* --- video-decode: the command ------------------------------------------------------- */
 
@@ -574,11 +614,12 @@ static int run_decode(const ctl_args *a)
     if (st == DVPP_OK)
         st = dvpp_buf_read_file(&in, a->inputs[0], a->lim.max_video_bytes, &err);
     if (st == DVPP_OK)
-        st = ctl_use_socket(a) ? remote_video_run(a, in.data, in.len, rq, &out, &res, &err)
-                               : dvpp_video_run(w, in.data, in.len, rq, &out, &res, &err);
+        st = dvpp_video_run(w, in.data, in.len, rq, &out, &res, &err);
     if (st == DVPP_OK)
         st = write_decoded(a, rq, &res, &out, &err);
-    rc = st == DVPP_OK ? print_frames(&res) : ctl_fail(a->inputs[0], &err);
+    if (st == DVPP_OK)
+        st = print_frames(&res, &err);
+    rc = st == DVPP_OK ? 0 : ctl_fail(a->inputs[0], &err);
     dvpp_video_result_fini(&res);
     dvpp_worker_fini(w);
     dvpp_buf_fini(&out);
@@ -594,374 +635,14 @@ int ctl_cmd_video_decode(int argc, char **argv)
 
     if (!a)
         return 1;
-    rc = video_args(argc, argv, a, true);
+    rc = ctl_video_args(argc, argv, a, true);
     if (!rc && a->format_set && !is_frame_format(a->format)) {
         fprintf(stderr, "dvppctl video-decode: --format nv12, nv21, rgb or bgr\n");
         rc = 2;
     }
-    if (!rc && ctl_use_socket(a))
-        rc = decode_socket_check(a);
     if (!rc)
-        rc = run_decode(a);
+        rc = ctl_use_socket(a) ? ctl_remote_run("video-decode", a) : run_decode(a);
     free(a);
     return rc;
 }
 
-/* --- video-encode -------------------------------------------------------------- */
-
-/* The frames of a .npy: one frame's geometry, where frame 0 starts, how
- * far apart they are and how many. */
-typedef struct frame_stack {
-    dvpp_buf file;
-    dvpp_image frame;      /* data = frame 0 */
-    size_t slice;          /* bytes per frame */
-    uint64_t count;
-} frame_stack;
-
-/* T x H x W x 3: packed rgb (default) or bgr. */
-static dvpp_status packed_frames(const ctl_args *a, const int64_t *shape, frame_stack *s,
-                                 dvpp_err *err)
-{
-    dvpp_pixfmt fmt = a->format_set ? a->format : DVPP_PIXEL_RGB;
-
-    if (fmt != DVPP_PIXEL_RGB && fmt != DVPP_PIXEL_BGR)
-        return dvpp_err_set(err, DVPP_EINVAL, "format", "T x H x W x 3 frames are rgb or "
-                            "bgr, not %s", dvpp_pixfmt_name(fmt));
-    if (shape[3] != 3 || shape[1] > 65535 || shape[2] > 65535)
-        return dvpp_err_set(err, DVPP_EINVAL, "input", "frames of T x H x W x 3");
-    return dvpp_image_init(&s->frame, fmt, (uint32_t)shape[2], (uint32_t)shape[1], 1, 1,
-                           err);
-}
-
-/* The 4:2:0 format and size of T x rows x stride frames: --format or
- * --input FMT (default nv12), the size from --size or --input FMT:WxH. */
-static dvpp_status planar_kind(const ctl_args *a, dvpp_pixfmt *fmt, unsigned *w,
-                               unsigned *h, dvpp_err *err)
-{
-    const char *spec = a->input_spec;
-    const char *colon = spec ? strchr(spec, ':') : NULL;
-    char name[32];
-
-    *fmt = a->format_set ? a->format : DVPP_PIXEL_NV12;
-    *w = a->size_w, *h = a->size_h;
-    if (spec) {
-        size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-        if (n >= sizeof(name))
-            return dvpp_err_set(err, DVPP_EINVAL, "input", "bad --input '%s'", spec);
-        memcpy(name, spec, n);
-        name[n] = '\0';
-        if (!dvpp_pixfmt_parse(name, fmt) || (colon && !ctl_parse_size(colon + 1, w, h)))
-            return dvpp_err_set(err, DVPP_EINVAL, "input", "bad --input '%s' (FMT:WxH)",
-                                spec);
-    }
-    if (*fmt != DVPP_PIXEL_NV12 && *fmt != DVPP_PIXEL_NV21 && *fmt != DVPP_PIXEL_I420)
-        return dvpp_err_set(err, DVPP_EINVAL, "format", "T x rows x stride frames are "
-                            "nv12, nv21 or i420, not %s", dvpp_pixfmt_name(*fmt));
-    if (!*w || !*h)
-        return dvpp_err_set(err, DVPP_EINVAL, "size", "%s frames need their size: --size "
-                            "WxH or --input %s:WxH", dvpp_pixfmt_name(*fmt),
-                            dvpp_pixfmt_name(*fmt));
-    return DVPP_OK;
-}
-
-/* T x rows x stride: 4:2:0 frames as video-decode writes them (rows =
- * height_stride x 3 / 2, so VDEC's padded strides come back as they went). */
-static dvpp_status planar_frames(const ctl_args *a, const int64_t *shape, frame_stack *s,
-                                 dvpp_err *err)
-{
-    dvpp_pixfmt fmt;
-    unsigned w, h;
-    dvpp_planes pl;
-    dvpp_status st = planar_kind(a, &fmt, &w, &h, err);
-
-    if (st == DVPP_OK)
-        st = dvpp_image_init(&s->frame, fmt, w, h, 1, 1, err);
-    if (st != DVPP_OK)
-        return st;
-    if (shape[2] > UINT32_MAX || shape[1] % 3 || shape[1] * 2 / 3 < h ||
-        shape[2] < s->frame.width_stride)
-        return dvpp_err_set(err, DVPP_EINVAL, "input", "frames of %lld x %lld bytes do not "
-                            "hold %ux%u %s", (long long)shape[1], (long long)shape[2], w, h,
-                            dvpp_pixfmt_name(fmt));
-    s->frame.width_stride = (uint32_t)shape[2];
-    s->frame.height_stride = (uint32_t)(shape[1] * 2 / 3);
-    st = dvpp_image_planes(&s->frame, &pl, err);
-    if (st == DVPP_OK && pl.total != (size_t)(shape[1] * shape[2]))
-        st = dvpp_err_set(err, DVPP_EINVAL, "input", "frames of %lld x %lld bytes are not a "
-                          "%s layout", (long long)shape[1], (long long)shape[2],
-                          dvpp_pixfmt_name(fmt));
-    return st;
-}
-
-static dvpp_status load_frames(const ctl_args *a, frame_stack *s, dvpp_err *err)
-{
-    char descr[16];
-    int64_t shape[4];
-    size_t off;
-    int ndim;
-    dvpp_status st = dvpp_buf_read_file(&s->file, a->inputs[0], FRAMES_NPY_MAX(&a->lim), err);
-
-    if (st == DVPP_OK)
-        st = dvpp_npy_parse(s->file.data, s->file.len, descr, sizeof(descr), shape, 4, &ndim,
-                            &off, err);
-    if (st != DVPP_OK)
-        return st;
-    if (strcmp(descr, "|u1") != 0 && strcmp(descr, "<u1") != 0)
-        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "input", "frames must be uint8, not %s",
-                            descr);
-    if ((ndim != 3 && ndim != 4) || shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0)
-        return dvpp_err_set(err, DVPP_EINVAL, "input", "frames are T x H x W x 3 (rgb) or "
-                            "T x rows x stride (nv12, nv21, i420)");
-    st = ndim == 4 ? packed_frames(a, shape, s, err) : planar_frames(a, shape, s, err);
-    if (st != DVPP_OK)
-        return st;
-    s->count = (uint64_t)shape[0];
-    s->slice = (s->file.len - off) / s->count;
-    s->frame.data = s->file.data + off;
-    s->frame.size = s->slice;
-    return DVPP_OK;
-}
-
-/* --idr 0,30,...: @idr[i] for the frames forced to IDR. */
-static dvpp_status parse_idr(const char *list, uint64_t count, bool *idr, dvpp_err *err)
-{
-    const char *p = list;
-
-    while (p && *p) {
-        char num[24];
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        unsigned long long i;
-        if (n == 0 || n >= sizeof(num))
-            return dvpp_err_set(err, DVPP_EINVAL, "idr", "bad --idr '%s'", list);
-        memcpy(num, p, n);
-        num[n] = '\0';
-        if (!ctl_parse_u64(num, &i) || i >= count)
-            return dvpp_err_set(err, DVPP_EINVAL, "idr", "--idr %s: frames are 0..%llu", num,
-                                (unsigned long long)count - 1);
-        idr[i] = true;
-        p = comma ? comma + 1 : NULL;
-    }
-    return DVPP_OK;
-}
-
-/* Every frame of @s through the encoder into @out. */
-static dvpp_status encode_frames(dvpp_venc_opts *o, const frame_stack *s, const bool *idr,
-                                 dvpp_buf *out, uint64_t *keyframes, uint64_t *packets,
-                                 dvpp_err *err)
-{
-    dvpp_venc *e = NULL;
-    dvpp_image img = s->frame;
-    dvpp_status st;
-
-    o->width = s->frame.width;
-    o->height = s->frame.height;
-    st = dvpp_venc_open(o, out, &e, err);
-    for (uint64_t i = 0; st == DVPP_OK && i < s->count; i++) {
-        img.data = s->frame.data + i * s->slice;
-        st = dvpp_venc_frame(e, &img, idr[i], err);
-    }
-    if (st == DVPP_OK)
-        st = dvpp_venc_finish(e, err);
-    if (st == DVPP_OK)
-        *packets = dvpp_venc_packets(e, keyframes);
-    dvpp_venc_close(e);
-    return st;
-}
-
-/* --- video-encode through a daemon ------------------------------------------------- */
-
-/* The flags an encode channel cannot carry: 0, or 2 after printing which. */
-static int encode_socket_check(const ctl_args *a)
-{
-    const char *flag = NULL;
-
-    if (a->venc.threads > 1)
-        flag = "--threads (the daemon encodes on one thread)";
-    else if (a->crf_set && a->venc.crf == 0)
-        flag = "--crf 0 (VideoOpen.crf 0 means the default, 23)";
-    if (!flag)
-        return 0;
-    fprintf(stderr, "dvppctl video-encode: %s is not available with --socket\n", flag);
-    return 2;
-}
-
-/* dvppc_buf_fn: the stream's bytes, in order, into a dvpp_buf. */
-static int append_bytes(void *ctx, const void *data, size_t len)
-{
-    return dvpp_buf_append(ctx, data, len) == DVPP_OK ? 0 : DVPPC_ENOMEM;
-}
-
-/* The frames of @s as an encode channel takes them: tight rows. Packed
- * frames of a .npy are tight already; planar ones keep the array's
- * strides (video-decode's VDEC padding) and are copied into @tight, one
- * at a time. */
-typedef struct tight_frames {
-    const frame_stack *s;
-    dvpp_planes sp;              /* the array's planes */
-    dvpp_image tight;            /* a frame in tight rows (data: the copy, or NULL) */
-    dvpp_planes tp;
-} tight_frames;
-
-static dvpp_status tight_init(tight_frames *tf, const frame_stack *s, dvpp_err *err)
-{
-    dvpp_status st;
-    bool same;
-
-    memset(tf, 0, sizeof(*tf));
-    tf->s = s;
-    st = dvpp_image_planes(&s->frame, &tf->sp, err);
-    if (st == DVPP_OK)
-        st = dvpp_image_init(&tf->tight, s->frame.format, s->frame.width, s->frame.height, 1,
-                             1, err);
-    if (st == DVPP_OK)
-        st = dvpp_image_planes(&tf->tight, &tf->tp, err);
-    if (st != DVPP_OK)
-        return st;
-    same = tf->sp.count == tf->tp.count && tf->sp.total == tf->tp.total;
-    for (int k = 0; same && k < tf->tp.count; k++)
-        same = tf->sp.p[k].offset == tf->tp.p[k].offset &&
-               tf->sp.p[k].stride == tf->tp.p[k].stride;
-    return same ? DVPP_OK : dvpp_image_alloc(&tf->tight, err);
-}
-
-/* Frame @i in tight rows (tf->tp.total bytes; valid until the next call). */
-static const uint8_t *tight_frame(tight_frames *tf, uint64_t i)
-{
-    const uint8_t *src = tf->s->frame.data + i * tf->s->slice;
-
-    if (!tf->tight.data)
-        return src;
-    for (int k = 0; k < tf->tp.count; k++) {
-        const dvpp_plane *from = &tf->sp.p[k], *to = &tf->tp.p[k];
-        for (uint32_t y = 0; y < to->rows; y++)
-            memcpy(tf->tight.data + to->offset + y * to->stride,
-                   src + from->offset + y * from->stride, to->row_bytes);
-    }
-    return tf->tight.data;
-}
-
-/* encode_frames through an encode channel: the same @out and counts. */
-static dvpp_status remote_encode(const ctl_args *a, const frame_stack *s, const bool *idr,
-                                 dvpp_buf *out, uint64_t *keyframes, uint64_t *packets,
-                                 dvpp_err *err)
-{
-    static const char *const rc_names[] = {"crf", "cbr", "vbr"};
-    const dvpp_venc_opts *vo = &a->venc;
-    dvppc_venc_opts o = {.codec = dvpp_video_codec_name(vo->codec),
-                         .width = s->frame.width, .height = s->frame.height,
-                         .fps_num = vo->fps_num, .fps_den = vo->fps_den, .gop = vo->gop,
-                         .rc = rc_names[vo->rc], .bitrate_kbps = vo->bitrate_kbps,
-                         .crf = vo->crf, .profile = vo->profile,
-                         .mp4 = vo->container == DVPP_VENC_MP4,
-                         .input_format = dvpp_pixfmt_name(s->frame.format)};
-    dvppc_venc_counts counts;
-    dvppc_conn *c = NULL;
-    dvppc_venc *v = NULL;
-    dvppc_error e;
-    tight_frames tf;
-    dvpp_status st = tight_init(&tf, s, err);
-    int rc = 0;
-
-    memset(&e, 0, sizeof(e));
-    if (st == DVPP_OK)
-        st = ctl_remote_open(a, &c, err);
-    if (st == DVPP_OK) {
-        rc = dvppc_video_encode_open(c, &o, append_bytes, out, &v, &e);
-        for (uint64_t i = 0; rc == 0 && i < s->count; i++)
-            rc = dvppc_video_encode_frame(v, tight_frame(&tf, i), tf.tp.total, idr[i], &e);
-        if (rc == 0)
-            rc = dvppc_video_encode_finish(v, &counts, &e);
-        else
-            dvppc_video_encode_close(v);
-        if (rc != 0)
-            st = ctl_from_client(&e, err);
-    }
-    if (st == DVPP_OK) {
-        *packets = counts.packets;
-        *keyframes = counts.keyframes;
-    }
-    dvppc_close(c);
-    dvpp_image_free(&tf.tight);
-    return st;
-}
-
-/* --- video-encode: the command ------------------------------------------------------ */
-
-static dvpp_status run_encode(ctl_args *a, dvpp_buf *out, dvpp_err *err)
-{
-    frame_stack s;
-    bool *idr = NULL;
-    uint64_t packets = 0, keyframes = 0;
-    dvpp_status st;
-
-    memset(&s, 0, sizeof(s));
-    dvpp_buf_init(&s.file);
-    st = load_frames(a, &s, err);
-    if (st == DVPP_OK && !(idr = calloc(s.count, sizeof(*idr))))
-        st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory");
-    if (st == DVPP_OK)
-        st = parse_idr(a->idr, s.count, idr, err);
-    if (st == DVPP_OK)
-        st = ctl_use_socket(a)
-                 ? remote_encode(a, &s, idr, out, &keyframes, &packets, err)
-                 : encode_frames(&a->venc, &s, idr, out, &keyframes, &packets, err);
-    if (st == DVPP_OK)
-        st = dvpp_write_file(a->out, out->data, out->len, err);
-    if (st == DVPP_OK)
-        printf("{\"frames\": %llu, \"packets\": %llu, \"keyframes\": %llu, \"bytes\": %zu}\n",
-               (unsigned long long)s.count, (unsigned long long)packets,
-               (unsigned long long)keyframes, out->len);
-    free(idr);
-    dvpp_buf_fini(&s.file);
-    return st;
-}
-
-/* The rate-control flags must agree: --bitrate alone is VBR (capped at
- * it), --crf goes with crf. Returns 0 or 2 after printing why. */
-static int check_rc(ctl_args *a)
-{
-    if (!a->codec_set) {
-        fprintf(stderr, "dvppctl video-encode: need --codec h264|h265\n");
-        return 2;
-    }
-    if (!a->rc_set)
-        a->venc.rc = a->bitrate_set ? DVPP_VENC_RC_VBR : DVPP_VENC_RC_CRF;
-    if (a->venc.rc == DVPP_VENC_RC_CRF && a->bitrate_set) {
-        fprintf(stderr, "dvppctl video-encode: --bitrate needs --rc cbr|vbr\n");
-        return 2;
-    }
-    if (a->venc.rc != DVPP_VENC_RC_CRF && a->crf_set) {
-        fprintf(stderr, "dvppctl video-encode: --crf goes with --rc crf\n");
-        return 2;
-    }
-    return 0;
-}
-
-int ctl_cmd_video_encode(int argc, char **argv)
-{
-    ctl_args *a = calloc(1, sizeof(*a));
-    dvpp_buf out;
-    dvpp_err err;
-    int rc;
-
-    if (!a)
-        return 1;
-    rc = video_args(argc, argv, a, true);
-    if (!rc)
-        rc = check_rc(a);
-    if (!rc && ctl_use_socket(a))
-        rc = encode_socket_check(a);
-    if (rc) {
-        free(a);
-        return rc;
-    }
-    a->venc.container = strcasecmp(extension(a->out), "mp4") == 0 ? DVPP_VENC_MP4
-                                                                  : DVPP_VENC_ANNEXB;
-    dvpp_err_clear(&err);
-    dvpp_buf_init(&out);
-    rc = run_encode(a, &out, &err) == DVPP_OK ? 0 : ctl_fail(a->inputs[0], &err);
-    dvpp_buf_fini(&out);
-    free(a);
-    return rc;
-}

@@ -76,7 +76,7 @@ static dvpp_status load_input(const ctl_args *a, unsigned i, dvpp_image *img,
     return st;
 }
 
-static void print_geometry(const dvpp_resize_geom *g, dvpp_resize_mode m)
+void ctl_print_geometry(const dvpp_resize_geom *g, dvpp_resize_mode m)
 {
     printf("{\"mode\": \"%s\", \"out_w\": %u, \"out_h\": %u, \"scale_x\": %.17g, "
            "\"scale_y\": %.17g, \"pad_x\": %.17g, \"pad_y\": %.17g, "
@@ -111,7 +111,6 @@ typedef struct single_cmd {
                       dvpp_image *dst, void *state, dvpp_err *err);
     void (*done)(const ctl_args *a, void *state); /* after writing, or NULL */
     bool decode_rgb; /* JPEG/PNG inputs decode to RGB (convert) */
-    int (*remote)(ctl_args *a); /* the same through a daemon (--socket) */
 } single_cmd;
 
 static int run_single(int argc, char **argv, const single_cmd *cmd, void *state)
@@ -145,8 +144,8 @@ static int run_single(int argc, char **argv, const single_cmd *cmd, void *state)
         a->decode_format = DVPP_PIXEL_RGB;
         a->decode_format_set = true;
     }
-    if (ctl_use_socket(a)) {
-        rc = cmd->remote(a);
+    if (ctl_use_socket(a)) { /* the same through a daemon, its entry of that name */
+        rc = ctl_remote_run(cmd->name, a);
         free(a);
         return rc;
     }
@@ -201,14 +200,13 @@ static dvpp_status resize_op(dvpp_vpc_ctx *c, const ctl_args *a,
 
 static void resize_done(const ctl_args *a, void *state)
 {
-    print_geometry(state, a->mode);
+    ctl_print_geometry(state, a->mode);
 }
 
 int ctl_cmd_resize(int argc, char **argv)
 {
     static const single_cmd cmd = {"resize", resize_check, resize_shape,
-                                   resize_op, resize_done, false,
-                                   ctl_remote_resize};
+                                   resize_op, resize_done, false};
     dvpp_resize_geom g;
 
     return run_single(argc, argv, &cmd, &g);
@@ -245,7 +243,7 @@ static dvpp_status crop_op(dvpp_vpc_ctx *c, const ctl_args *a,
 int ctl_cmd_crop(int argc, char **argv)
 {
     static const single_cmd cmd = {"crop", crop_check, crop_shape, crop_op, NULL,
-                                   false, ctl_remote_crop};
+                                   false};
     return run_single(argc, argv, &cmd, NULL);
 }
 
@@ -278,7 +276,7 @@ static dvpp_status convert_op(dvpp_vpc_ctx *c, const ctl_args *a,
 int ctl_cmd_convert(int argc, char **argv)
 {
     static const single_cmd cmd = {"convert", convert_check, convert_shape,
-                                   convert_op, NULL, true, ctl_remote_convert};
+                                   convert_op, NULL, true};
     return run_single(argc, argv, &cmd, NULL);
 }
 
@@ -311,8 +309,7 @@ static dvpp_status border_op(dvpp_vpc_ctx *c, const ctl_args *a,
 int ctl_cmd_make_border(int argc, char **argv)
 {
     static const single_cmd cmd = {"make-border", border_check, border_shape,
-                                   border_op, NULL, false,
-                                   ctl_remote_make_border};
+                                   border_op, NULL, false};
     return run_single(argc, argv, &cmd, NULL);
 }
 
@@ -379,7 +376,7 @@ int ctl_cmd_batch_crop(int argc, char **argv)
         rc = 2;
     }
     if (!rc && ctl_use_socket(a))
-        rc = ctl_remote_batch_crop(a);
+        rc = ctl_remote_run("batch-crop", a);
     if (rc || ctl_use_socket(a)) {
         free(a);
         return rc;

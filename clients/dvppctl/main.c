@@ -228,7 +228,7 @@ static int cmd_decode(int argc, char **argv)
                                      dvpp_roi_height(&a.rois[0])};
     }
     if (ctl_use_socket(&a))
-        return ctl_remote_decode(&a);
+        return ctl_remote_run("decode", &a);
     dvpp_err_clear(&err);
     st = ctl_load_image(a.inputs[0], &a,
                         a.format_set ? a.format : DVPP_PIXEL_RGB, &img, &err);
@@ -262,7 +262,7 @@ static int cmd_version(int argc, char **argv)
                dvpp_simd_name(dvpp_cpu_detect()), dvpp_jpeg_library());
         fflush(stdout);
         if (ctl_use_socket(a))
-            rc = ctl_remote_version(a);
+            rc = ctl_remote_run("version", a);
     }
     free(a);
     return rc;

@@ -1511,8 +1511,13 @@ class Client:
         return not ring.closed and not ring._closing and self._rings.get(ring.id) is ring
 
     def _release_lease(self, ring, slot, generation, nowait=False):
+        self._send_release(ring.id, slot, generation, nowait)
+
+    def _send_release(self, ring_id, slot, generation, nowait=False):
+        """SlotRelease by bare id: its id is remembered so that an Error
+        answering it lands in ``release_errors``."""
         env = self._envelope()
-        env.slot_release.ring = ring.id
+        env.slot_release.ring = ring_id
         env.slot_release.slot = slot
         env.slot_release.generation = generation
         with self._cv:
@@ -1535,15 +1540,7 @@ class Client:
                                  f"back with it")
             self._release_lease(ring, slot, generation)
             return
-        env = self._envelope()
-        env.slot_release.ring = int(ring)
-        env.slot_release.slot = slot
-        env.slot_release.generation = generation
-        with self._cv:
-            self._release_ids.add(env.id)
-            if len(self._release_ids) > 4096:
-                self._release_ids = set(sorted(self._release_ids)[-2048:])
-        self._send(env)
+        self._send_release(int(ring), slot, generation)
 
     # -- jobs ----------------------------------------------------------------
 
