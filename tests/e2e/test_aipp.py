@@ -248,7 +248,7 @@ def test_f32_nchw_equals_numpy_reference(tmp_path):
     got = np.load(out)
     assert got.shape == (1, 3, 17, 23) and got.dtype == np.float32
     ulps = np.abs(got.view(np.int32).astype(np.int64) - ref.view(np.int32).astype(np.int64))
-    assert ulps.max() <= 1
+    assert ulps.max() == 0, ulps.max()
 
 
 def test_f16_equals_numpy_astype_of_f32(tmp_path):
