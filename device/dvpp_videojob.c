@@ -1,6 +1,7 @@
 /* dvpp_videojob: VDEC + per-frame pipeline into one T-frame batch. */
 #include "dvpp_videojob.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "dvpp_mem.h"
@@ -23,6 +24,8 @@ typedef struct vjob {
     uint64_t max_bytes;
     size_t base;                 /* out->len at the start: the batch follows it */
     uint32_t sc, sh, sw;         /* TENSOR: one slice's shape */
+    uint32_t first_w, first_h;   /* the first kept frame's size */
+    dvpp_pipeline_plan slice;    /* its plan: the output every frame must make */
 } vjob;
 
 dvpp_status dvpp_video_result_note(dvpp_video_result *r, size_t *cap,
@@ -59,9 +62,20 @@ dvpp_status dvpp_video_result_trim(dvpp_video_result *r, size_t cap, dvpp_err *e
 
 static dvpp_status note_frame(vjob *j, const dvpp_vframe *f, dvpp_err *err)
 {
-    dvpp_video_frame_info fi = {f->index, f->pts, f->time_s, f->key};
+    dvpp_video_frame_info fi = {f->index, f->pts, f->time_s, f->key, {1.0, 1.0, 0.0, 0.0}};
 
     return dvpp_video_result_note(j->res, &j->cap, &fi, err);
+}
+
+/* Frame t is @w x @h where the first was not: the batch cannot take it. */
+static dvpp_status size_changed(const vjob *j, uint32_t w, uint32_t h, const char *what,
+                                dvpp_err *err)
+{
+    return dvpp_err_set(err, DVPP_EUNSUPPORTED, "video",
+                        "the resolution changes at frame %llu (%ux%u, the first %ux%u) and "
+                        "%s: resize to a fixed size (stretch, fill or letterbox) to take it",
+                        (unsigned long long)j->res->frames, w, h, j->first_w, j->first_h,
+                        what);
 }
 
 /* Before the first slice: reserve what the container says the batch will
@@ -114,9 +128,10 @@ static dvpp_status copy_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
         r->image.data = NULL;
         r->image.size = pl.total;
         r->slice_bytes = pl.total;
-    } else if (img->width != r->image.width || img->height != r->image.height) {
-        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "video", "the frame size changes at frame "
-                            "%llu", (unsigned long long)r->frames);
+        j->first_w = img->width, j->first_h = img->height;
+    } else if (img->width != r->image.width || img->height != r->image.height ||
+               pl.total != r->slice_bytes) {
+        return size_changed(j, img->width, img->height, "frames are copied as they are", err);
     }
     st = room(j, pl.total, err);
     if (st == DVPP_OK)
@@ -125,30 +140,65 @@ static dvpp_status copy_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
 }
 
 /* The first frame fixes the slice: the pipeline's output for that size. */
-static dvpp_status plan_slice(vjob *j, dvpp_err *err)
+static dvpp_status plan_slice(vjob *j, const dvpp_pipeline_plan *plan, dvpp_err *err)
 {
     dvpp_video_result *r = j->res;
-    dvpp_pipe_source src = {.width = j->pipe.raw.width, .height = j->pipe.raw.height};
-    dvpp_pipeline_plan plan;
-    dvpp_status st = dvpp_pipeline_plan_make(&j->pipe, &src, &plan, err);
+    dvpp_status st;
 
-    if (st != DVPP_OK)
-        return st;
-    r->geom = plan.geom;
+    j->slice = *plan;
+    j->first_w = j->pipe.raw.width, j->first_h = j->pipe.raw.height;
+    r->geom = plan->geom;
     if (j->pipe.output == DVPP_PIPE_OUT_TENSOR) {
         dvpp_tensor t;
-        st = dvpp_tensor_init(&t, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w, err);
-        j->sc = plan.c, j->sh = plan.h, j->sw = plan.w;
+        st = dvpp_tensor_init(&t, plan->dtype, plan->layout, 1, plan->c, plan->h, plan->w, err);
+        j->sc = plan->c, j->sh = plan->h, j->sw = plan->w;
         r->is_tensor = true;
         r->tensor = t;
         r->slice_bytes = t.bytes;
         return st;
     }
-    st = dvpp_image_init(&r->image, plan.out_format, plan.img_w, plan.img_h,
+    st = dvpp_image_init(&r->image, plan->out_format, plan->img_w, plan->img_h,
                          j->pipe.out_align_w, j->pipe.out_align_h, err);
-    r->image.size = plan.out_bytes;
-    r->slice_bytes = plan.out_bytes;
+    r->image.size = plan->out_bytes;
+    r->slice_bytes = plan->out_bytes;
     return st;
+}
+
+/* A later frame's plan makes the slice's output (its own geometry). */
+static bool same_output(const dvpp_pipeline_plan *a, const dvpp_pipeline_plan *b,
+                        bool tensor)
+{
+    if (tensor)
+        return a->c == b->c && a->h == b->h && a->w == b->w && a->dtype == b->dtype &&
+               a->layout == b->layout;
+    return a->out_format == b->out_format && a->img_w == b->img_w &&
+           a->img_h == b->img_h && a->out_bytes == b->out_bytes;
+}
+
+/* Plan the pipeline for frame @img (probed as raw input, so every op's
+ * image is held to the limits), fixing the slice at the first frame. */
+static dvpp_status plan_frame(vjob *j, const dvpp_image *img, size_t len, dvpp_err *err)
+{
+    dvpp_pipe_source src;
+    dvpp_pipeline_plan plan;
+    dvpp_status st = dvpp_pipeline_probe(&j->pipe, img->data, len, &j->w->limits, &src, err);
+
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_plan_make(&j->pipe, &src, &plan, err);
+    if (st != DVPP_OK)
+        return st;
+    if (j->res->frames == 0)
+        return plan_slice(j, &plan, err);
+    if (!same_output(&j->slice, &plan, j->res->is_tensor)) {
+        char what[96];
+        snprintf(what, sizeof(what), "the pipeline's output with it (%ux%u -> %ux%u)",
+                 j->res->is_tensor ? j->slice.w : j->slice.img_w,
+                 j->res->is_tensor ? j->slice.h : j->slice.img_h,
+                 j->res->is_tensor ? plan.w : plan.img_w,
+                 j->res->is_tensor ? plan.h : plan.img_h);
+        return size_changed(j, img->width, img->height, what, err);
+    }
+    return DVPP_OK;
 }
 
 static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
@@ -162,12 +212,9 @@ static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
     j->pipe.input = DVPP_PIPE_IN_RAW;
     j->pipe.raw = (dvpp_pipe_raw){img->format, img->width, img->height, img->width_stride,
                                   img->height_stride};
-    if (r->frames == 0) {
-        st = plan_slice(j, err);
-        if (st != DVPP_OK)
-            return st;
-    }
-    st = room(j, r->slice_bytes, err);
+    st = plan_frame(j, img, pl.total, err);
+    if (st == DVPP_OK)
+        st = room(j, r->slice_bytes, err);
     if (st != DVPP_OK)
         return st;
     memset(&j->po, 0, sizeof(j->po));
@@ -185,6 +232,7 @@ static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
         return dvpp_err_set(err, st, err ? err->field : NULL, "frame %llu: %.200s",
                             (unsigned long long)r->frames, msg);
     }
+    r->frame[r->frames].geom = j->po.geom;
     j->out->len += r->slice_bytes;
     return DVPP_OK;
 }

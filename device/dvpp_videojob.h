@@ -9,9 +9,17 @@
  * as an image of T images. The output grows in @out as frames arrive: T is
  * known only at the end (max_frames bounds it).
  *
+ * Every slice has the first frame's shape. A stream whose resolution
+ * changes runs each frame with its own geometry (dvpp_video_frame_info.geom)
+ * as long as the pipeline's output keeps that shape (a resize to a fixed
+ * size: stretch, fill, letterbox); when the output would change with it,
+ * or frames are copied out as pixels, the run stops at that frame with
+ * DVPP_EUNSUPPORTED ("video", the sizes named): a batch has one shape,
+ * and no slice is ever left partly written.
+ *
  * Ownership: @out is the caller's (dvpp_buf, appended to). @frames (per
- * kept frame: index, pts, time, key) is allocated here; free with
- * dvpp_free(frames, n * sizeof(*frames)).
+ * kept frame: index, pts, time, key, geometry) is allocated here; free
+ * with dvpp_free(frames, n * sizeof(*frames)).
  * Thread-safety: one call per worker at a time (the worker's buffers are
  * used for the per-frame pipeline).
  */
@@ -39,6 +47,10 @@ typedef struct dvpp_video_frame_info {
     int64_t pts;
     double time_s;
     bool key;
+    /* With a pipeline: how this frame's output maps back to it (frames of
+     * a stream whose resolution changes each have their own; otherwise
+     * every frame has the result's geom). Without: the identity. */
+    dvpp_pipe_geom geom;
 } dvpp_video_frame_info;
 
 typedef struct dvpp_video_result {
@@ -51,14 +63,17 @@ typedef struct dvpp_video_result {
     dvpp_image image;         /* data NULL; size = one slice */
     size_t slice_bytes;
     dvpp_video_frame_info *frame;  /* [frames], allocated (see header) */
-    dvpp_pipe_geom geom;      /* of the pipeline, when has_pipe */
+    dvpp_pipe_geom geom;      /* of the pipeline for the first frame, when
+                                 has_pipe (each frame's: frame[t].geom) */
 } dvpp_video_result;
 
 /* Decode @data with @rq into @out. Errors: those of dvpp_video_decode and
  * dvpp_pipeline_run (for a frame: the message names it), DVPP_EINVAL for a
  * pipeline whose output is encoded, DVPP_ELIMIT when @out would pass
  * @lim->max_decode_memory x 4 (the batch's memory cap), DVPP_ENOMEM. On
- * error @res->frame is NULL and @out holds whatever was written. */
+ * error @res->frame is NULL and @out holds whatever was written;
+ * DVPP_EUNSUPPORTED ("video") for a frame whose size changes the slice's
+ * shape (see above). */
 dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
                            const dvpp_video_request *rq, dvpp_buf *out,
                            dvpp_video_result *res, dvpp_err *err);

@@ -1,0 +1,223 @@
+/* Unit tests for device/dvpp_videojob.c: a stream whose resolution changes
+ * mid-stream (two H.264 Annex-B streams, 320x240 then 160x120, or the
+ * other way, one after the other: each starts with its IDR and SPS).
+ *
+ * A pipeline whose output has a fixed size runs every frame with its own
+ * geometry and fills every byte of every slice (two runs into outputs
+ * filled with different canaries agree); a pipeline whose output follows
+ * the frame size, and raw frames, are refused at the frame that changes
+ * (DVPP_EUNSUPPORTED "video", the sizes named): a drop used to leave the
+ * rest of each later slice unwritten and a rise failed with ENOSPC. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "device/dvpp_videojob.h"
+#include "dvpp_mem.h"
+
+#define N1 4 /* frames at the first size */
+#define N2 4 /* at the second */
+
+/* An NV12 frame @w x @h, a gradient moving with @n. */
+static void make_frame(dvpp_image *img, uint32_t w, uint32_t h, unsigned n)
+{
+    dvpp_planes pl;
+
+    assert_int_equal(dvpp_image_init(img, DVPP_PIXEL_NV12, w, h, 1, 1, NULL), DVPP_OK);
+    assert_int_equal(dvpp_image_alloc(img, NULL), DVPP_OK);
+    assert_int_equal(dvpp_image_planes(img, &pl, NULL), DVPP_OK);
+    for (uint32_t y = 0; y < pl.p[0].rows; y++)
+        for (uint32_t x = 0; x < pl.p[0].row_bytes; x++)
+            dvpp_image_row(img, &pl, 0, y)[x] = (uint8_t)(x + 2 * y + 9 * n);
+    for (uint32_t y = 0; y < pl.p[1].rows; y++)
+        for (uint32_t x = 0; x < pl.p[1].row_bytes; x++)
+            dvpp_image_row(img, &pl, 1, y)[x] = (uint8_t)(100 + (x & 1) * 50 + y);
+}
+
+/* Append @n frames of @w x @h as an H.264 Annex-B stream to @out. */
+static void encode(dvpp_buf *out, uint32_t w, uint32_t h, unsigned n)
+{
+    dvpp_venc_opts o;
+    dvpp_venc *e = NULL;
+    dvpp_err err;
+
+    dvpp_venc_opts_init(&o);
+    o.codec = DVPP_VIDEO_H264;
+    o.width = w, o.height = h;
+    o.container = DVPP_VENC_ANNEXB;
+    if (dvpp_venc_open(&o, out, &e, &err) != DVPP_OK)
+        fail_msg("venc: %s", err.msg);
+    for (unsigned i = 0; i < n; i++) {
+        dvpp_image img;
+        make_frame(&img, w, h, i);
+        assert_int_equal(dvpp_venc_frame(e, &img, i == 0, &err), DVPP_OK);
+        dvpp_image_free(&img);
+    }
+    assert_int_equal(dvpp_venc_finish(e, &err), DVPP_OK);
+    dvpp_venc_close(e);
+}
+
+/* 320x240 then 160x120 (@rise: the other way). */
+static dvpp_buf two_sizes(bool rise)
+{
+    dvpp_buf b;
+
+    dvpp_buf_init(&b);
+    encode(&b, rise ? 160 : 320, rise ? 120 : 240, N1);
+    encode(&b, rise ? 320 : 160, rise ? 240 : 120, N2);
+    return b;
+}
+
+static dvpp_worker *worker_new(void)
+{
+    dvpp_worker *w = malloc(sizeof(*w));
+
+    assert_non_null(w);
+    dvpp_worker_init(w, NULL);
+    return w;
+}
+
+static void worker_del(dvpp_worker *w)
+{
+    dvpp_worker_fini(w);
+    free(w);
+}
+
+static void add_resize(dvpp_pipeline *p, dvpp_resize_mode mode, uint32_t w, uint32_t h)
+{
+    dvpp_pipe_op op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = DVPP_PIPE_OP_RESIZE;
+    op.u.resize.mode = mode;
+    op.u.resize.w = w, op.u.resize.h = h;
+    dvpp_resize_opts_init(&op.u.resize.opts);
+    assert_int_equal(dvpp_pipeline_add_op(p, &op, NULL), DVPP_OK);
+}
+
+/* Decode @v with @rq into an output whose capacity (enough for the whole
+ * batch, so it never moves) is filled with @canary first. */
+static dvpp_status run(const dvpp_buf *v, const dvpp_video_request *rq, uint8_t canary,
+                       dvpp_buf *out, dvpp_video_result *res, dvpp_err *err)
+{
+    dvpp_worker *w = worker_new();
+    dvpp_status st;
+
+    dvpp_buf_init(out);
+    assert_int_equal(dvpp_buf_reserve(out, 8u << 20), DVPP_OK);
+    memset(out->data, canary, out->cap);
+    dvpp_err_clear(err);
+    st = dvpp_video_run(w, v->data, v->len, rq, out, res, err);
+    worker_del(w);
+    return st;
+}
+
+/* A fixed-size output (tensor: stretch to 64x48; image: letterbox into
+ * 100x100 NV12 with VDEC strides) takes both streams: N1 + N2 slices, all
+ * written, each frame with its own scale. */
+static void test_fixed_output_takes_a_resolution_change(void **state)
+{
+    (void)state;
+    for (int rise = 0; rise < 2; rise++)
+        for (int tensor = 0; tensor < 2; tensor++) {
+            dvpp_buf v = two_sizes(rise), out[2];
+            dvpp_video_request rq;
+            dvpp_video_result res[2];
+            dvpp_err e;
+
+            dvpp_video_request_init(&rq);
+            rq.has_pipe = true;
+            if (tensor) {
+                add_resize(&rq.pipe, DVPP_RESIZE_STRETCH, 64, 48);
+                rq.pipe.post = DVPP_PIPE_POST_NORM;
+                rq.pipe.output = DVPP_PIPE_OUT_TENSOR;
+            } else {
+                add_resize(&rq.pipe, DVPP_RESIZE_LETTERBOX, 100, 100);
+                rq.pipe.out_format = DVPP_PIXEL_NV12;
+                rq.pipe.out_align_w = 16, rq.pipe.out_align_h = 2;
+            }
+            for (int k = 0; k < 2; k++)
+                if (run(&v, &rq, k ? 0x5A : 0xA5, &out[k], &res[k], &e) != DVPP_OK)
+                    fail_msg("rise %d tensor %d: %s: %s", rise, tensor, e.field, e.msg);
+            assert_int_equal(res[0].frames, N1 + N2);
+            assert_int_equal(out[0].len, (N1 + N2) * res[0].slice_bytes);
+            for (size_t i = 0; i < out[0].len; i++)
+                if (out[0].data[i] != out[1].data[i])
+                    fail_msg("rise %d tensor %d: byte %zu of %zu (frame %zu) unwritten", rise,
+                             tensor, i, out[0].len, i / res[0].slice_bytes);
+            for (unsigned t = 0; t < N1 + N2; t++) {
+                /* 320 wide: x 0.2 (64) or 0.3125 (100); 160 wide: twice that */
+                bool big = (t < N1) != (rise != 0);
+                double want = (tensor ? 64.0 : 100.0) / (big ? 320 : 160);
+                if (res[0].frame[t].geom.scale_x != want)
+                    fail_msg("frame %u: scale %g, want %g", t, res[0].frame[t].geom.scale_x,
+                             want);
+            }
+            assert_true(res[0].geom.scale_x == res[0].frame[0].geom.scale_x);
+            for (int k = 0; k < 2; k++) {
+                dvpp_video_result_fini(&res[k]);
+                dvpp_buf_fini(&out[k]);
+            }
+            dvpp_buf_fini(&v);
+        }
+}
+
+/* An output that follows the frame size (no resize; a border) or
+ * raw frames: refused at the first frame of the new size, 4xx-mapped
+ * (EUNSUPPORTED), naming both sizes. */
+static void test_size_following_output_is_refused(void **state)
+{
+    /* image output without resize, a border into a tensor, raw frames */
+    static const int kinds[] = {1, 2, 0};
+
+    (void)state;
+    for (int rise = 0; rise < 2; rise++)
+        for (int ki = 0; ki < 3; ki++) {
+            int kind = kinds[ki];
+            dvpp_buf v = two_sizes(rise), out;
+            dvpp_video_request rq;
+            dvpp_video_result res;
+            dvpp_err e;
+            dvpp_status st;
+
+            dvpp_video_request_init(&rq);
+            if (kind == 1) {
+                rq.has_pipe = true;
+                rq.pipe.out_format = DVPP_PIXEL_RGB;
+            } else if (kind == 2) {
+                dvpp_pipe_op op = {.kind = DVPP_PIPE_OP_BORDER,
+                                   .u.border = {.top = 4, .bottom = 4, .left = 4, .right = 4}};
+                rq.has_pipe = true;
+                assert_int_equal(dvpp_pipeline_add_op(&rq.pipe, &op, NULL), DVPP_OK);
+                rq.pipe.post = DVPP_PIPE_POST_NORM;
+                rq.pipe.output = DVPP_PIPE_OUT_TENSOR;
+            }
+            st = run(&v, &rq, 0xA5, &out, &res, &e);
+            if (st != DVPP_EUNSUPPORTED)
+                fail_msg("rise %d kind %d: %s (%s: %s)", rise, kind, dvpp_status_name(st),
+                         e.field, e.msg);
+            assert_string_equal(e.field, "video");
+            if (!strstr(e.msg, rise ? "320x240, the first 160x120"
+                                    : "160x120, the first 320x240") ||
+                !strstr(e.msg, "frame 4"))
+                fail_msg("rise %d kind %d: %s", rise, kind, e.msg);
+            assert_null(res.frame);
+            dvpp_buf_fini(&out);
+            dvpp_buf_fini(&v);
+        }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixed_output_takes_a_resolution_change),
+        cmocka_unit_test(test_size_following_output_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
