@@ -304,7 +304,8 @@ static int decode_socket_check(const ctl_args *a)
 /* Record @f's index, pts, time and key flag. */
 static dvpp_status note_remote_frame(remote_decode *d, const dvppc_frame *f, dvpp_err *err)
 {
-    dvpp_video_frame_info fi = {f->index, f->pts, f->time_s, f->key};
+    dvpp_video_frame_info fi = {.index = f->index, .pts = f->pts, .time_s = f->time_s,
+                                .key = f->key, .geom = {1.0, 1.0, 0.0, 0.0}};
 
     return dvpp_video_result_note(d->res, &d->cap, &fi, err);
 }
