@@ -5,6 +5,12 @@ through the real dvppctl, against OpenCV / numpy references.
     the last row with left > 0 failed with ENOSPC (the source view's last
     row is short of a whole stride): compared with cv2.cvtColor + slicing
     (+ cv2.resize) here, bit for bit.
+  * Letterbox bars of YUV outputs: the R,G,B pad converted (cv2's
+    RGB2YUV_I420 of the colour), not written as Y,U,V.
+  * A video whose resolution changes mid-stream: a fixed-size tensor gets
+    every frame with its own geometry (equal to decoding each part alone);
+    an output that would change shape, or raw frames, a clear EUNSUPPORTED
+    naming both sizes.
 
 Run with /usr/bin/python3; DVPP_BUILD (default "build") locates dvppctl.
 """
@@ -161,3 +167,54 @@ def test_letterbox_bars_are_the_pad_colour(tmp_path, fmt, pad):
         want = np.resize(pattern, got.size)
         assert got.size > 0 and np.array_equal(got, want), \
             (fmt, name, got[:8].tolist(), pattern.tolist())
+
+
+# ---------------------------------------------------------------------------
+# A video whose resolution changes mid-stream
+
+def h264(w, h, frames, tmp_path, name):
+    path = tmp_path / name
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+                    f"testsrc2=size={w}x{h}:rate=10", "-frames:v", str(frames),
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                    "-x264-params", "threads=1", "-f", "h264", str(path)], check=True)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("first,second", [((320, 240), (160, 120)), ((160, 120), (320, 240))])
+def test_video_resolution_change(tmp_path, first, second):
+    a = h264(*first, 4, tmp_path, "a.h264")
+    b = h264(*second, 3, tmp_path, "b.h264")
+    for name, data in (("cat.h264", a + b), ("a2.h264", a), ("b2.h264", b)):
+        (tmp_path / name).write_bytes(data)
+    # a fixed-size tensor: every frame with its own geometry, slice t equal to
+    # the decode of its own part
+    outs = {}
+    for name in ("cat.h264", "a2.h264", "b2.h264"):
+        out = str(tmp_path / (name + ".npy"))
+        run("video-decode", str(tmp_path / name), "--size", "64x48", "--mean", "0.5,0.5,0.5",
+            "--std", "0.25,0.25,0.25", "-o", out)
+        outs[name] = np.load(out)
+    assert outs["cat.h264"].shape == (7, 3, 48, 64)
+    assert np.array_equal(outs["cat.h264"],
+                          np.concatenate([outs["a2.h264"], outs["b2.h264"]]))
+    # frames as they are: one batch cannot hold two sizes, a clear refusal
+    r = subprocess.run([DVPPCTL, "video-decode", str(tmp_path / "cat.h264"), "-o",
+                        str(tmp_path / "f.npy")], capture_output=True, text=True)
+    assert r.returncode != 0
+    want = f"{second[0]}x{second[1]}, the first {first[0]}x{first[1]}"
+    assert "EUNSUPPORTED" in r.stderr and want in r.stderr and "frame 4" in r.stderr, r.stderr
+
+
+def test_video_resolution_change_with_a_following_output(tmp_path):
+    """fit into 64x48 across aspect ratios: 320x240 -> 64x48, 160x160 -> 48x48; the
+    batch cannot take the second shape: refused naming both sizes (it was EINVAL
+    'tensor ... cannot take image')."""
+    data = h264(320, 240, 3, tmp_path, "a.h264") + h264(160, 160, 3, tmp_path, "b.h264")
+    (tmp_path / "cat.h264").write_bytes(data)
+    r = subprocess.run([DVPPCTL, "video-decode", str(tmp_path / "cat.h264"), "--size", "64x48",
+                        "--mode", "fit", "-o", str(tmp_path / "t.npy")],
+                       capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "EUNSUPPORTED" in r.stderr and "160x160, the first 320x240" in r.stderr, r.stderr
+    assert "64x48 -> 48x48" in r.stderr, r.stderr
