@@ -39,10 +39,12 @@ dvpp = pyclient()
 ASAN = "asan" in BUILD
 SLOW = 3 if ASAN else 1      # ASan/UBSan builds run several times slower
 
+# scale 1: the pixels themselves (uint8 of the default x / 255 is 0 or 1,
+# which would make every comparison below one bit deep)
 SPEC_U8 = {"ops": [{"resize": {"w": 32, "h": 32}}],
-           "normalize": {"dtype": "uint8", "layout": "nhwc"}}
-Q_U8 = "w=32&h=32&dtype=uint8&layout=nhwc"
-CTL_U8 = ["--size", "32x32", "--dtype", "uint8", "--layout", "nhwc"]
+           "normalize": {"dtype": "uint8", "layout": "nhwc", "scale": 1}}
+Q_U8 = "w=32&h=32&dtype=uint8&layout=nhwc&scale=1"
+CTL_U8 = ["--size", "32x32", "--dtype", "uint8", "--layout", "nhwc", "--scale", "1"]
 SPEC224 = {"ops": [{"resize": {"w": 224, "h": 224}}],
            "normalize": {"mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}}
 Q224 = "w=224&h=224&mean=0.485,0.456,0.406&std=0.229,0.224,0.225"

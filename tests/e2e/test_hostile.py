@@ -49,9 +49,11 @@ from dvpp import pb  # noqa: E402
 # comparison is a ratio between two runs of the same build, not scaled).
 SLOW = 3 if "asan" in BUILD else 1
 
+# scale 1: the pixels themselves (uint8 of the default x / 255 is 0 or 1,
+# which would make every comparison below one bit deep)
 SPEC_U8 = {"ops": [{"resize": {"w": 32, "h": 32}}],
-           "normalize": {"dtype": "uint8", "layout": "nhwc"}}
-CTL_U8 = ["--size", "32x32", "--dtype", "uint8", "--layout", "nhwc"]
+           "normalize": {"dtype": "uint8", "layout": "nhwc", "scale": 1}}
+CTL_U8 = ["--size", "32x32", "--dtype", "uint8", "--layout", "nhwc", "--scale", "1"]
 OUT_BYTES = 32 * 32 * 3
 
 # dvppd_sock.c: BAD_RELEASE_BURST. The test allows some slack around it

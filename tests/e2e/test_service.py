@@ -366,7 +366,9 @@ def test_reload_under_load_loses_no_request(tmp_path, jpg):
             # through the invalid ones too.
             r = d.post(aipp_req, jpg)
             assert r.status == 200 and r.npy().shape == (1, 1, 16, 16, 16), r  # NC1HWC0
-        time.sleep(0.3)
+        # the load goes on past the last reload: some answers after it
+        n = len(load.results)
+        wait_for(lambda: len(load.results) >= n + 10, "answers after the last reload")
         results = load.finish()
         bad = [x for x in results if x[1] != 200]
         assert not bad, bad[:5]

@@ -57,9 +57,11 @@ SPEC224 = {"ops": [{"resize": {"w": 224, "h": 224}}],
            "normalize": {"mean": MEANS, "std": STDS}}
 CTL224 = ["--size", "224x224", "--mean", MEAN, "--std", STD]
 T224_BYTES = 3 * 224 * 224 * 4
+# scale 1: the pixels themselves (uint8 of the default x / 255 is 0 or 1,
+# which would make every comparison below one bit deep)
 SPEC_U8 = {"ops": [{"resize": {"w": 32, "h": 32}}],
-           "normalize": {"dtype": "uint8", "layout": "nhwc"}}
-CTL_U8 = ["--size", "32x32", "--dtype", "uint8", "--layout", "nhwc"]
+           "normalize": {"dtype": "uint8", "layout": "nhwc", "scale": 1}}
+CTL_U8 = ["--size", "32x32", "--dtype", "uint8", "--layout", "nhwc", "--scale", "1"]
 
 F_SEAL_FUTURE_WRITE = getattr(fcntl, "F_SEAL_FUTURE_WRITE", 0x10)
 
