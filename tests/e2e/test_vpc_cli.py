@@ -177,7 +177,7 @@ def test_ascend310_refusals_through_cli(tmp_path):
     assert "inputArea rightOffset is 1918, it should be odd!" in r.stderr
     r = run("resize", PHOTO, "--profile", "ascend310", "--parity", "ascend",
             "--format", "rgb", "--size", "224x224", "-o", out, check=False)
-    assert "output format rgb is not supported" in r.stderr
+    assert r.returncode == 1 and "output format rgb is not supported" in r.stderr
     r = run("resize", PHOTO, "--profile", "ascend310", "--parity", "ascend",
             "--format", "nv12", "--size", "224x224", "-o", out)
     assert os.path.getsize(out) == 224 * 224 * 3 // 2
