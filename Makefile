@@ -152,8 +152,9 @@ UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(OBJ)/%.o)
 
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:%.c=$(BUILD)/%)
-# Targets that run the daemon's own modules (spec parser, socket front end).
-FUZZ_DVPPD := $(filter $(addprefix $(BUILD)/tests/fuzz/,fuzz_spec fuzz_sock fuzz_ring),\
+# Targets that run the daemon's own modules (spec parser, socket front end,
+# the HTTP front end's frame lists and multipart parser).
+FUZZ_DVPPD := $(filter $(addprefix $(BUILD)/tests/fuzz/,fuzz_spec fuzz_sock fuzz_ring fuzz_http),\
 	$(FUZZ_BINS))
 # The same targets linked with tests/fuzz/replay_main.c instead of libFuzzer
 # (any compiler): `make check` replays tests/fuzz/regressions/ with them.

@@ -12,6 +12,7 @@ dvpp_limits dvpp_limits_default(void)
         .max_decode_memory = DVPP_LIMIT_DECODE_MEMORY_DEFAULT,
         .max_video_bytes = DVPP_LIMIT_VIDEO_BYTES_DEFAULT,
         .max_video_frames = DVPP_LIMIT_VIDEO_FRAMES_DEFAULT,
+        .max_output_bytes = DVPP_LIMIT_OUTPUT_BYTES_DEFAULT,
     };
 }
 
@@ -47,5 +48,16 @@ dvpp_status dvpp_limits_check_encoded(const dvpp_limits *lim, uint64_t bytes,
                             "input is %llu bytes, over max_encoded_bytes %llu",
                             (unsigned long long)bytes,
                             (unsigned long long)lim->max_encoded_bytes);
+    return DVPP_OK;
+}
+
+dvpp_status dvpp_limits_check_output(const dvpp_limits *lim, uint64_t bytes,
+                                     dvpp_err *err)
+{
+    if (bytes > lim->max_output_bytes)
+        return dvpp_err_set(err, DVPP_ELIMIT, "max_output_bytes",
+                            "the result would be %llu bytes, over max_output_bytes %llu",
+                            (unsigned long long)bytes,
+                            (unsigned long long)lim->max_output_bytes);
     return DVPP_OK;
 }

@@ -25,6 +25,10 @@ typedef struct dvpp_limits {
     uint32_t max_video_frames;  /* frames decoded (not only delivered) per
                                    video: a budget against streams of
                                    countless tiny frames */
+    uint64_t max_output_bytes;  /* one request's result a front end
+                                   allocates (an HTTP answer's tensor,
+                                   pixels or frames), checked before the
+                                   allocation */
 } dvpp_limits;
 
 #define DVPP_LIMIT_ENCODED_BYTES_DEFAULT ((uint64_t)32 << 20)
@@ -36,6 +40,11 @@ typedef struct dvpp_limits {
 #define DVPP_LIMIT_DECODE_MEMORY_DEFAULT ((uint64_t)256 << 20)
 #define DVPP_LIMIT_VIDEO_BYTES_DEFAULT ((uint64_t)256 << 20)
 #define DVPP_LIMIT_VIDEO_FRAMES_DEFAULT 100000u
+/* 256 MiB: a 40 Mpx (max_pixels) RGB image as uint8 (120 MB), a batch of
+ * 256 224x224 float32 tensors (154 MB) or 52 at 640x640; not the 480 MB of
+ * one 40 Mpx float32 tensor asked of a 1x1 image. A quarter of the default
+ * device.max_bytes_in_flight, so four such results can be held at once. */
+#define DVPP_LIMIT_OUTPUT_BYTES_DEFAULT ((uint64_t)256 << 20)
 
 /* The safe defaults above. */
 dvpp_limits dvpp_limits_default(void);
@@ -44,6 +53,11 @@ dvpp_limits dvpp_limits_default(void);
  * @width x @height breaks ("max_side", "max_pixels"), else DVPP_OK. */
 dvpp_status dvpp_limits_check_image(const dvpp_limits *lim, uint64_t width,
                                     uint64_t height, dvpp_err *err);
+
+/* Check the bytes of a result before it is allocated: DVPP_ELIMIT
+ * "max_output_bytes". */
+dvpp_status dvpp_limits_check_output(const dvpp_limits *lim, uint64_t bytes,
+                                     dvpp_err *err);
 
 /* Check an encoded input size: DVPP_ELIMIT "max_encoded_bytes". */
 dvpp_status dvpp_limits_check_encoded(const dvpp_limits *lim, uint64_t bytes,

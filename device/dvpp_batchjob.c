@@ -476,7 +476,8 @@ static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
     desc.ctx = j;
     desc.strict = o->strict;
     desc.pixels_per_item = pixels_per_item;
-    desc.bytes_per_item = add_sat64(bytes_per_item, work);
+    /* A tensor whose bytes the caller holds already is not charged twice. */
+    desc.bytes_per_item = add_sat64(o->output_held ? 0 : bytes_per_item, work);
     desc.deadline_ns = o->deadline_ns;
     desc.done = batch_done;
     st = dvpp_batch_new(d, &desc, &j->batch, err);

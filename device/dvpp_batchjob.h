@@ -129,6 +129,11 @@ typedef struct dvpp_batchjob_opts {
                                  signal (e.g. resume a connection): no
                                  dvpp_batchjob_* call on this job */
     void *ctx;                /* borrowed until @done returned */
+    bool output_held;         /* the caller holds the tensor's bytes of the
+                                 byte budget (dvpp_device_hold_bytes) from
+                                 before the start until it frees them:
+                                 items are charged only their workers'
+                                 intermediates */
 } dvpp_batchjob_opts;
 
 /* dvpp_batchjob_start with options: a deadline and a completion notice

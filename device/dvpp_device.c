@@ -113,6 +113,7 @@ struct dvpp_device {
     dvpp_batch *batches;
     uint64_t next_batch_id;
     uint64_t inflight_pixels, inflight_bytes;
+    uint64_t held_bytes;  /* of inflight_bytes: dvpp_device_hold_bytes */
     uint64_t outstanding; /* admitted jobs not yet completed */
     uint64_t batches_open;
     uint64_t rejected[DVPP_REJECT_COUNT];
@@ -825,6 +826,7 @@ void dvpp_device_get_counters(dvpp_device *d, dvpp_device_counters *out)
     memcpy(out->rejected, d->rejected, sizeof(out->rejected));
     out->inflight_pixels = d->inflight_pixels;
     out->inflight_bytes = d->inflight_bytes;
+    out->held_bytes = d->held_bytes;
     out->batches_open = d->batches_open;
     out->progress = atomic_load_explicit(&d->beats, memory_order_relaxed);
     for (int i = 0; i < DVPP_ENGINE_COUNT; i++)
@@ -1025,6 +1027,36 @@ dvpp_status dvpp_job_cancel(dvpp_device *d, uint64_t ticket)
     }
     pthread_mutex_unlock(&d->mu);
     return st;
+}
+
+dvpp_status dvpp_device_hold_bytes(dvpp_device *d, uint64_t bytes, bool force,
+                                   dvpp_err *err)
+{
+    dvpp_reject_reason why;
+    dvpp_status st;
+
+    if (!d)
+        return dvpp_err_set(err, DVPP_EINVAL, "device", "no device");
+    pthread_mutex_lock(&d->mu);
+    if (!force && over_budget(d, 0, bytes, &why, &st))
+        return reject(d, why, st, err,
+                      st == DVPP_ELIMIT ? "result larger than the device's byte budget"
+                                        : "device byte budget in use (results being "
+                                          "sent or kept); retry later");
+    d->inflight_bytes += bytes;
+    d->held_bytes += bytes;
+    pthread_mutex_unlock(&d->mu);
+    return DVPP_OK;
+}
+
+void dvpp_device_release_bytes(dvpp_device *d, uint64_t bytes)
+{
+    if (!d || !bytes)
+        return;
+    pthread_mutex_lock(&d->mu);
+    d->inflight_bytes -= bytes;
+    d->held_bytes -= bytes;
+    pthread_mutex_unlock(&d->mu);
 }
 
 /* --- batch jobs ---------------------------------------------------------- */

@@ -177,6 +177,20 @@ void dvpp_stream_free(dvpp_stream *s);
 dvpp_status dvpp_device_submit(dvpp_stream *s, const dvpp_job *job,
                                uint64_t *ticket, dvpp_err *err);
 
+/* Hold @bytes of the byte budget for memory that outlives the job that
+ * filled it: a front end's result buffer from its allocation until it is
+ * freed (sent, fetched, forgotten), so that admission counts it. Checked
+ * as a job's bytes are: DVPP_EAGAIN (field "bytes") when the budget in
+ * use leaves no room, DVPP_ELIMIT ("too_large") when @bytes is above the
+ * whole budget, both counted as rejections. With @force the bytes are
+ * held past the budget (memory that exists already, e.g. a finished
+ * video's answer): later admissions see it. Without a byte budget always
+ * DVPP_OK. Release every hold with dvpp_device_release_bytes before the
+ * device is freed. Any thread; never blocks. */
+dvpp_status dvpp_device_hold_bytes(dvpp_device *d, uint64_t bytes, bool force,
+                                   dvpp_err *err);
+void dvpp_device_release_bytes(dvpp_device *d, uint64_t bytes);
+
 /* Wait until every task submitted on @s before this call has completed and
  * its callback returned. Returns the first error among the tasks completed
  * since the previous synchronize (detail into @err), and clears it. */
@@ -275,7 +289,8 @@ typedef struct dvpp_device_counters {
     dvpp_engine_counters engine[DVPP_ENGINE_COUNT];
     uint64_t rejected[DVPP_REJECT_COUNT];
     uint64_t inflight_pixels;
-    uint64_t inflight_bytes;
+    uint64_t inflight_bytes;  /* admitted jobs and batches, and held bytes */
+    uint64_t held_bytes;      /* of inflight_bytes: dvpp_device_hold_bytes */
     uint64_t batches_open;
     /* Completions plus tasks checking in (dvpp_task_canceled, which long
      * tasks poll between frames or strips): moves while workers make

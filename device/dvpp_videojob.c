@@ -106,8 +106,9 @@ static dvpp_status room(vjob *j, size_t bytes, dvpp_err *err)
         reserve_batch(j, bytes);
     if (j->out->len - j->base + bytes > j->max_bytes)
         return dvpp_err_set(err, DVPP_ELIMIT, "max_frames", "the batch would pass %llu bytes "
-                            "after %llu frames: sample fewer frames (every, fps, max_frames)",
-                            (unsigned long long)j->max_bytes,
+                            "(%s) after %llu frames: sample fewer frames (every, fps, "
+                            "max_frames)", (unsigned long long)j->max_bytes,
+                            j->rq->max_bytes ? "max_output_bytes" : "4 x max_decode_memory",
                             (unsigned long long)j->res->frames);
     if (dvpp_buf_reserve(j->out, bytes) != DVPP_OK)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the frames");
@@ -262,7 +263,10 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
     j.rq = rq;
     j.out = out;
     j.res = res;
+    /* dvpp_worker_limits also brings w->limits up to date for this run. */
     j.max_bytes = dvpp_worker_limits(w)->max_decode_memory * 4;
+    if (rq->max_bytes)
+        j.max_bytes = rq->max_bytes;
     j.base = out->len;
     if (rq->has_pipe) {
         j.pipe = rq->pipe;

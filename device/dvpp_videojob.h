@@ -38,6 +38,9 @@ typedef struct dvpp_video_request {
     bool has_pipe;            /* run @pipe on every kept frame */
     dvpp_pipeline pipe;       /* input fields are set per frame; TENSOR or
                                  unencoded IMAGE output */
+    uint64_t max_bytes;       /* the batch's bytes at most (a front end's
+                                 limits.max_output_bytes); 0: 4 x
+                                 limits.max_decode_memory */
 } dvpp_video_request;
 
 void dvpp_video_request_init(dvpp_video_request *rq);

@@ -123,6 +123,7 @@ static const key_def k_keys[] = {
     {"limits", "max_decode_memory", KEY_U64, OFF(limits.max_decode_memory), 0, 1, UINT64_MAX},
     {"limits", "max_video_bytes", KEY_U64, OFF(limits.max_video_bytes), 0, 1, UINT64_MAX},
     {"limits", "max_video_frames", KEY_U32, OFF(limits.max_video_frames), 0, 1, UINT32_MAX},
+    {"limits", "max_output_bytes", KEY_U64, OFF(limits.max_output_bytes), 0, 1, UINT64_MAX},
     {"log", "level", KEY_LEVEL, 0, 0, 0, 0},
     {"service", "drain_timeout_s", KEY_U32, OFF(drain_timeout_s), 0, 1, 3600},
 };
@@ -464,6 +465,8 @@ char *dvppd_config_dump(const dvppd_config *c)
                         json_integer((json_int_t)c->limits.max_video_bytes));
     json_object_set_new(json_object_get(j, "limits"), "max_video_frames",
                         json_integer((json_int_t)c->limits.max_video_frames));
+    json_object_set_new(json_object_get(j, "limits"), "max_output_bytes",
+                        json_integer((json_int_t)c->limits.max_output_bytes));
     add_sock_dump(json_object_get(j, "socket"), &c->sock);
     add_aipp_dump(j, c);
     json_object_set_new(j, "service", json_pack("{s:I}", "drain_timeout_s",

@@ -24,6 +24,7 @@
 #include "dvpp_npy.h"
 #include "dvpp_video.h"
 #include "device/dvpp_videojob.h"
+#include "dvppd_framelist.h"
 #include "dvppd_jobs.h"
 #include "dvppd_sock.h"
 #include "dvppd_spec.h"
@@ -36,15 +37,21 @@
 #define POST_BUFFER (64u << 10)
 #define ERRORS_LISTED 32
 
-/* --- reusable result buffers --------------------------------------------------- */
+/* --- reusable buffers ----------------------------------------------------------- */
 
-/* A buffer handed to libmicrohttpd: this header, then the bytes. Kept in a
- * small pool so a steady stream of same-sized answers touches no new pages. */
+/* A buffer of a body or a result: this header, then the bytes. Kept in a
+ * small pool so a steady stream of same-sized answers touches no new pages.
+ * A result buffer is counted (refs: the request, then libmicrohttpd's
+ * response, a job and each GET of the job's result) and holds its bytes of
+ * the device's byte budget (held) until its last reference goes, so a
+ * result waiting for a slow reader or a GET is seen by admission. */
 typedef struct blob {
-    struct blob *next;
-    size_t cap;
+    struct blob *next;      /* the pool's free list */
+    size_t cap;             /* bytes after the header */
     struct dvppd_http *h;
-    uint8_t pad[40];
+    uint64_t held;          /* bytes of the device's budget held; 0: none */
+    atomic_uint refs;       /* result buffers: references */
+    uint8_t pad[28];
 } blob;
 
 _Static_assert(sizeof(blob) == 64, "blob header keeps the data 64-byte aligned");
@@ -80,13 +87,13 @@ static uint8_t *blob_data(blob *b)
     return (uint8_t *)(b + 1);
 }
 
-static blob *blob_of(void *data)
+static blob *blob_of(const void *data)
 {
     return (blob *)data - 1;
 }
 
 /* A buffer of at least @size bytes: a pooled one that is not much larger,
- * else a new one. */
+ * else a new one. Holds nothing, one reference. */
 static void *buf_get(dvppd_http *h, size_t size)
 {
     blob **pp, *b = NULL;
@@ -110,9 +117,13 @@ static void *buf_get(dvppd_http *h, size_t size)
         b->cap = size;
         b->h = h;
     }
+    b->held = 0;
+    atomic_init(&b->refs, 1);
     return blob_data(b);
 }
 
+/* Back to the pool (or freed); what the buffer held of the budget is
+ * released. */
 static void buf_put(dvppd_http *h, void *data)
 {
     blob *b;
@@ -120,6 +131,11 @@ static void buf_put(dvppd_http *h, void *data)
     if (!data)
         return;
     b = blob_of(data);
+    if (b->held) {
+        dvpp_device_release_bytes(h->device, b->held);
+        dvppd_metrics_result(h->metrics, -(int64_t)b->held);
+        b->held = 0;
+    }
     pthread_mutex_lock(&h->pool.mu);
     if (h->pool.count < POOL_MAX && h->pool.bytes + b->cap <= POOL_MAX_BYTES) {
         b->next = h->pool.free;
@@ -133,15 +149,56 @@ static void buf_put(dvppd_http *h, void *data)
         dvpp_free(b, sizeof(blob) + b->cap);
 }
 
-/* libmicrohttpd's release of a response body from buf_get. */
+/* A result buffer of @size bytes into *@out: checked against
+ * limits.max_output_bytes and held against the device's byte budget
+ * before anything is allocated. DVPP_ELIMIT ("max_output_bytes"), the
+ * device's DVPP_EAGAIN ("bytes") / DVPP_ELIMIT ("too_large"), DVPP_ENOMEM;
+ * *@out is NULL then. */
+static dvpp_status result_get(dvppd_http *h, const dvpp_limits *lim, size_t size, void **out,
+                              dvpp_err *err)
+{
+    dvpp_status st = dvpp_limits_check_output(lim, size, err);
+
+    *out = NULL;
+    if (st == DVPP_OK)
+        st = dvpp_device_hold_bytes(h->device, size, false, err);
+    if (st != DVPP_OK)
+        return st;
+    *out = buf_get(h, size);
+    if (!*out) {
+        dvpp_device_release_bytes(h->device, size);
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for a result of %zu bytes",
+                            size);
+    }
+    blob_of(*out)->held = size;
+    dvppd_metrics_result(h->metrics, (int64_t)size);
+    return DVPP_OK;
+}
+
+/* Another reference to a result buffer (the caller holds one). */
+static void *result_ref(const void *data)
+{
+    atomic_fetch_add(&blob_of(data)->refs, 1);
+    return (void *)data;
+}
+
+/* Drop a reference; the last one puts the buffer back. */
+static void result_unref(void *data)
+{
+    if (data && atomic_fetch_sub(&blob_of(data)->refs, 1) == 1)
+        buf_put(blob_of(data)->h, data);
+}
+
+/* libmicrohttpd's release of a response body from result_get. */
 static void buf_release_mhd(void *data)
 {
-    buf_put(blob_of(data)->h, data);
+    result_unref(data);
 }
 
 static void buf_release_job(void *ctx, void *data)
 {
-    buf_put(ctx, data);
+    (void)ctx;
+    result_unref(data);
 }
 
 static void pool_fini(pool *p)
@@ -152,6 +209,60 @@ static void pool_fini(pool *p)
         dvpp_free(b, sizeof(blob) + b->cap);
     }
     pthread_mutex_destroy(&p->mu);
+}
+
+/* --- answer bodies grown on a worker -------------------------------------------- */
+
+/* An answer's body made while the job ran (a video's frames, tensor, stream
+ * or multipart; an encoded image), owned by the request until it is handed
+ * to libmicrohttpd, then freed by vout_free with the response: never
+ * copied. While libmicrohttpd sends it, its bytes are held against the
+ * device's byte budget (the memory exists already, so the hold is forced:
+ * admissions after it see it). */
+typedef struct vout {
+    struct dvppd_http *h;           /* set when handed over */
+    uint64_t held;                  /* bytes of the budget held */
+    char head[DVPP_NPY_HEADER_MAX]; /* the .npy header */
+    size_t head_len;                /* 0: no header */
+    dvpp_buf body;                  /* frames, tensor, stream, multipart, image */
+} vout;
+
+static void vout_free(void *cls)
+{
+    vout *o = cls;
+
+    if (!o)
+        return;
+    if (o->held) {
+        dvpp_device_release_bytes(o->h->device, o->held);
+        dvppd_metrics_result(o->h->metrics, -(int64_t)o->held);
+    }
+    dvpp_buf_fini(&o->body);
+    free(o);
+}
+
+/* Hand *@o to libmicrohttpd: the header and the body as two buffers, freed
+ * with the response (no copy). *@o is NULL on success. */
+static struct MHD_Response *vout_response(struct dvppd_http *h, vout **o)
+{
+    struct MHD_IoVec iov[2];
+    unsigned n = 0;
+    struct MHD_Response *resp;
+    vout *v = *o;
+
+    if (v->head_len)
+        iov[n++] = (struct MHD_IoVec){v->head, v->head_len};
+    if (v->body.len)
+        iov[n++] = (struct MHD_IoVec){v->body.data, v->body.len};
+    resp = MHD_create_response_from_iovec(iov, n, vout_free, v);
+    if (!resp)
+        return NULL;
+    v->h = h;
+    v->held = v->head_len + v->body.len;
+    dvpp_device_hold_bytes(h->device, v->held, true, NULL);
+    dvppd_metrics_result(h->metrics, (int64_t)v->held);
+    *o = NULL;
+    return resp;
 }
 
 /* --- requests ------------------------------------------------------------------ */
@@ -266,7 +377,7 @@ static void req_free(req *r)
     free(r->parts);
     free(r->inputs);
     buf_put(r->h, r->body);
-    buf_put(r->h, r->result);
+    result_unref(r->result);
     dvpp_buf_fini(&r->out.encoded);
     dvppd_settings_put(r->set);
     pthread_mutex_destroy(&r->mu);
@@ -796,6 +907,7 @@ static dvpp_status tensor_destination(req *r, dvpp_tensor *t, dvpp_err *err)
 {
     char hdr[DVPP_NPY_HEADER_MAX];
     uint8_t *dest;
+    dvpp_status rs;
 
     if (r->spec.ring[0]) {
         dvpp_status st = dvppd_sock_ring_reserve(r->h->sock, r->spec.ring, t->bytes,
@@ -807,9 +919,9 @@ static dvpp_status tensor_destination(req *r, dvpp_tensor *t, dvpp_err *err)
                                     : dvpp_npy_header(hdr, dvpp_dtype_npy(t->dtype),
                                                       t->shape, t->ndim);
     r->result_len = r->header_len + t->bytes;
-    r->result = buf_get(r->h, r->result_len);
-    if (!r->result)
-        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the tensor");
+    rs = result_get(r->h, &r->set->cfg.limits, r->result_len, (void **)&r->result, err);
+    if (rs != DVPP_OK)
+        return rs;
     memcpy(r->result, hdr, r->header_len);
     t->data = r->result + r->header_len;
     return DVPP_OK;
@@ -845,9 +957,9 @@ static dvpp_status alloc_pixels(req *r, const dvpp_pipeline_plan *pl, dvpp_err *
                         : dvpp_npy_header(hdr, "|u1", shape,
                                           dvpp_npy_image_shape(&img, &planes, shape));
     r->result_len = r->header_len + pl->out_bytes;
-    r->result = buf_get(r->h, r->result_len);
-    if (!r->result)
-        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the image");
+    st = result_get(r->h, &r->set->cfg.limits, r->result_len, (void **)&r->result, err);
+    if (st != DVPP_OK)
+        return st;
     memcpy(r->result, hdr, r->header_len);
     r->out.image.data = r->result + r->header_len;
     r->out.image.size = pl->out_bytes;
@@ -880,6 +992,8 @@ static dvpp_status submit_single(req *r, dvpp_err *err)
         st = alloc_tensor(r, &plan, err);
     else if (st == DVPP_OK && p->encoding == DVPP_PIPE_ENC_NONE)
         st = alloc_pixels(r, &plan, err);
+    else if (st == DVPP_OK) /* encoded: bounded by the image it encodes */
+        st = dvpp_limits_check_output(&r->set->cfg.limits, plan.out_bytes, err);
     if (st == DVPP_OK)
         st = dvpp_stream_new(r->h->device, 0, &r->stream, err);
     if (st != DVPP_OK)
@@ -891,7 +1005,7 @@ static dvpp_status submit_single(req *r, dvpp_err *err)
         .out = &r->out,
         .pixels = src.is_jpeg ? (uint64_t)src.jpeg.width * src.jpeg.height
                               : (uint64_t)src.width * src.height,
-        .bytes = len + r->result_len,
+        .bytes = len, /* the result buffer holds its own bytes (result_get) */
         .deadline_ns = r->deadline,
         .done = single_done,
         .ctx = r,
@@ -977,6 +1091,22 @@ static struct MHD_Response *result_response(req *r)
     return resp;
 }
 
+/* The encoded image, moved out of the request into libmicrohttpd's
+ * response (no copy). */
+static struct MHD_Response *encoded_response(req *r)
+{
+    vout *o = calloc(1, sizeof(*o));
+    struct MHD_Response *resp;
+
+    if (!o)
+        return NULL;
+    o->body = r->out.encoded;
+    dvpp_buf_init(&r->out.encoded);
+    resp = vout_response(r->h, &o);
+    vout_free(o); /* NULL once handed over */
+    return resp;
+}
+
 /* ?ring=NAME: lease the slot to the ring's consumer (it gets a notice) and
  * answer with where the tensor is. */
 static struct MHD_Response *ring_response(req *r, const dvpp_tensor *t,
@@ -1027,8 +1157,7 @@ static enum MHD_Result answer_single(req *r)
     if (p->output == DVPP_PIPE_OUT_TENSOR || p->encoding == DVPP_PIPE_ENC_NONE)
         resp = result_response(r);
     else
-        resp = MHD_create_response_from_buffer(r->out.encoded.len, r->out.encoded.data,
-                                               MHD_RESPMEM_MUST_COPY);
+        resp = encoded_response(r);
     if (!resp)
         return MHD_NO;
     add_timing(r, resp);
@@ -1109,6 +1238,7 @@ static dvpp_status submit_batch(req *r, dvpp_err *err)
         return st;
     r->out.tensor = t;
     o.strict = r->spec.strict;
+    o.output_held = r->result != NULL; /* a result buffer, not a ring slot */
     r->t_submit = dvpp_now_ns();
     return dvpp_batchjob_start_opts(r->h->device, &r->spec.pipe, r->inputs, r->ninputs,
                                     &t, &o, &r->bj, err);
@@ -1232,7 +1362,7 @@ static enum MHD_Result create_job(req *r)
         .device = r->h->device, .pipe = &r->spec.pipe, .inputs = bufs, .n = k,
         .strict = r->spec.strict, .deadline_ns = 0, .result = r->result,
         .result_len = r->result_len, .header_len = r->header_len, .tensor = t,
-        .release = buf_release_job, .release_ctx = r->h,
+        .release = buf_release_job, .release_ctx = r->h, .output_held = true,
     };
     r->result = NULL; /* the job owns it now */
     st = dvppd_jobs_start(r->h->jobs, &d, &id, &e);
@@ -1305,11 +1435,15 @@ static enum MHD_Result answer_job_result(req *r, dvppd_job *j)
         break;
     }
     data = dvppd_job_result(j, &len, &hlen, &t);
-    /* The job stays alive while libmicrohttpd sends it: copy is simplest
-     * and results are fetched once. */
-    resp = MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
-    if (!resp)
+    /* No copy: the response holds a reference to the job's result buffer
+     * (result_get), which outlives a DELETE or the job's expiry while it
+     * is being sent, and stays held against the device's budget. */
+    resp = MHD_create_response_from_buffer_with_free_callback(len, result_ref(data),
+                                                              buf_release_mhd);
+    if (!resp) {
+        result_unref((void *)data);
         return MHD_NO;
+    }
     add_item_headers(resp, dvppd_job_batch(j), p.total, r->h->cfg.connection_memory);
     add_tensor_headers(resp, &t);
     add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -1361,14 +1495,6 @@ typedef enum vout_kind {
     VOUT_JPEG,  /* multipart/mixed of JPEG frames */
 } vout_kind;
 
-/* The answer's body, owned by the request until it is handed to
- * libmicrohttpd, then freed by vout_free when the response is. */
-typedef struct vout {
-    char head[DVPP_NPY_HEADER_MAX]; /* the .npy header */
-    size_t head_len;                /* 0: no header */
-    dvpp_buf body;                  /* frames, tensor, stream or multipart */
-} vout;
-
 /* One video request: its parameters (parsed on the HTTP thread), then what
  * the job made (written on the worker, read after finish()). */
 typedef struct video {
@@ -1397,16 +1523,6 @@ typedef struct video {
     uint64_t packets;               /* packets out */
     uint64_t keyframes;             /* of them, key frames */
 } video;
-
-static void vout_free(void *cls)
-{
-    vout *o = cls;
-
-    if (!o)
-        return;
-    dvpp_buf_fini(&o->body);
-    free(o);
-}
 
 static void video_free(video *v)
 {
@@ -1612,6 +1728,15 @@ static dvpp_status decode_pipeline(req *r, video *v, const query *q, const dvppd
     return dvpp_pipeline_validate(&check, &r->set->cfg.limits, err);
 }
 
+/* The most a decode's answer may hold: 4 x limits.max_decode_memory (the
+ * library's bound) and limits.max_output_bytes, whichever is less. */
+static uint64_t video_max_bytes(const dvpp_limits *l)
+{
+    uint64_t dec = l->max_decode_memory > UINT64_MAX / 4 ? UINT64_MAX : l->max_decode_memory * 4;
+
+    return l->max_output_bytes < dec ? l->max_output_bytes : dec;
+}
+
 static dvpp_status decode_options(req *r, video *v, dvpp_err *err)
 {
     dvppd_kv pipe_kv[MAX_QUERY_ARGS];
@@ -1621,6 +1746,7 @@ static dvpp_status decode_options(req *r, video *v, dvpp_err *err)
     dvpp_status st = video_query(r, &q, err);
 
     dvpp_video_request_init(&v->rq);
+    v->rq.max_bytes = video_max_bytes(&r->set->cfg.limits);
     v->kind = VOUT_NPY;
     v->quality = 0;
     for (size_t i = 0; st == DVPP_OK && i < q.n; i++) {
@@ -1893,13 +2019,21 @@ static dvpp_status frames_to_jpeg(dvpp_task *task, video *v, dvpp_err *err)
     } while (clash && attempt < 16);
     for (uint64_t t = 0; st == DVPP_OK && t < res->frames; t++) {
         const dvpp_video_frame_info *f = &res->frame[t];
-        char head[320];
-        int n = snprintf(head, sizeof(head),
-                         "--%s\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
-                         "X-Dvpp-Frame-Index: %" PRIu64 "\r\nX-Dvpp-Frame-Pts: %" PRId64
-                         "\r\nX-Dvpp-Frame-Time: %.6f\r\nX-Dvpp-Key-Frame: %d\r\n\r\n",
-                         v->boundary, end[t + 1] - end[t], f->index, f->pts, f->time_s,
-                         f->key ? 1 : 0);
+        /* The fixed text, the boundary and three numbers of at most 20
+         * digits take under 300 bytes; the time takes what it takes. */
+        char time[DVPPD_FRAME_TIME_MAX], head[DVPPD_FRAME_TIME_MAX + 320];
+        int n;
+        dvppd_frame_time_format(time, f->time_s);
+        n = snprintf(head, sizeof(head),
+                     "--%s\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
+                     "X-Dvpp-Frame-Index: %" PRIu64 "\r\nX-Dvpp-Frame-Pts: %" PRId64
+                     "\r\nX-Dvpp-Frame-Time: %s\r\nX-Dvpp-Key-Frame: %d\r\n\r\n",
+                     v->boundary, end[t + 1] - end[t], f->index, f->pts, time,
+                     f->key ? 1 : 0);
+        if (n < 0 || (size_t)n >= sizeof(head)) {
+            st = dvpp_err_set(err, DVPP_EIO, "video", "a JPEG part's headers do not fit");
+            break;
+        }
         st = dvpp_buf_append(&mp, head, (size_t)n);
         if (st == DVPP_OK)
             st = dvpp_buf_append(&mp, jpegs.data + end[t], end[t + 1] - end[t]);
@@ -2079,41 +2213,26 @@ static dvpp_status submit_video(req *r, dvpp_err *err)
 /* --- the answer --- */
 
 /* The frame lists of a decode (X-Dvpp-Frame-Index, -Pts, -Time and
- * X-Dvpp-Key-Frames), left out together when they would not fit a quarter
- * of the connection's memory (libmicrohttpd builds headers there); the
- * frames are then still counted by X-Dvpp-Frames. */
+ * X-Dvpp-Key-Frames), exactly sized (dvppd_framelist). libmicrohttpd
+ * builds the answer's headers in the connection's memory, so the lists
+ * together get a quarter of it; when they would not fit they are left out
+ * together and X-Dvpp-Frame-Lists says why (the frames are still counted
+ * by X-Dvpp-Frames). */
 static void add_frame_lists(struct MHD_Response *resp, const dvpp_video_result *res,
                             size_t memory)
 {
-    static const char *const names[] = {"X-Dvpp-Frame-Index", "X-Dvpp-Frame-Pts",
-                                        "X-Dvpp-Frame-Time", "X-Dvpp-Key-Frames"};
-    size_t cap = (size_t)res->frames * 24 + 1, len[4] = {0};
-    char *list[4] = {NULL};
-    bool ok = true;
+    size_t budget = memory / 4 > 256 ? memory / 4 - 256 : 0; /* names, separators */
+    dvppd_frame_lists l;
+    dvpp_err e;
 
-    if (res->frames > memory / 4 / 8) /* each list needs at least 2 bytes a frame */
-        ok = false;
-    for (int k = 0; ok && k < 4; k++)
-        if ((ok = (list[k] = malloc(cap)) != NULL))
-            list[k][0] = '\0';
-    for (uint64_t t = 0; ok && t < res->frames; t++) {
-        const dvpp_video_frame_info *f = &res->frame[t];
-        const char *sep = t ? "," : "";
-        len[0] += (size_t)snprintf(list[0] + len[0], cap - len[0], "%s%" PRIu64, sep,
-                                   f->index);
-        len[1] += (size_t)snprintf(list[1] + len[1], cap - len[1], "%s%" PRId64, sep,
-                                   f->pts);
-        len[2] += (size_t)snprintf(list[2] + len[2], cap - len[2], "%s%.6f", sep,
-                                   f->time_s);
-        if (f->key)
-            len[3] += (size_t)snprintf(list[3] + len[3], cap - len[3], "%s%" PRIu64,
-                                       len[3] ? "," : "", f->index);
+    dvpp_err_clear(&e);
+    if (dvppd_frame_lists_make(res->frame, res->frames, budget, &l, &e) != DVPP_OK) {
+        header_printf(resp, "X-Dvpp-Frame-Lists", "omitted: %s", e.msg);
+        return;
     }
-    if (ok && len[0] + len[1] + len[2] + len[3] + 128 < memory / 4)
-        for (int k = 0; k < 4; k++)
-            add_header(resp, names[k], list[k]);
-    for (int k = 0; k < 4; k++)
-        free(list[k]);
+    for (int k = 0; k < DVPPD_FRAME_LISTS; k++)
+        add_header(resp, dvppd_frame_list_names[k], (const char *)l.list[k].data);
+    dvppd_frame_lists_fini(&l);
 }
 
 /* The .npy header of a decode's frames or tensor into v->out->head. */
@@ -2150,22 +2269,10 @@ static dvpp_status video_npy_header(video *v, dvpp_tensor *shape_of, dvpp_err *e
     return DVPP_OK;
 }
 
-/* Hand v->out to libmicrohttpd: the header and the body as two buffers,
- * freed with the response (no copy). */
-static struct MHD_Response *video_response(video *v)
+/* Hand v->out to libmicrohttpd (vout_response). */
+static struct MHD_Response *video_response(req *r)
 {
-    struct MHD_IoVec iov[2];
-    unsigned n = 0;
-    struct MHD_Response *resp;
-
-    if (v->out->head_len)
-        iov[n++] = (struct MHD_IoVec){v->out->head, v->out->head_len};
-    if (v->out->body.len)
-        iov[n++] = (struct MHD_IoVec){v->out->body.data, v->out->body.len};
-    resp = MHD_create_response_from_iovec(iov, n, vout_free, v->out);
-    if (resp)
-        v->out = NULL;
-    return resp;
+    return vout_response(r->h, &r->vid->out);
 }
 
 static void add_video_timing(req *r, struct MHD_Response *resp)
@@ -2186,7 +2293,7 @@ static void add_video_timing(req *r, struct MHD_Response *resp)
 static enum MHD_Result answer_video_encode(req *r)
 {
     video *v = r->vid;
-    struct MHD_Response *resp = video_response(v);
+    struct MHD_Response *resp = video_response(r);
 
     if (!resp)
         return MHD_NO;
@@ -2242,7 +2349,7 @@ static enum MHD_Result answer_video(req *r)
     dvpp_err_clear(&e);
     if (v->kind != VOUT_JPEG && video_npy_header(v, &t, &e) != DVPP_OK)
         return answer_error(r, &e);
-    resp = video_response(v);
+    resp = video_response(r);
     if (!resp)
         return MHD_NO;
     add_video_timing(r, resp);

@@ -116,7 +116,8 @@ static dvppd_job *job_make(dvppd_job_desc *d)
 dvpp_status dvppd_jobs_start(dvppd_jobs *js, dvppd_job_desc *d, uint64_t *id,
                              dvpp_err *err)
 {
-    dvpp_batchjob_opts o = {.strict = d->strict, .deadline_ns = d->deadline_ns};
+    dvpp_batchjob_opts o = {.strict = d->strict, .deadline_ns = d->deadline_ns,
+                            .output_held = d->output_held};
     dvppd_job *j;
     dvpp_status st;
 

@@ -45,6 +45,9 @@ typedef struct dvppd_job_desc {
     dvpp_tensor tensor;
     dvppd_buf_release release;
     void *release_ctx;
+    bool output_held;              /* @result holds its bytes of the device's
+                                      budget until released: the batch is
+                                      not charged them again */
 } dvppd_job_desc;
 
 dvpp_status dvppd_jobs_new(unsigned max, unsigned ttl_s, dvppd_jobs **out, dvpp_err *err);

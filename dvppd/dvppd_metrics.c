@@ -88,6 +88,13 @@ void dvppd_metrics_pixels(dvppd_metrics *m, uint64_t n)
     atomic_fetch_add_explicit(&m->pixels, n, memory_order_relaxed);
 }
 
+void dvppd_metrics_result(dvppd_metrics *m, int64_t bytes)
+{
+    atomic_fetch_add_explicit(&m->result_bytes, bytes, memory_order_relaxed);
+    if (bytes > 0)
+        atomic_fetch_add_explicit(&m->results, 1, memory_order_relaxed);
+}
+
 void dvppd_metrics_inflight(dvppd_metrics *m, int delta)
 {
     atomic_fetch_add_explicit(&m->inflight, delta, memory_order_relaxed);
@@ -170,6 +177,14 @@ static void emit_http(out *o, dvppd_metrics *m)
     emit(o, "# HELP dvppd_pixels_total Output pixels of successful image jobs.\n"
             "# TYPE dvppd_pixels_total counter\ndvppd_pixels_total %llu\n",
          (unsigned long long)load(&m->pixels));
+    emit(o, "# HELP dvppd_http_result_bytes Bytes of HTTP results alive (being made, "
+            "sent, or kept by jobs).\n"
+            "# TYPE dvppd_http_result_bytes gauge\ndvppd_http_result_bytes %lld\n",
+         (long long)atomic_load_explicit(&m->result_bytes, memory_order_relaxed));
+    emit(o, "# HELP dvppd_http_results_total HTTP result buffers made (a job's result "
+            "fetched again makes none).\n"
+            "# TYPE dvppd_http_results_total counter\ndvppd_http_results_total %llu\n",
+         (unsigned long long)load(&m->results));
 }
 
 static void emit_device(out *o, dvpp_device *dev, dvppd_metrics *m)
@@ -216,6 +231,14 @@ static void emit_device(out *o, dvpp_device *dev, dvppd_metrics *m)
     emit(o, "# HELP dvppd_inflight_pixels Pixels held by admitted jobs.\n"
             "# TYPE dvppd_inflight_pixels gauge\ndvppd_inflight_pixels %llu\n",
          (unsigned long long)c.inflight_pixels);
+    emit(o, "# HELP dvppd_inflight_bytes Bytes of the device's budget in use: admitted "
+            "jobs and held results.\n"
+            "# TYPE dvppd_inflight_bytes gauge\ndvppd_inflight_bytes %llu\n",
+         (unsigned long long)c.inflight_bytes);
+    emit(o, "# HELP dvppd_held_bytes Of dvppd_inflight_bytes, results held while they "
+            "wait to be sent or fetched.\n"
+            "# TYPE dvppd_held_bytes gauge\ndvppd_held_bytes %llu\n",
+         (unsigned long long)c.held_bytes);
 }
 
 void dvppd_metrics_reload(dvppd_metrics *m, bool ok, uint64_t generation)

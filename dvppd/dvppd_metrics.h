@@ -73,6 +73,8 @@ typedef struct dvppd_metrics {
     atomic_uint_fast64_t rejected[DVPPD_REJECT_COUNT];
     atomic_uint_fast64_t pixels;
     atomic_int_fast64_t inflight;
+    atomic_int_fast64_t result_bytes;     /* HTTP result buffers alive */
+    atomic_uint_fast64_t results;         /* HTTP result buffers made */
     atomic_uint_fast64_t reloads[2];      /* [0] ok, [1] failed */
     atomic_uint_fast64_t generation;      /* settings generation in use */
 } dvppd_metrics;
@@ -85,6 +87,8 @@ void dvppd_metrics_request(dvppd_metrics *m, dvppd_route r, unsigned code,
 void dvppd_metrics_stage(dvppd_metrics *m, dvppd_stage s, uint64_t ns);
 void dvppd_metrics_reject(dvppd_metrics *m, dvppd_reject why);
 void dvppd_metrics_pixels(dvppd_metrics *m, uint64_t n);
+/* An HTTP result buffer of @bytes made (> 0) or freed (< 0). */
+void dvppd_metrics_result(dvppd_metrics *m, int64_t bytes);
 /* +1 when a request starts, -1 when it ends. */
 void dvppd_metrics_inflight(dvppd_metrics *m, int delta);
 

@@ -1,0 +1,58 @@
+/* dvppd_framelist: the frame lists of a video decode's answer, exactly
+ * sized (docs/http-api.md, POST /v1/video/decode).
+ *
+ * A decode answers with four comma-separated lists, one entry per kept
+ * frame: X-Dvpp-Frame-Index (decoded frame numbers), X-Dvpp-Frame-Pts
+ * (pts in the stream's time base, any int64), X-Dvpp-Frame-Time (seconds,
+ * "%.6f" of any double: a container may claim a time of -9.2e15 s or
+ * 9e18 s) and X-Dvpp-Key-Frames (the frame numbers of the key frames).
+ * Each entry is formatted into a buffer that holds any value of its type
+ * and appended to a growing buffer, so no entry is assumed to fit a
+ * guessed width; the lists together are held to a byte budget (headers
+ * live in libmicrohttpd's per-connection memory) and refused as a whole
+ * when they would pass it.
+ *
+ * Ownership: dvppd_frame_lists_make fills a caller-owned struct whose
+ * lists it owns until dvppd_frame_lists_fini. Thread-safety: plain data;
+ * no shared state.
+ */
+#ifndef DVPPD_FRAMELIST_H
+#define DVPPD_FRAMELIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device/dvpp_videojob.h"
+#include "dvpp_mem.h"
+#include "dvpp_status.h"
+
+/* The four lists, in the order of dvppd_frame_list_names. */
+#define DVPPD_FRAME_LISTS 4
+
+/* "%.6f" of any double: DBL_MAX has 309 integer digits, then the sign,
+ * the point, 6 decimals and the NUL. */
+#define DVPPD_FRAME_TIME_MAX 320
+
+typedef struct dvppd_frame_lists {
+    dvpp_buf list[DVPPD_FRAME_LISTS]; /* NUL-terminated text; len excludes the NUL */
+    size_t total;                     /* bytes of the four lists together */
+} dvppd_frame_lists;
+
+/* The header names, in list order ("X-Dvpp-Frame-Index", ...). */
+extern const char *const dvppd_frame_list_names[DVPPD_FRAME_LISTS];
+
+/* Build the lists of frames @f[0..n-1] (@f may be NULL when n is 0).
+ * DVPP_ELIMIT (field "http.connection_memory") as soon as the lists
+ * together would pass @max_bytes, DVPP_ENOMEM; on failure nothing is kept
+ * (the lists are empty, @l needs no fini but may have one). */
+dvpp_status dvppd_frame_lists_make(const dvpp_video_frame_info *f, uint64_t n,
+                                   size_t max_bytes, dvppd_frame_lists *l, dvpp_err *err);
+
+/* Free the lists (a zeroed or failed struct is fine). */
+void dvppd_frame_lists_fini(dvppd_frame_lists *l);
+
+/* A frame time as the lists and the JPEG parts write it ("%.6f") into
+ * @buf; its length. */
+size_t dvppd_frame_time_format(char buf[DVPPD_FRAME_TIME_MAX], double t);
+
+#endif
