@@ -22,7 +22,11 @@ def has_batch():
         [DVPPCTL, "help"], capture_output=True, text=True).stdout
 
 
-pytestmark = pytest.mark.skipif(not has_batch(), reason="dvppctl without batch")
+pytestmark = [
+    pytest.mark.skipif(not has_batch(), reason="dvppctl without batch"),
+    pytest.mark.skipif(not _POOL, reason="no skimage/fixtures in .cache/testdata "
+                       "(run tests/tools/fetch-test-data, or make test-data)"),
+]
 
 
 def batch(tmp_path, name, *args, env=None, inputs=INPUTS):

@@ -150,6 +150,8 @@ EXPECT = {"y": "Y", "uv": "UV", "u": "U", "v": "V", "yuyv": "YUYV", "yuv": "YUV"
 @pytest.mark.parametrize("fmt", ["nv12", "nv21", "i420", "yuv422sp", "yuv444sp", "yuyv",
                                  "yuv444packed", "yuv400"])
 @pytest.mark.parametrize("pad", ["000000", "204080", "c81e5a"])
+@pytest.mark.skipif(not os.path.exists(PHOTO),
+                    reason="no photo1080.jpg in .cache/testdata (run tests/tools/fetch-test-data, or make test-data)")
 def test_letterbox_bars_are_the_pad_colour(tmp_path, fmt, pad):
     out = tmp_path / "o.yuv"
     run("resize", PHOTO, "--size", "320x320", "--mode", "letterbox", "--format", fmt,

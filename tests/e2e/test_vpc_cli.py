@@ -19,6 +19,8 @@ BUILD = os.environ.get("DVPP_BUILD", "build")
 DVPPCTL = os.path.join(ROOT, BUILD, "dvppctl")
 DATA = os.path.join(ROOT, ".cache", "testdata")
 PHOTO = os.path.join(DATA, "photos", "photo1080.jpg")
+needs_photo = pytest.mark.skipif(not os.path.exists(PHOTO),
+                                 reason="no photo1080.jpg in .cache/testdata (run tests/tools/fetch-test-data, or make test-data)")
 
 
 def has_vpc():
@@ -49,6 +51,7 @@ def max_diff(a, b):
     return int(np.abs(a.astype(np.int16) - b.astype(np.int16)).max())
 
 
+@needs_photo
 def test_jpeg_decode_resize_matches_cv2(tmp_path):
     out = str(tmp_path / "o.npy")
     run("resize", PHOTO, "--size", "224x224", "--interp", "bilinear",
@@ -100,12 +103,14 @@ def test_letterbox_prints_geometry_and_pads(tmp_path):
     ("longer", "640", (360, 640, 3)),
     ("stretch", "33x17", (17, 33, 3)),
 ])
+@needs_photo
 def test_named_modes_shapes(tmp_path, mode, size, shape):
     out = str(tmp_path / "o.npy")
     run("resize", PHOTO, "--size", size, "--mode", mode, "-o", out)
     assert np.load(out).shape == shape
 
 
+@needs_photo
 def test_fill_equals_centre_crop_then_resize(tmp_path):
     out = str(tmp_path / "o.npy")
     run("resize", PHOTO, "--size", "224x224", "--mode", "fill", "--format", "bgr",
@@ -168,6 +173,7 @@ def test_convert_rgb_to_nv12_and_back(tmp_path):
     assert max_diff(mine, cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420)) == 0
 
 
+@needs_photo
 def test_ascend310_refusals_through_cli(tmp_path):
     out = str(tmp_path / "o.yuv")
     r = run("crop", PHOTO, "--profile", "ascend310", "--parity", "ascend",
