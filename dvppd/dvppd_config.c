@@ -69,7 +69,7 @@ dvpp_status dvppd_config_set_listen(dvppd_config *c, const char *addr,
 /* One accepted key: where it is, and how to store it. */
 typedef enum key_kind {
     KEY_U64, KEY_U32, KEY_STR, KEY_LISTEN, KEY_LEVEL, KEY_MODE, KEY_AIPP, KEY_IDS,
-    KEY_GROUPS
+    KEY_GROUPS, KEY_ENGINES
 } key_kind;
 
 typedef struct key_def {
@@ -111,6 +111,7 @@ static const key_def k_keys[] = {
     {"socket", "max_inflight", KEY_U32, OFF(sock.max_inflight), 0, 1, 1u << 16},
     {"socket", "lease_timeout_ms", KEY_U32, OFF(sock.lease_timeout_ms), 0, 10, 86400000},
     {"device", "channels", KEY_U32, OFF(channels), 0, 0, 256},
+    {"device", "engine_channels", KEY_ENGINES, 0, 0, 0, 256},
     {"device", "queue_depth", KEY_U32, OFF(queue_depth), 0, 1, 1u << 20},
     {"device", "max_pixels_in_flight", KEY_U64, OFF(max_pixels_in_flight), 0, 1, UINT64_MAX},
     {"device", "max_bytes_in_flight", KEY_U64, OFF(max_bytes_in_flight), 0, 1, UINT64_MAX},
@@ -236,6 +237,34 @@ static dvpp_status set_groups(dvppd_sock_config *c, json_t *v, dvpp_err *err)
     return DVPP_OK;
 }
 
+/* device.engine_channels: {"vdec": 1, ...}, an engine's own channel count
+ * (0 = device.channels); engines not named keep device.channels. */
+static dvpp_status set_engines(dvppd_config *c, const key_def *k, json_t *v, dvpp_err *err)
+{
+    const char *name;
+    json_t *n;
+
+    if (!json_is_object(v))
+        return dvpp_err_set(err, DVPP_EINVAL, k->name, "device.engine_channels: want "
+                            "{\"engine\": channels}");
+    memset(c->engine_channels, 0, sizeof(c->engine_channels));
+    json_object_foreach(v, name, n) {
+        int e = 0;
+        while (e < DVPP_ENGINE_COUNT && strcmp(dvpp_engine_name(e), name))
+            e++;
+        if (e == DVPP_ENGINE_COUNT)
+            return dvpp_err_set(err, DVPP_EINVAL, k->name, "device.engine_channels.%.32s: "
+                                "no such engine (jpegd, jpege, pngd, vpc, aipp, vdec, venc)",
+                                name);
+        if (!json_is_integer(n) || json_integer_value(n) < 0 ||
+            (uint64_t)json_integer_value(n) > k->max)
+            return dvpp_err_set(err, DVPP_EINVAL, k->name, "device.engine_channels.%s: want "
+                                "an integer in [0, %llu]", name, (unsigned long long)k->max);
+        c->engine_channels[e] = (uint32_t)json_integer_value(n);
+    }
+    return DVPP_OK;
+}
+
 static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
                            const char *path, dvpp_err *err)
 {
@@ -277,6 +306,8 @@ static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
         return set_ids(c, k, v, path, err);
     case KEY_GROUPS:
         return set_groups(&c->sock, v, err);
+    case KEY_ENGINES:
+        return set_engines(c, k, v, err);
     }
     return dvpp_err_set(err, DVPP_EINVAL, k->name, "%s.%s: bad value", path,
                         k->name);
@@ -422,6 +453,16 @@ static void add_sock_dump(json_t *s, const dvppd_sock_config *c)
     json_object_set_new(s, "lease_timeout_ms", json_integer(c->lease_timeout_ms));
 }
 
+static void add_engines_dump(json_t *dev, const dvppd_config *c)
+{
+    json_t *o = json_object();
+
+    for (int e = 0; o && e < DVPP_ENGINE_COUNT; e++)
+        if (c->engine_channels[e])
+            json_object_set_new(o, dvpp_engine_name(e), json_integer(c->engine_channels[e]));
+    json_object_set_new(dev, "engine_channels", o ? o : json_object());
+}
+
 static void add_aipp_dump(json_t *root, const dvppd_config *c)
 {
     json_t *cfgs = json_object();
@@ -469,6 +510,7 @@ char *dvppd_config_dump(const dvppd_config *c)
                         json_integer((json_int_t)c->limits.max_output_bytes));
     add_sock_dump(json_object_get(j, "socket"), &c->sock);
     add_aipp_dump(j, c);
+    add_engines_dump(json_object_get(j, "device"), c);
     json_object_set_new(j, "service", json_pack("{s:I}", "drain_timeout_s",
                                                  (json_int_t)c->drain_timeout_s));
     s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "device/dvpp_device.h"
 #include "dvpp_limits.h"
 #include "dvpp_log.h"
 #include "dvpp_status.h"
@@ -74,6 +75,8 @@ typedef struct dvppd_config {
     uint32_t socket_mode;        /* socket.mode, octal permissions */
     dvppd_sock_config sock;      /* socket.* limits */
     uint32_t channels;           /* device.channels per engine; 0 = CPUs */
+    /* device.engine_channels: one engine's own count, 0 = device.channels */
+    uint32_t engine_channels[DVPP_ENGINE_COUNT];
     uint32_t queue_depth;        /* device.queue_depth per engine */
     uint64_t max_pixels_in_flight; /* device.max_pixels_in_flight */
     uint64_t max_bytes_in_flight;  /* device.max_bytes_in_flight */

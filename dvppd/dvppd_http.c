@@ -26,6 +26,7 @@
 #include "device/dvpp_videojob.h"
 #include "dvppd_framelist.h"
 #include "dvppd_jobs.h"
+#include "dvppd_multipart.h"
 #include "dvppd_sock.h"
 #include "dvppd_spec.h"
 
@@ -34,7 +35,6 @@
 #endif
 
 #define MAX_QUERY_ARGS 64
-#define POST_BUFFER (64u << 10)
 #define ERRORS_LISTED 32
 
 /* --- reusable buffers ----------------------------------------------------------- */
@@ -77,6 +77,7 @@ struct dvppd_http {
     pool pool;
     atomic_bool ready, draining;
     atomic_long inflight;
+    atomic_long suspended;             /* connections waiting on a job */
     atomic_uint_fast64_t body_bytes; /* reserved by bodies being received */
     uint16_t port;
     unsigned queue_depth;
@@ -273,10 +274,8 @@ typedef enum req_state {
     REQ_ANSWERED,
 } req_state;
 
-typedef struct part {
-    char name[64];
-    dvpp_buf data;
-} part;
+/* A multipart part: its name and bytes, pointing into the request's body. */
+typedef dvppd_mpart part;
 
 struct video;
 static void video_free(struct video *v);
@@ -292,14 +291,12 @@ typedef struct req {
     /* body */
     uint64_t limit, received;
     uint64_t reserved;                 /* of dvppd_http.body_bytes */
-    uint8_t *body;                     /* buf_get, raw bodies */
+    uint8_t *body;                     /* buf_get: the whole body */
     size_t body_cap, body_len;
-    struct MHD_PostProcessor *pp;      /* multipart bodies */
-    part *parts;
+    bool multipart;                    /* multipart/form-data: split at dispatch */
+    char boundary[DVPPD_BOUNDARY_MAX + 1];
+    part *parts;                       /* into @body */
     unsigned nparts, max_parts;
-    bool part_open;                    /* the last part is still arriving */
-    dvpp_status body_st;               /* a refusal decided while reading */
-    dvpp_err body_err;
     /* the job */
     dvppd_spec spec;
     dvpp_stream *stream;
@@ -370,10 +367,6 @@ static void req_free(req *r)
     video_free(r->vid);
     if (r->ticket.ring) /* reserved, never answered: give the slot back */
         dvppd_sock_ring_deliver(r->h->sock, &r->ticket, false, NULL, NULL);
-    if (r->pp)
-        MHD_destroy_post_processor(r->pp);
-    for (unsigned i = 0; i < r->nparts; i++)
-        dvpp_buf_fini(&r->parts[i].data);
     free(r->parts);
     free(r->inputs);
     buf_put(r->h, r->body);
@@ -603,44 +596,28 @@ static bool is_multipart(struct MHD_Connection *c)
     return ct && !strncasecmp(ct, "multipart/form-data", 19);
 }
 
-static void body_refuse(req *r, dvpp_status st, const char *field, const char *msg)
+/* The parts of a multipart body, once it is complete: counted, then
+ * split into an array of exactly that many (pointing into the body). */
+static dvpp_status split_parts(req *r, dvpp_err *err)
 {
-    if (r->body_st == DVPP_OK)
-        r->body_st = dvpp_err_set(&r->body_err, st, field, "%s", msg);
-}
+    unsigned n = 0;
+    dvpp_status st = dvppd_multipart_parse(r->body, r->body_len, r->boundary, NULL,
+                                           r->max_parts, &n, err);
 
-static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key,
-                               const char *filename, const char *content_type,
-                               const char *transfer_encoding, const char *data,
-                               uint64_t off, size_t size)
-{
-    req *r = cls;
-    part *p;
-
-    (void)kind, (void)filename, (void)content_type, (void)transfer_encoding;
-    if (r->body_st != DVPP_OK)
-        return MHD_YES; /* refused already: drain the rest */
-    if (off == 0 || !r->part_open) {
-        if (r->nparts == r->max_parts) {
-            char msg[128];
-            if (route_is_batch(r->route))
-                snprintf(msg, sizeof(msg), "more than %u parts (http.max_batch_items)",
-                         r->max_parts - 2);
-            else
-                snprintf(msg, sizeof(msg), "more than %u parts: one input, spec and aipp",
-                         r->max_parts);
-            body_refuse(r, DVPP_ELIMIT, "parts", msg);
-            return MHD_YES;
-        }
-        p = &r->parts[r->nparts++];
-        snprintf(p->name, sizeof(p->name), "%s", key ? key : "");
-        dvpp_buf_init(&p->data);
-        r->part_open = true;
-    }
-    p = &r->parts[r->nparts - 1];
-    if (size && dvpp_buf_append(&p->data, data, size) != DVPP_OK)
-        body_refuse(r, DVPP_ENOMEM, "body", "out of memory reading the body");
-    return MHD_YES;
+    if (st == DVPP_ELIMIT)
+        return route_is_batch(r->route)
+                   ? dvpp_err_set(err, DVPP_ELIMIT, "parts", "more than %u parts "
+                                  "(http.max_batch_items)", r->max_parts - 2)
+                   : dvpp_err_set(err, DVPP_ELIMIT, "parts", "more than %u parts: one "
+                                  "input, spec and aipp", r->max_parts);
+    if (st != DVPP_OK || n == 0)
+        return st;
+    r->parts = calloc(n, sizeof(*r->parts));
+    if (!r->parts)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for %u parts", n);
+    st = dvppd_multipart_parse(r->body, r->body_len, r->boundary, r->parts, r->max_parts,
+                               &r->nparts, err);
+    return st;
 }
 
 /* Headers are in: decide the body's fate before reading any of it. */
@@ -682,13 +659,15 @@ static enum MHD_Result start_body(req *r, bool *answered)
                              "too many bodies being received (http.max_body_memory); "
                              "retry later");
     if (is_multipart(c)) {
+        const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_CONTENT_TYPE);
+        r->multipart = true;
         r->max_parts = (route_is_batch(r->route) ? r->set->cfg.http.max_batch_items : 1) + 2;
-        r->parts = calloc(r->max_parts, sizeof(*r->parts));
-        r->pp = r->parts ? MHD_create_post_processor(c, POST_BUFFER, on_part, r) : NULL;
-        if (!r->pp)
+        if (!dvppd_multipart_boundary(ct, r->boundary, sizeof(r->boundary)))
             return answer_status(r, DVPP_EINVAL, "Content-Type",
                                  "bad multipart/form-data (boundary?)");
-    } else if (cl && len) {
+    }
+    if (cl && len) {
         r->body = buf_get(r->h, (size_t)len);
         if (!r->body)
             return answer_status(r, DVPP_ENOMEM, "body", "out of memory for the body");
@@ -698,17 +677,28 @@ static enum MHD_Result start_body(req *r, bool *answered)
     return MHD_YES;
 }
 
+/* A chunk of body after the request's deadline: counted, and the caller
+ * closes the connection (a response cannot be queued mid-body). Every body
+ * is held to the deadline, also one that is skipped (a GET's, or one after
+ * an early answer): a client trickling it would otherwise keep the
+ * connection and its request for as long as it likes. */
+static bool body_past_deadline(req *r)
+{
+    if (dvpp_now_ns() <= r->deadline)
+        return false;
+    dvppd_metrics_reject(r->h->metrics, DVPPD_REJECT_DEADLINE);
+    dvppd_metrics_request(r->h->metrics, r->route, 408, dvpp_now_ns() - r->t_start);
+    return true;
+}
+
 /* One chunk of body. MHD_NO (close the connection) when it passes the
  * deadline or the limit: a response cannot be queued mid-body. */
 static enum MHD_Result take_body(req *r, const char *data, size_t size)
 {
+    if (body_past_deadline(r))
+        return MHD_NO;
     if (!route_has_body(r->route))
         return MHD_YES; /* a body on GET/DELETE means nothing: skip it */
-    if (dvpp_now_ns() > r->deadline) {
-        dvppd_metrics_reject(r->h->metrics, DVPPD_REJECT_DEADLINE);
-        dvppd_metrics_request(r->h->metrics, r->route, 408, dvpp_now_ns() - r->t_start);
-        return MHD_NO;
-    }
     if (r->received + size > r->limit) {
         dvppd_metrics_reject(r->h->metrics, DVPPD_REJECT_BODY);
         dvppd_metrics_request(r->h->metrics, r->route, 413, dvpp_now_ns() - r->t_start);
@@ -719,10 +709,6 @@ static enum MHD_Result take_body(req *r, const char *data, size_t size)
         dvppd_metrics_request(r->h->metrics, r->route, 503, dvpp_now_ns() - r->t_start);
         return MHD_NO; /* chunked, and the budget is used up */
     }
-    if (r->pp)
-        return MHD_post_process(r->pp, data, size) == MHD_YES || r->body_st != DVPP_OK
-                   ? MHD_YES : (body_refuse(r, DVPP_EINVAL, "body",
-                                            "malformed multipart/form-data"), MHD_YES);
     if (r->body_len + size > r->body_cap) { /* chunked: grow */
         size_t cap = r->body_cap ? r->body_cap : 64u << 10;
         uint8_t *nb;
@@ -800,16 +786,15 @@ static dvpp_status build_spec(req *r, dvppd_spec_kind kind, dvpp_err *err)
         return dvpp_err_set(err, DVPP_EINVAL, "query", "more than %d query parameters",
                             MAX_QUERY_ARGS);
     if (ap) {
-        env.aipp_text = ap->data.data ? (const char *)ap->data.data : "";
-        env.aipp_len = ap->data.len;
+        env.aipp_text = (const char *)ap->data;
+        env.aipp_len = ap->len;
     }
     if (q.spec)
         json = q.spec, json_len = strlen(q.spec), sources++;
     if (hdr)
         json = hdr, json_len = strlen(hdr), sources++;
     if (sp)
-        json = sp->data.data ? (const char *)sp->data.data : "", json_len = sp->data.len,
-        sources++;
+        json = (const char *)sp->data, json_len = sp->len, sources++;
     if (sources > 1)
         return dvpp_err_set(err, DVPP_EINVAL, "spec",
                             "one JSON spec: the query, the X-Dvpp-Spec header or the "
@@ -831,7 +816,7 @@ static dvpp_status single_input(const req *r, const uint8_t **in, size_t *len,
 {
     const part *img = NULL;
 
-    if (!r->pp) {
+    if (!r->multipart) {
         *in = r->body, *len = r->body_len;
     } else {
         for (unsigned i = 0; i < r->nparts; i++) {
@@ -842,8 +827,8 @@ static dvpp_status single_input(const req *r, const uint8_t **in, size_t *len,
                                     "one image part (named image) expected");
             img = &r->parts[i];
         }
-        *in = img ? img->data.data : NULL;
-        *len = img ? img->data.len : 0;
+        *in = img ? img->data : NULL;
+        *len = img ? img->len : 0;
     }
     if (!*in || !*len)
         return dvpp_err_set(err, DVPP_EINVAL, "body", "no image in the body");
@@ -862,6 +847,7 @@ static void finish(req *r, dvpp_status st, const dvpp_err *err)
     if (r->suspended) {
         r->suspended = false;
         MHD_resume_connection(r->conn);
+        atomic_fetch_sub(&r->h->suspended, 1);
     }
     pthread_mutex_unlock(&r->mu);
     /* r may be freed from here on. */
@@ -886,6 +872,7 @@ static bool wait_for_job(req *r)
     suspended = !r->done;
     if (suspended) {
         r->suspended = true;
+        atomic_fetch_add(&r->h->suspended, 1);
         MHD_suspend_connection(r->conn);
     }
     pthread_mutex_unlock(&r->mu);
@@ -1192,7 +1179,7 @@ static dvpp_status batch_inputs(req *r, dvpp_err *err)
 {
     size_t n = 0;
 
-    if (!r->pp)
+    if (!r->multipart)
         return dvpp_err_set(err, DVPP_EUNSUPPORTED, "Content-Type",
                             "a batch body is multipart/form-data");
     r->inputs = calloc(r->nparts ? r->nparts : 1, sizeof(*r->inputs));
@@ -1200,8 +1187,7 @@ static dvpp_status batch_inputs(req *r, dvpp_err *err)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "batch inputs");
     for (unsigned i = 0; i < r->nparts; i++)
         if (!is_control_part(&r->parts[i]))
-            r->inputs[n++] = (dvpp_batchjob_input){r->parts[i].data.data,
-                                                   r->parts[i].data.len};
+            r->inputs[n++] = (dvpp_batchjob_input){r->parts[i].data, r->parts[i].len};
     r->ninputs = n;
     if (n == 0)
         return dvpp_err_set(err, DVPP_EINVAL, "body", "no image parts in the batch");
@@ -1337,41 +1323,32 @@ static enum MHD_Result answer_batch(req *r)
 static enum MHD_Result create_job(req *r)
 {
     dvppd_job_desc d;
-    dvpp_buf *bufs = NULL;
     dvpp_tensor t;
     dvpp_err e;
     dvpp_status st;
     uint64_t id = 0;
     char loc[64];
-    size_t k = 0;
     struct MHD_Response *resp;
 
     dvpp_err_clear(&e);
     dvppd_jobs_gc(r->h->jobs);
     st = prepare_batch(r, &t, &e);
-    if (st == DVPP_OK && !(bufs = calloc(r->ninputs, sizeof(*bufs))))
-        st = dvpp_err_set(&e, DVPP_ENOMEM, NULL, "job inputs");
     if (st != DVPP_OK)
         return answer_error(r, &e);
-    for (unsigned i = 0; i < r->nparts; i++)
-        if (!is_control_part(&r->parts[i])) {
-            bufs[k++] = r->parts[i].data; /* moved */
-            dvpp_buf_init(&r->parts[i].data);
-        }
+    /* The job takes the body (its inputs point into it) and the result. */
     d = (dvppd_job_desc){
-        .device = r->h->device, .pipe = &r->spec.pipe, .inputs = bufs, .n = k,
-        .strict = r->spec.strict, .deadline_ns = 0, .result = r->result,
-        .result_len = r->result_len, .header_len = r->header_len, .tensor = t,
-        .release = buf_release_job, .release_ctx = r->h, .output_held = true,
+        .device = r->h->device, .pipe = &r->spec.pipe, .inputs = r->inputs,
+        .n = r->ninputs, .body = r->body, .strict = r->spec.strict, .deadline_ns = 0,
+        .result = r->result, .result_len = r->result_len, .header_len = r->header_len,
+        .tensor = t, .release = buf_release_job, .release_ctx = r->h, .output_held = true,
     };
-    r->result = NULL; /* the job owns it now */
+    r->body = NULL, r->result = NULL;
     st = dvppd_jobs_start(r->h->jobs, &d, &id, &e);
-    free(bufs);
     if (st != DVPP_OK)
         return answer_error(r, &e);
     snprintf(loc, sizeof(loc), "/v1/jobs/%" PRIu64, id);
     resp = json_response(json_pack("{s:s, s:s, s:I, s:s}", "id", loc + 9, "state",
-                                   "running", "total", (json_int_t)k, "href", loc));
+                                   "running", "total", (json_int_t)r->ninputs, "href", loc));
     if (!resp)
         return MHD_NO;
     add_header(resp, MHD_HTTP_HEADER_LOCATION, loc);
@@ -1695,10 +1672,10 @@ static dvpp_status decode_pipeline(req *r, video *v, const query *q, const dvppd
     if (q->spec || hdr)
         json = q->spec ? q->spec : hdr, json_len = strlen(json);
     else if (sp)
-        json = sp->data.data ? (const char *)sp->data.data : "", json_len = sp->data.len;
+        json = (const char *)sp->data, json_len = sp->len;
     if (ap) {
-        env.aipp_text = ap->data.data ? (const char *)ap->data.data : "";
-        env.aipp_len = ap->data.len;
+        env.aipp_text = (const char *)ap->data;
+        env.aipp_len = ap->len;
     }
     if (json && n)
         return dvpp_err_set(err, DVPP_EINVAL, kv[0].key,
@@ -2427,12 +2404,13 @@ static enum MHD_Result serve_info(req *r)
     const dvpp_limits *l = &r->set->cfg.limits;
     json_t *engines = json_array(), *aipp = json_array(), *o;
 
+    /* Each engine's own channels (device.engine_channels may set them apart). */
     for (int e = 0; engines && e < DVPP_ENGINE_COUNT; e++)
-        json_array_append_new(engines, json_pack("{s:s, s:I, s:I}", "name",
-                                                 dvpp_engine_name(e), "channels",
-                                                 (json_int_t)dvpp_device_channels(r->h->device, DVPP_ENGINE_VPC), "queue_depth",
-                                                 (json_int_t)r->h->queue_depth));
-    for (unsigned i = 0; aipp && true && i < r->set->aipp.n; i++)
+        json_array_append_new(
+            engines, json_pack("{s:s, s:I, s:I}", "name", dvpp_engine_name(e), "channels",
+                               (json_int_t)dvpp_device_channels(r->h->device, (dvpp_engine)e),
+                               "queue_depth", (json_int_t)r->h->queue_depth));
+    for (unsigned i = 0; aipp && i < r->set->aipp.n; i++)
         json_array_append_new(aipp, json_string(r->set->aipp.names[i]));
     o = json_pack("{s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, "
                   "s:o, s:o, "
@@ -2497,8 +2475,9 @@ static enum MHD_Result dispatch(req *r, const char *method)
     dvpp_status st;
 
     r->t_read = dvpp_now_ns();
-    if (r->body_st != DVPP_OK)
-        return answer_error(r, &r->body_err);
+    dvpp_err_clear(&e);
+    if (r->multipart && split_parts(r, &e) != DVPP_OK)
+        return answer_error(r, &e);
     if (r->route != DVPPD_ROUTE_PREPROCESS && r->route != DVPPD_ROUTE_IMAGE &&
         r->route != DVPPD_ROUTE_DECODE && r->route != DVPPD_ROUTE_BATCH &&
         !route_is_video(r->route))
@@ -2549,8 +2528,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (!r)
         return first_call(cls, conn, url, method, con_cls);
     if (r->state == REQ_ANSWERED) { /* an early answer: ignore the body */
+        bool late = *upload_data_size && dvpp_now_ns() > r->deadline;
         *upload_data_size = 0;
-        return MHD_YES;
+        return late ? MHD_NO : MHD_YES;
     }
     if (r->state == REQ_READING && *upload_data_size) {
         enum MHD_Result ret = take_body(r, upload_data, *upload_data_size);
@@ -2728,38 +2708,51 @@ long dvppd_http_inflight(dvppd_http *h)
     return h ? atomic_load(&h->inflight) : 0;
 }
 
-/* Wait until no request is open, up to @deadline_ns. */
-static bool wait_inflight(dvppd_http *h, uint64_t deadline_ns)
+/* Wait until @n reads 0, up to @deadline_ns. */
+static bool wait_zero(atomic_long *n, uint64_t deadline_ns)
 {
     struct timespec tick = {0, 10 * 1000 * 1000};
 
-    while (atomic_load(&h->inflight) > 0 && dvpp_now_ns() < deadline_ns)
+    while (atomic_load(n) > 0 && dvpp_now_ns() < deadline_ns)
         nanosleep(&tick, NULL);
-    return atomic_load(&h->inflight) == 0;
+    return atomic_load(n) == 0;
 }
 
-void dvppd_http_stop(dvppd_http *h, unsigned timeout_s)
+/* How long canceled jobs get to complete (they stop at their next check:
+ * a frame, a strip, the stall hook) before a stop gives up on them. */
+#define CANCEL_GRACE_NS 5000000000ull
+
+bool dvppd_http_stop(dvppd_http *h, unsigned timeout_s)
 {
     if (!h)
-        return;
+        return true;
     dvppd_http_drain(h);
-    if (!wait_inflight(h, dvpp_now_ns() + (uint64_t)timeout_s * 1000000000u)) {
+    if (!wait_zero(&h->inflight, dvpp_now_ns() + (uint64_t)timeout_s * 1000000000u)) {
         /* Past the drain time: cancel the device's work so that every
          * suspended request is resumed and answered (libmicrohttpd aborts
-         * the process if stopped with a suspended connection). */
-        dvpp_log(DVPP_LOG_WARN, "http: %ld request(s) still open after %u s; canceling "
-                 "their jobs", atomic_load(&h->inflight), timeout_s);
+         * the process if stopped with a suspended connection). Requests
+         * that are not waiting on a job (a body still arriving, an answer
+         * a slow reader has not taken) are cut by MHD_stop_daemon below. */
+        dvpp_log(DVPP_LOG_WARN, "http: %ld request(s) still open after %u s (%ld waiting "
+                 "on the device); canceling their jobs and closing their connections",
+                 atomic_load(&h->inflight), timeout_s, atomic_load(&h->suspended));
         dvpp_device_cancel_all(h->device);
-        if (!wait_inflight(h, dvpp_now_ns() + 5000000000ull)) {
-            dvpp_log(DVPP_LOG_ERR, "http: %ld request(s) did not end; leaving them to the "
-                     "process exit", atomic_load(&h->inflight));
-            return;
+        if (!wait_zero(&h->suspended, dvpp_now_ns() + CANCEL_GRACE_NS)) {
+            /* A job that ignores its cancellation still owns a connection:
+             * nothing this front end uses may be freed while it can run. */
+            dvpp_log(DVPP_LOG_ERR, "http: %ld request(s) still wait on jobs that do not "
+                     "end; the process must exit without freeing what they use",
+                     atomic_load(&h->suspended));
+            return false;
         }
     }
-    /* Connections idle in keep-alive are closed here; none is suspended
-     * (every job has completed, so every connection was resumed). */
+    /* Connections idle in keep-alive, or still reading a body, or still
+     * sending an answer, are closed here (each request freed through
+     * on_completed); none is suspended (every job has completed, so
+     * every connection was resumed). */
     MHD_stop_daemon(h->mhd);
     dvppd_jobs_free(h->jobs);
     pool_fini(&h->pool);
     free(h);
+    return true;
 }

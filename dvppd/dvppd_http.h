@@ -62,8 +62,16 @@ void dvppd_http_drain(dvppd_http *h);
 /* Requests being read, processed or answered. */
 long dvppd_http_inflight(dvppd_http *h);
 
-/* Wait up to @timeout_s for requests in flight to be answered, then stop
- * the server and free everything. NULL is a no-op. */
-void dvppd_http_stop(dvppd_http *h, unsigned timeout_s);
+/* Wait up to @timeout_s for requests in flight to be answered; past it,
+ * cancel the device's work (requests waiting on jobs are answered 503)
+ * and close the connections still reading a body or sending an answer.
+ * Then stop the server and free everything: true; no request of this
+ * front end runs any more, so what it borrowed (the device, the socket
+ * front end's rings, the settings, the metrics) may be freed after it.
+ * False when a job ignored its cancellation for 5 s: its connection stays
+ * suspended, libmicrohttpd cannot be stopped, and the caller must end the
+ * process without freeing anything the front end borrowed (h is left as
+ * it is). NULL is a no-op (true). */
+bool dvppd_http_stop(dvppd_http *h, unsigned timeout_s);
 
 #endif

@@ -10,7 +10,7 @@ struct dvppd_job {
     atomic_uint refs;
     dvppd_job *next;             /* registry list, under the registry mutex */
     dvpp_pipeline pipe;
-    dvpp_buf *inputs;
+    void *body;                  /* the bytes @in points into */
     dvpp_batchjob_input *in;
     size_t n;
     dvpp_batchjob *bj;
@@ -53,17 +53,11 @@ dvpp_status dvppd_jobs_new(unsigned max, unsigned ttl_s, dvppd_jobs **out, dvpp_
     return DVPP_OK;
 }
 
-static void release_inputs(dvpp_buf *inputs, size_t n)
-{
-    for (size_t i = 0; inputs && i < n; i++)
-        dvpp_buf_fini(&inputs[i]);
-    dvpp_free(inputs, n * sizeof(*inputs));
-}
-
 static void job_free(dvppd_job *j)
 {
     dvpp_batchjob_free(j->bj); /* cancels, waits for running items */
-    release_inputs(j->inputs, j->n);
+    if (j->body && j->release)
+        j->release(j->release_ctx, j->body);
     dvpp_free(j->in, j->n * sizeof(*j->in));
     if (j->result && j->release)
         j->release(j->release_ctx, j->result);
@@ -90,20 +84,15 @@ static dvppd_job *job_make(dvppd_job_desc *d)
 
     if (!j)
         return NULL;
-    j->inputs = dvpp_calloc(d->n, sizeof(*j->inputs));
     j->in = dvpp_calloc(d->n, sizeof(*j->in));
-    if (!j->inputs || !j->in) {
-        dvpp_free(j->inputs, d->n * sizeof(*j->inputs));
-        dvpp_free(j->in, d->n * sizeof(*j->in));
+    if (!j->in) {
         dvpp_free(j, sizeof(*j));
         return NULL;
     }
     j->n = d->n;
-    for (size_t i = 0; i < d->n; i++) {
-        j->inputs[i] = d->inputs[i];
-        dvpp_buf_init(&d->inputs[i]);
-        j->in[i] = (dvpp_batchjob_input){j->inputs[i].data, j->inputs[i].len};
-    }
+    memcpy(j->in, d->inputs, d->n * sizeof(*j->in));
+    j->body = d->body;
+    d->body = NULL;
     j->pipe = *d->pipe;
     j->result = d->result, j->result_len = d->result_len, j->header_len = d->header_len;
     j->tensor = d->tensor;
@@ -156,8 +145,9 @@ unreserve:
     js->count--;
     pthread_mutex_unlock(&js->mu);
 refuse:
-    for (size_t i = 0; i < d->n; i++)
-        dvpp_buf_fini(&d->inputs[i]);
+    if (d->body && d->release)
+        d->release(d->release_ctx, d->body);
+    d->body = NULL;
     if (d->result && d->release)
         d->release(d->release_ctx, d->result);
     d->result = NULL;

@@ -1,8 +1,8 @@
 /* dvppd_jobs: the registry of batch jobs started over HTTP (/v1/jobs).
  *
- * A job owns its inputs (the image bytes, moved in from the request), its
- * pipeline and its result tensor (a buffer whose release the front end
- * supplies), and runs as one dvpp_batchjob. Jobs are counted references:
+ * A job owns its inputs (the request's body, moved in, which the inputs
+ * point into), its pipeline and its result tensor (buffers whose release
+ * the front end supplies), and runs as one dvpp_batchjob. Jobs are counted references:
  * the registry holds one while the job is listed; every lookup takes one
  * that the caller drops with dvppd_job_unref (a response still sending a
  * job's tensor keeps the job alive after a DELETE). The last reference
@@ -33,8 +33,11 @@ typedef void (*dvppd_buf_release)(void *ctx, void *buf);
 typedef struct dvppd_job_desc {
     dvpp_device *device;
     const dvpp_pipeline *pipe;     /* copied */
-    dvpp_buf *inputs;              /* @n buffers, moved into the job (left empty) */
+    const dvpp_batchjob_input *inputs; /* @n inputs (the array copied), pointing
+                                          into @body */
     size_t n;
+    void *body;                    /* the bytes @inputs point into: owned from
+                                      now on, released with @release */
     bool strict;
     uint64_t deadline_ns;          /* per item, before it runs; 0 = none */
     /* The result: @result (owned from now on, released with @release) holds
@@ -56,7 +59,7 @@ dvpp_status dvppd_jobs_new(unsigned max, unsigned ttl_s, dvppd_jobs **out, dvpp_
 void dvppd_jobs_free(dvppd_jobs *js);
 
 /* Start a job and list it. DVPP_EAGAIN ("batches") when @max jobs are
- * listed, the errors of dvpp_batchjob_start_opts. On failure the inputs
+ * listed, the errors of dvpp_batchjob_start_opts. On failure the body
  * and the result buffer are still released (ownership was passed). On
  * success *id is the job's id. */
 dvpp_status dvppd_jobs_start(dvppd_jobs *js, dvppd_job_desc *d, uint64_t *id,

@@ -75,6 +75,13 @@ static unsigned effective_channels(const dvppd_config *c)
     return dc.channels[DVPP_ENGINE_VPC];
 }
 
+/* Engine @e's channels: its device.engine_channels entry, else
+ * device.channels. */
+static unsigned engine_channels(const dvppd_config *c, int e)
+{
+    return c->engine_channels[e] ? c->engine_channels[e] : effective_channels(c);
+}
+
 /* The device model from the configuration: every engine gets the
  * configured channels (0 = the default, CPU count capped at 8) and queue
  * depth, the pipeline backend on VPC, the admission budgets. */
@@ -86,7 +93,7 @@ static dvpp_status start_device(const dvppd_config *c, uint64_t stall_ns,
 
     dvpp_device_config_default(&dc);
     for (int e = 0; e < DVPP_ENGINE_COUNT; e++) {
-        dc.channels[e] = effective_channels(c);
+        dc.channels[e] = engine_channels(c, e);
         dc.queue_depth[e] = c->queue_depth;
     }
     dc.fault_stall_ns = stall_ns;
@@ -94,9 +101,12 @@ static dvpp_status start_device(const dvppd_config *c, uint64_t stall_ns,
     dc.byte_budget = c->max_bytes_in_flight;
     st = dvpp_pipe_device_new(&dc, 0, &c->limits, out, err);
     if (st == DVPP_OK)
-        dvpp_log(DVPP_LOG_INFO, "device: %u channel(s) per engine, queue %u, "
-                 "budget %llu pixels / %llu bytes in flight",
-                 dc.channels[DVPP_ENGINE_VPC], c->queue_depth,
+        dvpp_log(DVPP_LOG_INFO, "device: %u channel(s) per engine%s, queue %u, "
+                 "budget %llu pixels / %llu bytes in flight", effective_channels(c),
+                 memcmp(c->engine_channels, (uint32_t[DVPP_ENGINE_COUNT]){0},
+                        sizeof(c->engine_channels)) ? " (some set by device.engine_channels)"
+                                                    : "",
+                 c->queue_depth,
                  (unsigned long long)dc.pixel_budget,
                  (unsigned long long)dc.byte_budget);
     return st;
@@ -297,19 +307,21 @@ static dvpp_status build_config(const cli *o, dvppd_config *c, dvpp_err *err)
 static void apply_live(daemon_state *d, const dvppd_settings *running, dvppd_settings *next)
 {
     const dvppd_config *was = &running->cfg, *now = &next->cfg;
-    unsigned ch = effective_channels(now);
     dvpp_err err;
 
     if (now->log_level != was->log_level)
         dvpp_log_set_level(now->log_level);
-    if (ch != effective_channels(was)) {
-        for (int e = 0; e < DVPP_ENGINE_COUNT; e++)
-            if (dvpp_device_set_channels(d->device, (dvpp_engine)e, ch, &err) != DVPP_OK &&
-                err.status != DVPP_EUNSUPPORTED)
-                dvpp_log(DVPP_LOG_WARN, "reload: %s channels stay at %u: %s",
-                         dvpp_engine_name(e), dvpp_device_channels(d->device, (dvpp_engine)e),
-                         err.msg);
-        dvpp_log(DVPP_LOG_INFO, "reload: %u channel(s) per engine", ch);
+    for (int e = 0; e < DVPP_ENGINE_COUNT; e++) {
+        unsigned ch = engine_channels(now, e);
+        if (ch == engine_channels(was, e))
+            continue;
+        if (dvpp_device_set_channels(d->device, (dvpp_engine)e, ch, &err) != DVPP_OK &&
+            err.status != DVPP_EUNSUPPORTED)
+            dvpp_log(DVPP_LOG_WARN, "reload: %s channels stay at %u: %s",
+                     dvpp_engine_name(e), dvpp_device_channels(d->device, (dvpp_engine)e),
+                     err.msg);
+        else
+            dvpp_log(DVPP_LOG_INFO, "reload: %u %s channel(s)", ch, dvpp_engine_name(e));
     }
     if (memcmp(&now->limits, &was->limits, sizeof(now->limits)) != 0)
         dvpp_pipe_device_set_limits(d->device, &now->limits, NULL);
@@ -423,6 +435,19 @@ static unsigned seconds_left(uint64_t deadline_ns)
     return now >= deadline_ns ? 0 : (unsigned)((deadline_ns - now + 999999999u) / 1000000000u);
 }
 
+/* The HTTP front end could not stop: a request waits on a job that
+ * ignores its cancellation and may, at any moment, touch the socket front
+ * end's rings, the device and the settings. Nothing it uses can be freed,
+ * so the process ends as it is (the kernel reclaims it all; a stale socket
+ * file is replaced at the next start), with status 1: the stop did not
+ * finish its work. */
+static _Noreturn void abandon_stop(void)
+{
+    dvpp_log(DVPP_LOG_ERR, "stop: exiting with HTTP requests still running");
+    dvppd_service_notify("STATUS=stopped with HTTP requests still running");
+    _exit(1);
+}
+
 static void stop(daemon_state *d)
 {
     const dvppd_settings *set = dvppd_live_get(d->live);
@@ -435,7 +460,11 @@ static void stop(daemon_state *d)
                          dvppd_http_inflight(d->http));
     dvppd_http_drain(d->http);
     dvppd_sock_drain(d->sock);
-    dvppd_http_stop(d->http, seconds_left(deadline));
+    /* The HTTP front end first, and whole: it delivers into the socket
+     * front end's rings and runs on the device, so those are stopped and
+     * freed only once no HTTP request can run (or never, see above). */
+    if (!dvppd_http_stop(d->http, seconds_left(deadline)))
+        abandon_stop();
     d->http = NULL;
     dvppd_sock_stop(d->sock, seconds_left(deadline));
     d->sock = NULL;
@@ -546,7 +575,8 @@ int main(int argc, char **argv)
     rc = serve(&d, &sigs);
     stop(&d);
 out:
-    dvppd_http_stop(d.http, 0);
+    if (!dvppd_http_stop(d.http, 0))
+        abandon_stop();
     dvppd_sock_stop(d.sock, 0);
     dvpp_pipe_device_free(d.device);
     dvppd_live_free(d.live);

@@ -21,12 +21,14 @@ Pillow for pixels, the kernel's /proc for memory. Run with Debian's
 """
 import json
 import os
+import select
 import signal
 import socket
 import struct
 import subprocess
 import time
 
+import cv2
 import numpy as np
 import pytest
 
@@ -566,5 +568,309 @@ def test_max_output_bytes_is_a_reloadable_limit(tmp_path):
         wait_for(lambda: metric(d, "dvppd_config_generation") != gen, "the reload")
         assert_error(d.post(q, one_pixel_png()), 422, "ELIMIT", "max_output_bytes")
         assert d.post("/v1/preprocess?w=500&h=500&dtype=float32", one_pixel_png()).status == 200
+    finally:
+        stop_daemon(d)
+
+
+# --------------------------------------------------------------------------
+# 3. Smaller: multipart split by TCP segmentation, GET bodies and the
+# deadline, an HTTP stop with slow clients, /v1/info's channels
+
+
+def small_png(w=8, h=6, seed=1):
+    rng = np.random.default_rng(seed)
+    img = rng.integers(0, 256, (h, w, 3), np.uint8)
+    return daemon_util.to_png(img), img
+
+
+def chw_of(bgr):
+    """The NCHW uint8 tensor of an image decoded by OpenCV (BGR) as RGB."""
+    return bgr[:, :, ::-1].transpose(2, 0, 1)[None]
+
+
+def send_in_pieces(d, head, body, cuts, pause=0.02):
+    """POST @body cut at the offsets @cuts, each piece its own TCP segment
+    (TCP_NODELAY, a pause between them); the answer as (status, headers,
+    body)."""
+    s = d.raw(timeout=30 * SLOW)
+    try:
+        s.sendall(head)
+        last = 0
+        for c in list(cuts) + [len(body)]:
+            if c > last:
+                s.sendall(body[last:c])
+                time.sleep(pause)
+            last = c
+        r = daemon_util.read_raw_response(s, timeout=30 * SLOW)
+    finally:
+        s.close()
+    assert r is not None, "no answer"
+    return r
+
+
+def multipart_head(path, body, boundary):
+    return (f"POST {path} HTTP/1.1\r\nHost: t\r\nContent-Type: multipart/form-data; "
+            f"boundary={boundary}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+
+
+@pytest.fixture(scope="module")
+def msrv(tmp_path_factory):
+    tmp = str(tmp_path_factory.mktemp("msrv"))
+    d = start(tmp, "msrv")
+    yield d
+    stop_daemon(d)
+
+
+def test_multipart_at_every_split_position(msrv):
+    """One image part and a spec part, the body cut into two TCP segments
+    at every offset: the same 200 and tensor each time (before the fix a
+    cut right after a part's headers made libmicrohttpd report its first
+    bytes at offset 0 twice and the part counted as two: 400 'one image
+    part (named image) expected' or a spec split in half)."""
+    d = msrv
+    png, _ = small_png()
+    want = chw_of(cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR))
+    spec = json.dumps({"normalize": {"scale": 1, "dtype": "uint8"}})
+    body, hdrs = daemon_util.multipart([("image", png, "i.png", "image/png"), ("spec", spec)],
+                                       boundary="dvppsplit")
+    head = multipart_head("/v1/preprocess", body, "dvppsplit")
+    bad = []
+    for cut in range(1, len(body)):
+        status, _, got = send_in_pieces(d, head, body, [cut], pause=0.01)
+        if status != 200:
+            bad.append((cut, status, got[:120]))
+            continue
+        a = daemon_util.npy_load(got)
+        if a.shape != want.shape or not (a == want).all():
+            bad.append((cut, "tensor differs"))
+    assert not bad, f"{len(bad)} of {len(body) - 1} cuts failed, first: {bad[:3]}"
+
+
+def test_multipart_batch_in_tiny_segments(msrv):
+    """A batch of three images sent 7 bytes at a time: three slices, each
+    the reference image (before the fix: parts split, 'items' miscounted)."""
+    d = msrv
+    imgs = [small_png(8, 6, seed=k) for k in range(3)]
+    body, _ = daemon_util.multipart([(f"i{k}", p, f"{k}.png", "image/png")
+                                     for k, (p, _) in enumerate(imgs)], boundary="dvpptiny")
+    head = multipart_head("/v1/batch?w=8&h=6&dtype=uint8&scale=1", body, "dvpptiny")
+    status, hdr, got = send_in_pieces(d, head, body, range(7, len(body), 7), pause=0.003)
+    assert status == 200, (status, got[:200])
+    assert hdr["x-dvpp-item-status"] == "OK,OK,OK"
+    a = daemon_util.npy_load(got)
+    assert a.shape == (3, 3, 6, 8)
+    for k, (png, _) in enumerate(imgs):
+        want = chw_of(cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR))
+        assert (a[k:k + 1] == want).all(), k
+
+
+def trickle(d, head, seconds):
+    """Send @head, then a body byte every 0.2 s for up to @seconds: (the
+    time the daemon closed the connection or None, what it sent)."""
+    s = d.raw(timeout=2)
+    got = b""
+    t0 = time.monotonic()
+    try:
+        s.sendall(head)
+        while time.monotonic() - t0 < seconds:
+            s.sendall(b"x")
+            if select.select([s], [], [], 0.2)[0]:
+                chunk = s.recv(65536)
+                if not chunk:
+                    return time.monotonic() - t0, got
+                got += chunk
+    except (BrokenPipeError, ConnectionResetError):
+        return time.monotonic() - t0, got
+    finally:
+        s.close()
+    return None, got
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/v1/info", "/v1/jobs/1"])
+def test_a_get_body_is_held_to_the_request_deadline(tmp_path, path):
+    """A GET whose 200-byte body trickles in a byte every 0.2 s (each byte
+    resets the idle timeout): the connection is closed once
+    http.request_timeout_s (2) has passed, unanswered, counted as a deadline
+    rejection. Before the fix a GET's body skipped the deadline: the trickle
+    went on for its 40 s and was answered."""
+    d = start(str(tmp_path), "getb", http={"request_timeout_s": 2, "idle_timeout_s": 60})
+    try:
+        head = f"GET {path} HTTP/1.1\r\nHost: t\r\nContent-Length: 200\r\n\r\n".encode()
+        cut, got = trickle(d, head, 10 * SLOW)
+        assert cut is not None, f"the trickled GET body was never cut (got {got[:100]!r})"
+        assert 2 <= cut < 2 + 3 * SLOW and got == b"", (cut, got)
+        m = d.get("/metrics").body.decode()
+        assert 'dvppd_rejections_total{reason="deadline"} 1' in m, m
+        # a GET answered at once (405 on a POST route) is not kept open either
+        cut, got = trickle(d, head.replace(path.encode(), b"/v1/preprocess"), 10 * SLOW)
+        assert got.startswith(b"HTTP/1.1 405"), got
+        assert cut is not None and cut < 2 + 3 * SLOW, cut
+    finally:
+        stop_daemon(d)
+
+
+def start_with_socket(tmp, name, service=None, http=None, env=None):
+    sdir = daemon_util.sock_dir("dvpph-", 0o755)
+    sock = os.path.join(sdir, f"{name}.sock")
+    port = free_port()
+    cfg = {"http": {"listen": f"127.0.0.1:{port}", "request_timeout_s": 120,
+                    "idle_timeout_s": 120},
+           "socket": {"path": sock, "mode": "0600"}, "device": {"channels": 2},
+           "service": service or {}}
+    cfg["http"].update(http or {})
+    old = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        return daemon_util.start_daemon(tmp, cfg, name, port, sock=sock, sock_dir=sdir,
+                                        timeout=60 * SLOW)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def post_async(d, path, body, out):
+    """POST in a thread; (status, json or None) appended to @out."""
+    import threading
+
+    def run_one():
+        try:
+            r = d.post(path, body, timeout=60 * SLOW)
+            out.append((r.status, r.json() if r.h("content-type", "").startswith(
+                "application/json") else None))
+        except (OSError, http_client_errors()) as e:
+            out.append((None, repr(e)))
+    t = threading.Thread(target=run_one)
+    t.start()
+    return t
+
+
+def http_client_errors():
+    import http.client
+    return http.client.HTTPException
+
+
+def sigterm_and_wait(d):
+    t0 = time.monotonic()
+    d.proc.send_signal(signal.SIGTERM)
+    rc = d.proc.wait(60 * SLOW)
+    return rc, time.monotonic() - t0
+
+
+def assert_clean_stop(d, rc, took):
+    log = d.log()
+    assert rc == 0, f"exit status {rc}:\n{log}"
+    assert "AddressSanitizer" not in log and "LeakSanitizer" not in log, log
+    assert "did not end" not in log and "leaving them" not in log, log
+    # drain_timeout_s is 1: the stop ends soon after it, not 5 s of grace later
+    assert took < 4, f"the stop took {took:.1f} s:\n{log}"
+
+
+def test_stop_with_ring_requests_on_stalled_workers_and_a_trickled_body(tmp_path):
+    """SIGTERM with a short drain (1 s) while two ?ring= requests wait on
+    workers stalled for 60 s (DVPPD_FAULTS) and a third ?ring= request's
+    body is still trickling in: the stalled jobs are canceled and answered
+    503, the trickled request's connection is closed, and only then are the
+    socket front end and the device freed: exit 0 in about the drain time,
+    clean under ASan. Before the fix the stop waited 5 s more, gave up on
+    the trickled request ('did not end; leaving them to the process exit')
+    and freed the socket front end and the device while libmicrohttpd
+    still served it."""
+    d = start_with_socket(str(tmp_path), "stop", service={"drain_timeout_s": 1},
+                          env={"DVPPD_FAULTS": "stall_ms=60000"})
+    c = None
+    s = None
+    stopped = False
+    try:
+        c = d.client(timeout=30 * SLOW)
+        c.open_ring(4, 1 << 20, name="stopring", http=True)
+        png, _ = small_png()
+        q = "/v1/preprocess?w=8&h=6&dtype=uint8&scale=1&ring=stopring"
+        out = []
+        threads = [post_async(d, q, png, out) for _ in range(2)]
+        wait_for(lambda: metric(d, "dvppd_http_inflight") >= 3, "two requests in flight")
+        s = d.raw(timeout=30 * SLOW)
+        s.sendall(f"POST {q} HTTP/1.1\r\nHost: t\r\nContent-Length: {len(png)}\r\n\r\n".encode()
+                  + png[:10])
+        wait_for(lambda: metric(d, "dvppd_http_inflight") >= 4, "the trickled request in")
+        rc, took = sigterm_and_wait(d)
+        stopped = True
+        for t in threads:
+            t.join(30 * SLOW)
+        assert len(out) == 2 and all(st == 503 for st, _ in out), out
+        assert all(j["error"]["code"] == "ECANCELED" for _, j in out), out
+        # the trickled request was cut: the rest of its body goes nowhere
+        try:
+            s.sendall(png[10:])
+            tail = s.recv(65536)
+        except (BrokenPipeError, ConnectionResetError):
+            tail = b""
+        assert tail == b"", tail
+        assert_clean_stop(d, rc, took)
+    finally:
+        if s:
+            s.close()
+        if c:
+            c.close()
+        stop_daemon(d, check=not stopped)
+
+
+def test_stop_with_a_slow_reader(tmp_path):
+    """SIGTERM while a reader takes nothing of a 108 MB answer: its
+    connection is closed at the end of the 1 s drain and the daemon exits 0
+    (before the fix: 5 s more, then 'did not end; leaving them to the
+    process exit' with libmicrohttpd still running on freed front ends)."""
+    d = start_with_socket(str(tmp_path), "slowstop", service={"drain_timeout_s": 1})
+    stopped = False
+    try:
+        s, status, length, rest = slow_get(d, f"/v1/preprocess?{BIG_Q}", one_pixel_png(5))
+        assert status == 200
+        rc, took = sigterm_and_wait(d)
+        stopped = True
+        n = len(rest)
+        try:
+            while True:
+                chunk = s.recv(1 << 20)
+                if not chunk:
+                    break
+                n += len(chunk)
+        except (ConnectionResetError, socket.timeout):
+            pass
+        assert n < length, "the slow reader got the whole answer"
+        assert_clean_stop(d, rc, took)
+    finally:
+        close_sockets()
+        stop_daemon(d, check=not stopped)
+
+
+def test_info_reports_each_engines_channels(tmp_path):
+    """/v1/info's channels per engine, as the configuration sets them
+    (device.channels 2, device.engine_channels: vdec 1, jpege 3), and after
+    a reload that changes them. Before the fix every engine reported the
+    VPC engine's count (and device.engine_channels did not exist)."""
+    tmp = str(tmp_path)
+    d = start(tmp, "info", device={"channels": 2, "engine_channels": {"vdec": 1, "jpege": 3}})
+    try:
+        def channels():
+            return {e["name"]: e["channels"] for e in d.get("/v1/info").json()["engines"]}
+        want = {"jpegd": 2, "jpege": 3, "pngd": 2, "vpc": 2, "aipp": 2, "vdec": 1, "venc": 2}
+        assert channels() == want
+        with open(d.cfg_path) as f:
+            cfg = json.load(f)
+        cfg["device"] = {"channels": 3, "engine_channels": {"venc": 1}}
+        with open(d.cfg_path, "w") as f:
+            json.dump(cfg, f)
+        gen = metric(d, "dvppd_config_generation")
+        d.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: metric(d, "dvppd_config_generation") != gen, "the reload")
+        want = {"jpegd": 3, "jpege": 3, "pngd": 3, "vpc": 3, "aipp": 3, "vdec": 3, "venc": 1}
+        wait_for(lambda: channels() == want, f"channels {want}")
+        # a name that is no engine is refused naming it
+        bad = daemon_util.write_config(tmp, "bad", {"device": {"engine_channels": {"gpu": 1}}})
+        r = subprocess.run([daemon_util.DVPPD, "--config", bad, "--check-config"],
+                           capture_output=True, text=True)
+        assert r.returncode == 1 and "engine_channels.gpu" in r.stderr, r
     finally:
         stop_daemon(d)

@@ -1,23 +1,36 @@
-/* libFuzzer target: what the HTTP front end builds from untrusted values
- * without a connection (dvppd/dvppd_framelist.h).
+/* libFuzzer target: what the HTTP front end builds from untrusted bytes
+ * without a connection: the frame lists of a video decode's answer
+ * (dvppd/dvppd_framelist.h) and multipart/form-data bodies
+ * (dvppd/dvppd_multipart.h).
  *
- * Input: a budget (2 bytes, x 4: 0..262140 bytes, the quarter of
- * http.connection_memory the lists get), then frames of 17 bytes each:
- * index (8, big-endian), pts (8, big-endian, any int64), then a flag byte
- * (bit 0: key frame; bit 1: the time is the next 8 bytes as a raw double,
- * any bit pattern: NaN, infinities, 1e308; else pts x 1/90000). The frame
- * lists of a video decode's answer are built from them and checked
- * against the frames: every entry of every list parses back to the
- * frame's value (the times compare as the "%.6f" text), the lists hold
- * exactly the frames in order and fit the budget; a refusal must mean
- * that the exact lists would not have fitted. Lists are built in growing
- * buffers, so ASan sees any write past them. */
+ * Input: a mode byte, then (mode % 3)
+ *   0  frame lists: a budget (2 bytes, x 4: 0..262140 bytes, the quarter
+ *      of http.connection_memory the lists get), then frames of 17 bytes:
+ *      index (8, big-endian), pts (8, big-endian, any int64), a flag byte
+ *      (bit 0: key frame; bit 1: the time is the next 8 bytes as a raw
+ *      double, any bit pattern: NaN, infinities, 1e308; else pts/90000).
+ *      The lists are checked against the frames: every entry parses back
+ *      to the frame's value (times compare as the "%.6f" text), the lists
+ *      hold exactly the frames in order and fit the budget; a refusal must
+ *      mean the exact lists would not have fitted.
+ *   1  a multipart body as it comes: a boundary length byte and that many
+ *      boundary bytes (mapped to RFC 2046 characters), a part limit byte,
+ *      then the body. Counting and splitting must agree, every part must
+ *      lie inside the body, in order, without overlap.
+ *   2  a multipart body made from parts: a boundary as in 1, then parts
+ *      (a name length byte, the name, a data length byte x 8, the data;
+ *      bytes that would form the delimiter are changed), written as
+ *      Python's and curl's clients write them; the parse must give back
+ *      exactly those parts.
+ * Lists and parts are built in exactly sized or growing buffers, so ASan
+ * sees any access past them. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dvppd_framelist.h"
+#include "dvppd_multipart.h"
 #include "fuzz_util.h"
 
 #define MAX_FRAMES 4096
@@ -139,10 +152,120 @@ static void frame_lists(fuzz_reader *r)
     dvppd_frame_lists_fini(&l);
 }
 
+#define MAX_PARTS 64
+
+static const char k_bchars[] = "0123456789abcdefghijklmnopqrstuvwxyz"
+                               "ABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=?";
+
+/* A boundary of 1..70 RFC 2046 characters from the input. */
+static void read_boundary(fuzz_reader *r, char *b)
+{
+    size_t n = fuzz_u8(r) % DVPPD_BOUNDARY_MAX + 1;
+
+    for (size_t i = 0; i < n; i++)
+        b[i] = k_bchars[fuzz_u8(r) % (sizeof(k_bchars) - 1)];
+    b[n] = '\0';
+}
+
+/* An exact-size copy (ASan sees reads past the body). */
+static uint8_t *copy_of(const uint8_t *p, size_t n)
+{
+    uint8_t *c = malloc(n ? n : 1);
+
+    if (!c)
+        abort();
+    if (n)
+        memcpy(c, p, n);
+    return c;
+}
+
+static void multipart_raw(fuzz_reader *r)
+{
+    static dvppd_mpart parts[MAX_PARTS];
+    char boundary[DVPPD_BOUNDARY_MAX + 1];
+    unsigned max, n1 = 0, n2 = 0;
+    dvpp_status s1, s2;
+    uint8_t *body;
+    size_t len;
+
+    read_boundary(r, boundary);
+    max = fuzz_u8(r) % MAX_PARTS;
+    body = copy_of(r->p, r->n);
+    len = r->n;
+    s1 = dvppd_multipart_parse(body, len, boundary, NULL, max, &n1, NULL);
+    s2 = dvppd_multipart_parse(body, len, boundary, parts, max, &n2, NULL);
+    if (s1 != s2 || n1 != n2 || n1 > max + 1 || (s1 == DVPP_ELIMIT) != (n1 == max + 1))
+        abort();
+    for (unsigned i = 0; s2 == DVPP_OK && i < n2; i++) {
+        if (parts[i].data < body || parts[i].len > len ||
+            parts[i].data + parts[i].len > body + len || strlen(parts[i].name) >= 64)
+            abort();
+        if (i && parts[i].data < parts[i - 1].data + parts[i - 1].len)
+            abort();
+    }
+    free(body);
+}
+
+static void multipart_made(fuzz_reader *r)
+{
+    static dvppd_mpart parts[MAX_PARTS];
+    static char names[MAX_PARTS][64];
+    static size_t offs[MAX_PARTS], lens[MAX_PARTS];
+    char boundary[DVPPD_BOUNDARY_MAX + 1];
+    dvpp_buf b;
+    unsigned n = 0, got = 0;
+    dvpp_status st;
+    uint8_t *body;
+
+    read_boundary(r, boundary);
+    dvpp_buf_init(&b);
+    while (r->n && n < MAX_PARTS) {
+        size_t nl = fuzz_u8(r) % 40, dl = (size_t)fuzz_u8(r) * 8, got_len;
+        const uint8_t *name = fuzz_take(r, nl, &nl), *data;
+        char head[400]; /* the boundary (70) and the name (39) fit */
+        int hn;
+        for (size_t i = 0; i < nl; i++) /* a token: no quote, backslash or CR/LF */
+            names[n][i] = k_bchars[name[i] % 62];
+        names[n][nl] = '\0';
+        data = fuzz_take(r, dl, &got_len);
+        hn = snprintf(head, sizeof(head), "--%s\r\nContent-Disposition: form-data; "
+                      "name=\"%s\"; filename=\"f\"\r\nContent-Type: application/"
+                      "octet-stream\r\n\r\n", boundary, names[n]);
+        if (hn < 0 || (size_t)hn >= sizeof(head) || dvpp_buf_append(&b, head, (size_t)hn))
+            abort();
+        offs[n] = b.len;
+        lens[n] = got_len;
+        if (dvpp_buf_append(&b, data, got_len) != DVPP_OK || dvpp_buf_append(&b, "\r\n", 2))
+            abort();
+        /* a CR in the data could start a delimiter: make it a LF */
+        for (size_t i = offs[n]; i < offs[n] + got_len; i++)
+            if (b.data[i] == '\r')
+                b.data[i] = '\n';
+        n++;
+    }
+    if (dvpp_buf_append(&b, "--", 2) || dvpp_buf_append(&b, boundary, strlen(boundary)) ||
+        dvpp_buf_append(&b, "--\r\n", 4))
+        abort();
+    body = copy_of(b.data, b.len);
+    st = dvppd_multipart_parse(body, b.len, boundary, parts, MAX_PARTS, &got, NULL);
+    if (n == 0 ? st != DVPP_OK || got != 0 : st != DVPP_OK || got != n)
+        abort();
+    for (unsigned i = 0; i < got; i++)
+        if (strcmp(parts[i].name, names[i]) || parts[i].len != lens[i] ||
+            parts[i].data != body + offs[i] || memcmp(parts[i].data, b.data + offs[i], lens[i]))
+            abort();
+    free(body);
+    dvpp_buf_fini(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_reader r = {data, size};
 
-    frame_lists(&r);
+    switch (fuzz_u8(&r) % 3) {
+    case 0: frame_lists(&r); break;
+    case 1: multipart_raw(&r); break;
+    default: multipart_made(&r); break;
+    }
     return 0;
 }
