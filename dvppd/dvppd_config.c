@@ -28,6 +28,19 @@ void dvppd_config_defaults(dvppd_config *c)
     c->sock.max_ring_bytes = (uint64_t)1 << 30;
     c->sock.max_inflight = 256;
     c->sock.lease_timeout_ms = 10000;
+    /* One channel per ring a connection may have (a decode needs a ring). */
+    c->sock.max_video_channels = 8;
+    /* One largest stream (limits.max_video_bytes) gathered or encoded at a
+     * time per connection: 64 connections hold at most 16 GiB. */
+    c->sock.max_video_buffer_bytes = (uint64_t)256 << 20;
+    /* Ordered queues beyond the device's channels (CPU count, at most 8)
+     * buy a client no concurrency. */
+    c->sock.max_streams = 64;
+    /* A waiter needs a job in flight on its stream: max_inflight. */
+    c->sock.max_sync_waiters = 256;
+    /* Decoding a limits.max_video_bytes stream, plus the time its consumer
+     * takes to release slots: minutes, not hours. */
+    c->sock.video_deadline_ms = 300000;
     c->http.threads = 2;
     c->http.max_connections = 1024;
     c->http.max_per_ip = 128;
@@ -110,6 +123,12 @@ static const key_def k_keys[] = {
     {"socket", "max_ring_bytes", KEY_U64, OFF(sock.max_ring_bytes), 0, 4096, (uint64_t)1 << 40},
     {"socket", "max_inflight", KEY_U32, OFF(sock.max_inflight), 0, 1, 1u << 16},
     {"socket", "lease_timeout_ms", KEY_U32, OFF(sock.lease_timeout_ms), 0, 10, 86400000},
+    {"socket", "max_video_channels", KEY_U32, OFF(sock.max_video_channels), 0, 1, 1024},
+    {"socket", "max_video_buffer_bytes", KEY_U64, OFF(sock.max_video_buffer_bytes), 0, 4096,
+     (uint64_t)1 << 40},
+    {"socket", "max_streams", KEY_U32, OFF(sock.max_streams), 0, 1, 1u << 16},
+    {"socket", "max_sync_waiters", KEY_U32, OFF(sock.max_sync_waiters), 0, 1, 1u << 20},
+    {"socket", "video_deadline_ms", KEY_U32, OFF(sock.video_deadline_ms), 0, 100, 86400000},
     {"device", "channels", KEY_U32, OFF(channels), 0, 0, 256},
     {"device", "engine_channels", KEY_ENGINES, 0, 0, 0, 256},
     {"device", "queue_depth", KEY_U32, OFF(queue_depth), 0, 1, 1u << 20},
@@ -451,6 +470,12 @@ static void add_sock_dump(json_t *s, const dvppd_sock_config *c)
     json_object_set_new(s, "max_ring_bytes", json_integer((json_int_t)c->max_ring_bytes));
     json_object_set_new(s, "max_inflight", json_integer(c->max_inflight));
     json_object_set_new(s, "lease_timeout_ms", json_integer(c->lease_timeout_ms));
+    json_object_set_new(s, "max_video_channels", json_integer(c->max_video_channels));
+    json_object_set_new(s, "max_video_buffer_bytes",
+                        json_integer((json_int_t)c->max_video_buffer_bytes));
+    json_object_set_new(s, "max_streams", json_integer(c->max_streams));
+    json_object_set_new(s, "max_sync_waiters", json_integer(c->max_sync_waiters));
+    json_object_set_new(s, "video_deadline_ms", json_integer(c->video_deadline_ms));
 }
 
 static void add_engines_dump(json_t *dev, const dvppd_config *c)

@@ -63,6 +63,11 @@ typedef struct dvppd_sock_config {
     uint64_t max_ring_bytes;     /* per ring */
     uint32_t max_inflight;       /* jobs per connection */
     uint32_t lease_timeout_ms;
+    uint32_t max_video_channels; /* open video channels per connection */
+    uint64_t max_video_buffer_bytes; /* video bytes a connection's channels hold */
+    uint32_t max_streams;        /* client streams per connection */
+    uint32_t max_sync_waiters;   /* StreamSyncs waiting at once per connection */
+    uint32_t video_deadline_ms;  /* a socket video decode's longest run */
 } dvppd_sock_config;
 
 typedef struct dvppd_config {

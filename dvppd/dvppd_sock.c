@@ -36,6 +36,9 @@
 #define PROTOCOL 1u
 #define RX_SLACK (64u << 10)       /* packet room beyond max_inline */
 #define OUTQ_MAX_BYTES (16u << 20) /* a consumer that stops reading is cut */
+/* Encoded video is queued to send while fewer bytes than this wait: a
+ * large MP4 goes out at the reader's pace, far below OUTQ_MAX_BYTES. */
+#define VIDEO_PUMP_BYTES (4u << 20)
 #define TICK_MS 100
 /* A connection's invalid SlotReleases (wrong ring, slot or generation,
  * double releases) draw on a budget: BAD_RELEASE_BURST at once, refilled
@@ -53,6 +56,7 @@
 typedef struct conn conn;
 typedef struct sjob sjob;
 typedef struct vchan vchan;
+typedef struct vdecode vdecode;
 
 /* A video channel (VideoOpen .. VideoClose). */
 struct vchan {
@@ -68,6 +72,7 @@ struct vchan {
     ipc_ring *ring;              /* referenced */
     uint32_t ring_id;
     uint32_t lease_timeout_ms;   /* as at VideoOpen: workers read it */
+    uint32_t deadline_ms;        /* VideoOpen's (0: the configured one) */
     dvpp_buf bytes;              /* the stream so far */
     /* encode */
     dvpp_venc_opts eo;
@@ -75,8 +80,26 @@ struct vchan {
     dvpp_venc *enc;              /* opened by the first frame's job */
     dvpp_buf out;                /* the encoder's output (worker side) */
     dvpp_stream *ds;             /* frames in order */
+    uint64_t out_held;           /* ch->out's bytes as of the last job (an MP4) */
+    struct vout *pending, *pending_tail; /* VideoData not yet queued to send */
     vchan *next;
 };
+
+/* What a channel still has to send, in order: encoded bytes as VideoData
+ * packets (queued as the connection's output drains: an MP4 of any size
+ * goes out at the reader's pace, never past OUTQ_MAX_BYTES), then the
+ * answer of the packet that produced them (Ack after eos, or an Error). */
+typedef struct vout {
+    dvpp_buf data;
+    size_t off;                  /* sent so far */
+    bool data_msg;               /* send VideoData (at least one packet) */
+    bool eos;                    /* the last VideoData says eos */
+    uint64_t packets, keyframes;
+    uint64_t answer_id;          /* the VideoPacket answered after the data */
+    bool ack;                    /* answer Ack (else Error @err, if answer_id) */
+    dvpp_err err;
+    struct vout *next;
+} vout;
 
 
 
@@ -163,7 +186,10 @@ struct conn {
     dvpp_stream *idle[STREAM_POOL];  /* per-job streams kept for reuse */
     unsigned nidle;
     vchan *channels;
+    unsigned nchannels;          /* open (not yet freed) */
     uint64_t next_channel;
+    uint32_t nstreams;           /* client streams */
+    uint32_t nwaiters;           /* StreamSyncs waiting, all streams */
     /* the last spec parsed, for clients that repeat it */
     char *last_spec, *last_aipp;
     uint64_t last_gen;           /* the settings generation it was parsed under */
@@ -226,6 +252,8 @@ struct sjob {
     bool force_idr, eos;
     uint64_t frames;             /* JOB_VDEC: frames delivered; JOB_VENC: packets */
     uint64_t keyframes;          /* JOB_VENC */
+    uint64_t held;               /* JOB_VENC: the MP4 bytes the encoder holds after it */
+    vdecode *vd;                 /* JOB_VDEC: its thread and baton */
 };
 
 /* The named-ring registry: what HTTP threads may reach (?ring=NAME). It
@@ -264,6 +292,8 @@ struct dvppd_sock {
     pthread_t thread;
     atomic_bool stop, draining;
     atomic_uint inflight;        /* jobs of every connection */
+    atomic_uint video_out;       /* encoded outputs still to send (vout) */
+    atomic_bool video_cancel;    /* a stop past its drain time: decodes end */
     conn *conns;                 /* epoll thread only */
     unsigned nconns;
     atomic_uint open_conns;      /* nconns, for dvppd_sock_status */
@@ -344,13 +374,15 @@ static void send_env(conn *c, Dvpp__Envelope *e, const int *fds, int nfds)
     epoll_ctl(c->s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
+static void pump_video(conn *c);
+
 static void flush_outq(conn *c)
 {
     while (c->outq && !c->closed) {
         outpkt *p = c->outq;
         int r = ipc_send(c->fd, p->data, p->len, p->fds, p->nfds);
         if (r == -EAGAIN)
-            return;
+            break;
         if (r != 0) {
             conn_close(c, "send failed");
             return;
@@ -362,10 +394,12 @@ static void flush_outq(conn *c)
         ipc_close_fds(p->fds, p->nfds);
         free(p);
     }
-    if (!c->closed) {
+    if (!c->closed && !c->outq) {
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
         epoll_ctl(c->s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
     }
+    if (!c->closed)
+        pump_video(c); /* room again: encoded video waiting goes on */
 }
 
 static void envelope_init(Dvpp__Envelope *e, uint64_t id)
@@ -726,6 +760,8 @@ static void stream_free(conn *c, sstream *st)
     if (*pp)
         *pp = st->next;
     dvpp_stream_free(st->ds);
+    c->nwaiters -= (uint32_t)st->nwaiters;
+    c->nstreams--;
     free(st->waiters);
     free(st);
 }
@@ -742,6 +778,7 @@ static void stream_settle(conn *c, sstream *st)
             send_ack(c, st->waiters[i]);
         st->first_error = DVPP_OK;
     }
+    c->nwaiters -= (uint32_t)st->nwaiters;
     st->nwaiters = 0;
     if (st->destroy_id) {
         send_ack(c, st->destroy_id);
@@ -753,9 +790,16 @@ static void on_stream_create(conn *c, uint64_t id)
 {
     Dvpp__Envelope e;
     Dvpp__StreamCreated sc;
-    sstream *st = calloc(1, sizeof(*st));
+    sstream *st;
     dvpp_err err;
 
+    if (c->nstreams >= c->s->set->cfg.sock.max_streams) {
+        dvpp_err_set(&err, DVPP_ELIMIT, "max_streams", "this connection has %u streams "
+                     "(socket.max_streams): destroy one first", c->nstreams);
+        send_err(c, id, &err);
+        return;
+    }
+    st = calloc(1, sizeof(*st));
     if (!st || dvpp_stream_new(c->s->device, 0, &st->ds, &err) != DVPP_OK) {
         free(st);
         send_error(c, id, DVPP_ENOMEM, NULL, "cannot create a stream");
@@ -764,6 +808,7 @@ static void on_stream_create(conn *c, uint64_t id)
     st->id = ++c->next_stream;
     st->next = c->streams;
     c->streams = st;
+    c->nstreams++;
     envelope_init(&e, id);
     dvpp__stream_created__init(&sc);
     sc.stream = st->id;
@@ -783,6 +828,12 @@ static void on_stream_wait(conn *c, uint64_t id, uint64_t stream, bool destroy)
     }
     if (destroy) {
         st->destroy_id = id;
+    } else if (st->pending && c->nwaiters >= c->s->set->cfg.sock.max_sync_waiters) {
+        dvpp_err err;
+        dvpp_err_set(&err, DVPP_ELIMIT, "max_sync_waiters", "%u StreamSyncs are waiting on "
+                     "this connection (socket.max_sync_waiters)", c->nwaiters);
+        send_err(c, id, &err);
+        return;
     } else {
         w = realloc(st->waiters, (st->nwaiters + 1) * sizeof(*w));
         if (!w) {
@@ -791,6 +842,7 @@ static void on_stream_wait(conn *c, uint64_t id, uint64_t stream, bool destroy)
         }
         st->waiters = w;
         st->waiters[st->nwaiters++] = id;
+        c->nwaiters++;
     }
     stream_settle(c, st);
 }
@@ -822,8 +874,11 @@ static void stream_recycle(conn *c, dvpp_stream *ds)
         dvpp_stream_free(ds);
 }
 
+static void vdecode_free(vdecode *vd);
+
 static void job_free(sjob *j)
 {
+    vdecode_free(j->vd);
     dvpp_batchjob_free(j->bj);
     stream_recycle(j->c, j->own_stream);
     unmap_inputs(j);
@@ -1436,8 +1491,10 @@ static void drain_done(dvppd_sock *s)
             vchan *ch = j->vc;
             conn *c = j->c; /* job_free may drop the last reference but the list's */
             ch->busy--;
-            if (j->type == JOB_VDEC)
-                ch->bytes.len = 0; /* the next stream starts afresh */
+            if (j->type == JOB_VDEC) { /* the next stream starts afresh */
+                dvpp_buf_fini(&ch->bytes);
+                dvpp_buf_init(&ch->bytes);
+            }
             job_free(j);
             vchan_settle(c, ch);
             continue;
@@ -1763,6 +1820,11 @@ static void on_hello(conn *c, uint64_t id, const Dvpp__Hello *h)
     w.max_inflight = s->set->cfg.sock.max_inflight;
     w.lease_timeout_ms = s->set->cfg.sock.lease_timeout_ms;
     w.max_batch_items = s->set->cfg.http.max_batch_items;
+    w.max_video_channels = s->set->cfg.sock.max_video_channels;
+    w.max_video_buffer_bytes = s->set->cfg.sock.max_video_buffer_bytes;
+    w.max_streams = s->set->cfg.sock.max_streams;
+    w.max_sync_waiters = s->set->cfg.sock.max_sync_waiters;
+    w.video_deadline_ms = s->set->cfg.sock.video_deadline_ms;
     for (int i = 0; i < DVPP_ENGINE_COUNT; i++)
         engines[i] = (char *)dvpp_engine_name(i);
     w.n_engines = DVPP_ENGINE_COUNT;
@@ -1822,6 +1884,13 @@ static void on_stats(conn *c, uint64_t id)
 
 /* --- video channels ------------------------------------------------------------------ */
 
+static void vout_free(dvppd_sock *s, vout *o)
+{
+    dvpp_buf_fini(&o->data);
+    free(o);
+    atomic_fetch_sub(&s->video_out, 1);
+}
+
 static void vchan_free(conn *c, vchan *ch)
 {
     vchan **pp = &c->channels;
@@ -1830,12 +1899,18 @@ static void vchan_free(conn *c, vchan *ch)
         pp = &(*pp)->next;
     if (*pp)
         *pp = ch->next;
+    while (ch->pending) {
+        vout *o = ch->pending;
+        ch->pending = o->next;
+        vout_free(c->s, o);
+    }
     dvpp_stream_free(ch->ds);
     dvpp_venc_close(ch->enc);
     dvpp_buf_fini(&ch->out);
     dvpp_buf_fini(&ch->bytes);
     ipc_ring_unref(ch->ring);
     free(ch);
+    c->nchannels--;
 }
 
 static vchan *find_channel(conn *c, uint64_t id)
@@ -1847,11 +1922,26 @@ static vchan *find_channel(conn *c, uint64_t id)
     return ch;
 }
 
-/* A channel whose last job finished after a close goes now. */
+/* A channel whose last job finished and whose output went out after a
+ * close goes now. */
 static void vchan_settle(conn *c, vchan *ch)
 {
-    if (ch->closing && ch->busy == 0)
+    if (ch->closing && ch->busy == 0 && !ch->pending)
         vchan_free(c, ch);
+}
+
+/* The video bytes @c's channels hold: streams being gathered for a decode,
+ * MP4s being assembled, encoded bytes waiting to be sent. */
+static uint64_t conn_video_bytes(const conn *c)
+{
+    uint64_t n = 0;
+
+    for (const vchan *ch = c->channels; ch; ch = ch->next) {
+        n += ch->bytes.len + ch->out_held;
+        for (const vout *o = ch->pending; o; o = o->next)
+            n += o->data.len - o->off;
+    }
+    return n;
 }
 
 static dvpp_status decode_options(const Dvpp__VideoOpen *m, dvpp_vdec_opts *o, dvpp_err *err)
@@ -1917,8 +2007,40 @@ static void send_opened(conn *c, uint64_t id, uint64_t channel)
     send_env(c, &e, NULL, 0);
 }
 
+/* The decode side of a VideoOpen: its options, its ring, its pipeline. */
+static dvpp_status open_decode(conn *c, vchan *ch, const Dvpp__VideoOpen *m, dvpp_err *err)
+{
+    dvpp_status st = decode_options(m, &ch->vdec, err);
+    ipc_ring *r = st == DVPP_OK ? conn_ring(c, m->ring) : NULL;
+
+    if (st != DVPP_OK)
+        return st;
+    if (!r)
+        return dvpp_err_set(err, DVPP_ENOTFOUND, "ring", "decoded frames go into a ring of "
+                            "this connection");
+    ch->ring = r;
+    ipc_ring_ref(r);
+    ch->ring_id = m->ring;
+    ch->lease_timeout_ms = c->s->set->cfg.sock.lease_timeout_ms;
+    ch->deadline_ms = m->deadline_ms;
+    if (!m->spec[0])
+        return DVPP_OK;
+    {
+        dvppd_spec_env env = {DVPPD_SPEC_TENSOR, dvppd_aipp_find, (void *)&c->s->set->aipp,
+                              NULL, 0};
+        st = dvppd_spec_from_json(&env, m->spec, strlen(m->spec), &ch->spec, err);
+    }
+    ch->spec.pipe.input = DVPP_PIPE_IN_RAW;
+    ch->spec.pipe.raw = (dvpp_pipe_raw){ch->vdec.format, 16, 16, 0, 0};
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_validate(&ch->spec.pipe, &c->s->set->cfg.limits, err);
+    ch->has_pipe = true;
+    return st;
+}
+
 static void on_video_open(conn *c, uint64_t id, const Dvpp__VideoOpen *m)
 {
+    const dvppd_sock_config *lim = &c->s->set->cfg.sock;
     vchan *ch = calloc(1, sizeof(*ch));
     dvpp_err err;
     dvpp_status st = DVPP_OK;
@@ -1930,29 +2052,14 @@ static void on_video_open(conn *c, uint64_t id, const Dvpp__VideoOpen *m)
     }
     if (atomic_load(&c->s->draining))
         st = dvpp_err_set(&err, DVPP_ECANCELED, NULL, "the daemon is stopping");
+    else if (c->nchannels >= lim->max_video_channels)
+        st = dvpp_err_set(&err, DVPP_ELIMIT, "max_video_channels", "%u video channels are "
+                          "open on this connection (socket.max_video_channels)",
+                          c->nchannels);
     else if (m->encode)
         st = encode_options(m, ch, &err);
-    else if ((st = decode_options(m, &ch->vdec, &err)) == DVPP_OK) {
-        ipc_ring *r = conn_ring(c, m->ring);
-        if (!r)
-            st = dvpp_err_set(&err, DVPP_ENOTFOUND, "ring", "decoded frames go into a ring "
-                              "of this connection");
-        else {
-            ch->ring = r;
-            ipc_ring_ref(r);
-            ch->ring_id = m->ring;
-            ch->lease_timeout_ms = c->s->set->cfg.sock.lease_timeout_ms;
-        }
-    }
-    if (st == DVPP_OK && !m->encode && m->spec[0]) {
-        dvppd_spec_env env = {DVPPD_SPEC_TENSOR, dvppd_aipp_find, (void *)&c->s->set->aipp, NULL, 0};
-        st = dvppd_spec_from_json(&env, m->spec, strlen(m->spec), &ch->spec, &err);
-        ch->spec.pipe.input = DVPP_PIPE_IN_RAW;
-        ch->spec.pipe.raw = (dvpp_pipe_raw){ch->vdec.format, 16, 16, 0, 0};
-        if (st == DVPP_OK)
-            st = dvpp_pipeline_validate(&ch->spec.pipe, &c->s->set->cfg.limits, &err);
-        ch->has_pipe = true;
-    }
+    else
+        st = open_decode(c, ch, m, &err);
     if (st == DVPP_OK && m->encode)
         st = dvpp_stream_new(c->s->device, 0, &ch->ds, &err);
     if (st != DVPP_OK) {
@@ -1969,41 +2076,225 @@ static void on_video_open(conn *c, uint64_t id, const Dvpp__VideoOpen *m)
     dvpp_buf_init(&ch->out);
     ch->next = c->channels;
     c->channels = ch;
+    c->nchannels++;
     send_opened(c, id, ch->id);
 }
 
-/* --- decode: on a worker, frame by frame into the ring ---------------------------------- */
+/* --- decode: a thread of its own, a VPC worker while it decodes ---------------------- */
 
-/* A free slot, waiting for the consumer's releases up to the lease timeout
- * (backpressure: frames are never dropped). */
-static dvpp_status wait_slot(sjob *j, dvpp_task *task, uint32_t *slot, dvpp_err *err)
+/* A socket decode runs on a thread of its own, so that its decoder (whose
+ * state lives on that thread's stack) can wait for ring slots without
+ * holding a VPC worker: it decodes only while it holds a baton, a device
+ * job on the VPC engine whose function lends the decode its worker (and
+ * the worker's dvpp_worker) and waits until the decode hands it back.
+ * With no free slot the decode hands the baton back, waits on the ring
+ * for a release (or an expired lease), and queues a new baton behind the
+ * work that came meanwhile: HTTP requests are served while a consumer
+ * sits on its slots. The whole decode obeys a deadline (VideoOpen's
+ * deadline_ms, at most socket.video_deadline_ms), so a consumer that never
+ * releases ends it with ETIMEDOUT. */
+typedef enum baton_state {
+    BATON_NONE,                  /* not asked for */
+    BATON_QUEUED,                /* submitted, not running yet */
+    BATON_HELD,                  /* its function runs: the worker is lent */
+    BATON_DONE,                  /* completed (handed back, or ended unrun) */
+} baton_state;
+
+struct vdecode {
+    pthread_t thread;
+    bool started;                /* the thread runs: joined by job_free */
+    pthread_mutex_t mu;          /* the baton's fields */
+    pthread_cond_t cv;
+    baton_state baton;
+    bool give_back;              /* the decode is done with the worker */
+    dvpp_status result;          /* what the baton given back returns: the
+                                    decode's status at its end (the VPC
+                                    engine counts a failed decode), else OK */
+    dvpp_err result_err;
+    dvpp_task *task;             /* the held baton's task */
+    dvpp_worker *w;              /* the held baton's worker state */
+    dvpp_status unrun;           /* a baton that ended without running: why */
+    dvpp_err unrun_err;
+    uint64_t deadline_ns;
+    uint32_t deadline_ms;        /* as given, for messages */
+    dvpp_limits lim;             /* the first worker's, for the whole decode */
+    bool have_lim;
+};
+
+static dvpp_status baton_fn(dvpp_task *task, void *ctx, void *worker_state, dvpp_err *err)
 {
-    struct timespec ms = {0, 1000000};
-    uint64_t until = now_ms() + j->vc->lease_timeout_ms;
+    vdecode *vd = ctx;
+    dvpp_status st;
+
+    pthread_mutex_lock(&vd->mu);
+    vd->task = task;
+    vd->w = worker_state;
+    vd->baton = BATON_HELD;
+    pthread_cond_broadcast(&vd->cv);
+    while (!vd->give_back) /* the decode polls the task for cancellation */
+        pthread_cond_wait(&vd->cv, &vd->mu);
+    vd->give_back = false;
+    vd->task = NULL;
+    vd->w = NULL;
+    st = vd->result;
+    if (st != DVPP_OK)
+        *err = vd->result_err;
+    pthread_mutex_unlock(&vd->mu);
+    return st;
+}
+
+/* The device's last touch of the baton (its function ran or not). */
+static void baton_done(void *ctx, uint64_t ticket, dvpp_status st, const dvpp_err *err)
+{
+    vdecode *vd = ctx;
+
+    (void)ticket;
+    pthread_mutex_lock(&vd->mu);
+    if (vd->baton == BATON_QUEUED) { /* canceled, or past the deadline, unrun */
+        vd->unrun = st != DVPP_OK ? st : DVPP_ECANCELED;
+        if (err)
+            vd->unrun_err = *err;
+        else
+            dvpp_err_clear(&vd->unrun_err);
+    }
+    vd->baton = BATON_DONE;
+    pthread_cond_broadcast(&vd->cv);
+    pthread_mutex_unlock(&vd->mu);
+}
+
+/* Why the decode must stop now (the daemon stopping, its deadline), or
+ * DVPP_OK. */
+static dvpp_status decode_stopping(sjob *j, dvpp_err *err)
+{
+    if (atomic_load(&j->c->s->video_cancel))
+        return dvpp_err_set(err, DVPP_ECANCELED, NULL, "the daemon is stopping");
+    if (dvpp_now_ns() >= j->vd->deadline_ns)
+        return dvpp_err_set(err, DVPP_ETIMEDOUT, "deadline_ms", "the decode passed its "
+                            "deadline of %u ms after %llu frames (release slots sooner, or "
+                            "set VideoOpen.deadline_ms)", j->vd->deadline_ms,
+                            (unsigned long long)j->frames);
+    return DVPP_OK;
+}
+
+/* Hand the worker back (if held) and wait until the device is done with
+ * the baton. */
+static void baton_give(vdecode *vd)
+{
+    pthread_mutex_lock(&vd->mu);
+    vd->result = DVPP_OK;
+    if (vd->baton == BATON_HELD) {
+        vd->give_back = true;
+        pthread_cond_broadcast(&vd->cv);
+    }
+    while (vd->baton == BATON_HELD || vd->baton == BATON_QUEUED)
+        pthread_cond_wait(&vd->cv, &vd->mu);
+    vd->baton = BATON_NONE;
+    pthread_mutex_unlock(&vd->mu);
+}
+
+/* The decode's end: a baton still held returns @st (so the engine counts
+ * the decode as it ended), then it is given back. */
+static void baton_end(vdecode *vd, dvpp_status st, const dvpp_err *err)
+{
+    pthread_mutex_lock(&vd->mu);
+    if (vd->baton == BATON_HELD) {
+        vd->result = st;
+        vd->result_err = *err;
+        vd->give_back = true;
+        pthread_cond_broadcast(&vd->cv);
+    }
+    while (vd->baton == BATON_HELD || vd->baton == BATON_QUEUED)
+        pthread_cond_wait(&vd->cv, &vd->mu);
+    vd->baton = BATON_NONE;
+    pthread_mutex_unlock(&vd->mu);
+}
+
+/* Queue a baton on the job's stream and wait until its function runs:
+ * the worker is the decode's until baton_give. */
+static dvpp_status baton_take(sjob *j, dvpp_err *err)
+{
+    struct timespec pause = {0, 5 * 1000 * 1000};
+    vdecode *vd = j->vd;
+    dvpp_job job = {.engine = DVPP_BATCHJOB_ENGINE, .fn = baton_fn, .done = baton_done,
+                    .ctx = vd, .pixels = 1, .bytes = 0, .deadline_ns = vd->deadline_ns};
+    dvpp_status st;
 
     for (;;) {
-        int rc = ipc_ring_acquire(j->vc->ring, slot);
-        if (rc == 0)
-            return DVPP_OK;
-        if (rc == -EPIPE)
-            return dvpp_err_set(err, DVPP_ECANCELED, "ring", "the ring was closed");
-        if (dvpp_task_canceled(task))
-            return dvpp_err_set(err, DVPP_ECANCELED, NULL, "canceled");
-        if (now_ms() > until)
-            return dvpp_err_set(err, DVPP_EAGAIN, "ring", "no slot was released for %u ms",
-                                j->vc->lease_timeout_ms);
-        nanosleep(&ms, NULL);
+        st = decode_stopping(j, err);
+        if (st != DVPP_OK)
+            return st;
+        pthread_mutex_lock(&vd->mu);
+        vd->baton = BATON_QUEUED;
+        pthread_mutex_unlock(&vd->mu);
+        st = dvpp_device_submit(j->own_stream, &job, NULL, err);
+        if (st == DVPP_OK)
+            break;
+        pthread_mutex_lock(&vd->mu);
+        vd->baton = BATON_NONE;
+        pthread_mutex_unlock(&vd->mu);
+        if (st != DVPP_EAGAIN) /* a full queue or budget empties: try again */
+            return st;
+        dvpp_err_clear(err);
+        nanosleep(&pause, NULL);
     }
+    pthread_mutex_lock(&vd->mu);
+    while (vd->baton == BATON_QUEUED)
+        pthread_cond_wait(&vd->cv, &vd->mu);
+    st = vd->baton == BATON_HELD ? DVPP_OK : vd->unrun;
+    if (st != DVPP_OK)
+        *err = vd->unrun_err, err->status = st;
+    pthread_mutex_unlock(&vd->mu);
+    if (st == DVPP_OK && !vd->w) {
+        baton_give(vd);
+        return dvpp_err_set(err, DVPP_EINVAL, "device", "not a pipeline device");
+    }
+    if (st == DVPP_OK && !vd->have_lim) {
+        vd->lim = *dvpp_worker_limits(vd->w); /* the worker is ours: its thread waits */
+        vd->have_lim = true;
+    }
+    return st;
 }
 
 typedef struct vdec_run {
     sjob *j;
-    dvpp_task *task;
-    dvpp_worker *w;
+    dvpp_worker *w;              /* the held baton's */
     dvpp_pipeline pipe;
     bool planned;
     dvpp_tensor t;               /* one frame's tensor (pipe) */
+    dvpp_err stop;               /* why the check stopped the decoder */
 } vdec_run;
+
+/* A free slot of the channel's ring. With none, the worker goes back
+ * while the decode waits for a release (frames are never dropped), then a
+ * baton is queued again. */
+static dvpp_status take_slot(vdec_run *v, uint32_t *slot, dvpp_err *err)
+{
+    sjob *j = v->j;
+    ipc_ring *r = j->vc->ring;
+
+    for (;;) {
+        int rc = ipc_ring_acquire(r, slot);
+        dvpp_status st;
+        if (rc == 0)
+            return DVPP_OK;
+        if (rc == -EPIPE)
+            return dvpp_err_set(err, DVPP_ECANCELED, "ring", "the ring was closed");
+        baton_give(j->vd);
+        v->w = NULL;
+        do {
+            st = decode_stopping(j, err);
+            if (st != DVPP_OK)
+                return st;
+            rc = ipc_ring_wait_free(r, TICK_MS);
+        } while (rc == -ETIMEDOUT);
+        if (rc == -EPIPE)
+            return dvpp_err_set(err, DVPP_ECANCELED, "ring", "the ring was closed");
+        st = baton_take(j, err);
+        if (st != DVPP_OK)
+            return st;
+        v->w = j->vd->w;
+    }
+}
 
 /* Write frame @f into @slot: its pixels, or the pipeline's output. */
 static dvpp_status fill_slot(vdec_run *v, const dvpp_vframe *f, uint32_t slot,
@@ -2058,7 +2349,7 @@ static dvpp_status vdec_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
     vdec_run *v = ctx;
     sjob *j = v->j, *n;
     uint32_t slot = 0;
-    dvpp_status st = wait_slot(j, v->task, &slot, err);
+    dvpp_status st = take_slot(v, &slot, err);
 
     if (st != DVPP_OK)
         return st;
@@ -2092,29 +2383,91 @@ static dvpp_status vdec_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
     return DVPP_OK;
 }
 
-/* Polled per decoded frame: a stopping daemon ends the decode. */
+/* Polled per decoded frame (the baton is held then): a canceled worker, a
+ * stopping daemon or the deadline ends the decode. */
 static dvpp_status vdec_check(void *ctx)
 {
-    return dvpp_task_canceled(ctx) ? DVPP_ECANCELED : DVPP_OK;
+    vdec_run *v = ctx;
+
+    if (v->j->vd->task && dvpp_task_canceled(v->j->vd->task))
+        return dvpp_err_set(&v->stop, DVPP_ECANCELED, NULL, "the decode was canceled");
+    return decode_stopping(v->j, &v->stop);
 }
 
-static dvpp_status vdec_fn(dvpp_task *task, void *ctx, void *worker_state, dvpp_err *err)
+/* The decode thread: the whole stream, frame by frame into the ring. */
+static void *vdec_main(void *arg)
 {
-    sjob *j = ctx;
+    sjob *j = arg;
     vchan *ch = j->vc;
-    vdec_run v = {.j = j, .task = task, .w = worker_state};
+    vdec_run v = {.j = j};
     dvpp_vdec_opts opts;
+    dvpp_err err;
+    dvpp_status st;
 
-    if (!v.w)
-        return dvpp_err_set(err, DVPP_EINVAL, "device", "not a pipeline device");
-    if (ch->has_pipe)
-        v.pipe = ch->spec.pipe;
+    dvpp_err_clear(&err);
+    dvpp_err_clear(&v.stop);
+    st = baton_take(j, &err);
+    if (st == DVPP_OK) {
+        v.w = j->vd->w;
+        if (ch->has_pipe)
+            v.pipe = ch->spec.pipe;
+        opts = ch->vdec;
+        opts.check = vdec_check;
+        opts.check_ctx = &v;
+        st = dvpp_video_decode(ch->bytes.data, ch->bytes.len, &opts, &j->vd->lim, vdec_sink,
+                               &v, NULL, &err);
+        if (st != DVPP_OK && v.stop.status == st)
+            err = v.stop; /* the check's own words */
+    }
+    if (st != DVPP_OK)
+        err.status = st;
+    baton_end(j->vd, st, &err);
+    j->status = st;
+    if (st != DVPP_OK)
+        j->err = err;
+    post_done(j->c->s, j); /* the last touch of @j on this thread */
+    return NULL;
+}
+
+/* Start the decode of @ch's gathered stream on its thread. */
+static dvpp_status start_decode(conn *c, sjob *j, vchan *ch, dvpp_err *err)
+{
+    uint32_t cap = c->s->set->cfg.sock.video_deadline_ms;
+    uint32_t ms = ch->deadline_ms && ch->deadline_ms < cap ? ch->deadline_ms : cap;
+    vdecode *vd = calloc(1, sizeof(*vd));
+    pthread_condattr_t ca;
+    int rc;
+
+    if (!vd)
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "decode");
+    pthread_mutex_init(&vd->mu, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&vd->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    vd->deadline_ms = ms;
+    vd->deadline_ns = dvpp_now_ns() + (uint64_t)ms * 1000000u;
+    j->vd = vd;
     j->t_submit = dvpp_now_ns();
-    opts = ch->vdec;
-    opts.check = vdec_check;
-    opts.check_ctx = task;
-    return dvpp_video_decode(ch->bytes.data, ch->bytes.len, &opts, dvpp_worker_limits(v.w), vdec_sink,
-                             &v, NULL, err);
+    rc = pthread_create(&vd->thread, NULL, vdec_main, j);
+    if (rc != 0)
+        return dvpp_err_set(err, DVPP_EAGAIN, "channel", "cannot start the decode: %s",
+                            strerror(rc));
+    vd->started = true;
+    return DVPP_OK;
+}
+
+/* job_free's part: the thread has posted its completion; wait for it to
+ * return, then free. */
+static void vdecode_free(vdecode *vd)
+{
+    if (!vd)
+        return;
+    if (vd->started)
+        pthread_join(vd->thread, NULL);
+    pthread_mutex_destroy(&vd->mu);
+    pthread_cond_destroy(&vd->cv);
+    free(vd);
 }
 
 static void video_done(void *ctx, uint64_t ticket, dvpp_status st, const dvpp_err *err)
@@ -2126,15 +2479,6 @@ static void video_done(void *ctx, uint64_t ticket, dvpp_status st, const dvpp_er
     if (st != DVPP_OK && err)
         j->err = *err;
     post_done(j->c->s, j);
-}
-
-/* Submit @j (JOB_VDEC or JOB_VENC) as a device job on @ds. */
-static dvpp_status submit_video(sjob *j, dvpp_stream *ds, dvpp_task_fn fn, dvpp_err *err)
-{
-    dvpp_job job = {.engine = DVPP_BATCHJOB_ENGINE, .fn = fn, .done = video_done, .ctx = j,
-                    .pixels = 1, .bytes = 0};
-
-    return dvpp_device_submit(ds, &job, NULL, err);
 }
 
 /* --- encode: frames in order on the channel's stream ------------------------------------ */
@@ -2162,36 +2506,109 @@ static dvpp_status venc_fn(dvpp_task *task, void *ctx, void *worker_state, dvpp_
         st = dvpp_venc_finish(ch->enc, err);
     if (st == DVPP_OK && ch->enc)
         j->frames = dvpp_venc_packets(ch->enc, &j->keyframes);
-    /* Annex-B leaves as it is made; an MP4 is whole only at the end. */
+    /* Annex-B leaves as it is made; an MP4 is whole only at the end. The
+     * bytes move to the job (no copy); the encoder appends to ch->out. */
     if (st == DVPP_OK && (ch->eo.container == DVPP_VENC_ANNEXB || j->eos) && ch->out.len) {
         st = dvpp_buf_append(&j->vdata, ch->out.data, ch->out.len);
         ch->out.len = 0;
     }
+    j->held = ch->out.len; /* read here: the channel's next frame may run at once */
     return st;
 }
 
-static void send_video_data(conn *c, sjob *j)
+static dvpp_status submit_encode(sjob *j, dvpp_err *err)
 {
-    Dvpp__Envelope e;
-    Dvpp__VideoData vd;
-    size_t off = 0, chunk = c->s->cfg.max_inline;
+    dvpp_job job = {.engine = DVPP_BATCHJOB_ENGINE, .fn = venc_fn, .done = video_done,
+                    .ctx = j, .pixels = 1, .bytes = 0};
 
-    /* in packets of at most max_inline bytes (the socket's packet bound) */
-    do {
-        size_t n = j->vdata.len - off < chunk ? j->vdata.len - off : chunk;
-        envelope_init(&e, j->vc->open_id);
-        dvpp__video_data__init(&vd);
-        vd.channel = j->vc->id;
-        vd.data.data = j->vdata.data ? j->vdata.data + off : NULL;
-        vd.data.len = n;
-        vd.eos = j->eos && off + n == j->vdata.len;
-        vd.packets = j->frames;
-        vd.keyframes = j->keyframes;
-        e.body_case = DVPP__ENVELOPE__BODY_VIDEO_DATA;
-        e.video_data = &vd;
-        send_env(c, &e, NULL, 0);
-        off += n;
-    } while (off < j->vdata.len);
+    return dvpp_device_submit(j->vc->ds, &job, NULL, err);
+}
+
+/* Queue what @ch has to send as the output drains: VideoData packets of at
+ * most max_inline bytes while fewer than VIDEO_PUMP_BYTES wait in the
+ * connection's queue, then each packet's answer. */
+static void vchan_pump(conn *c, vchan *ch)
+{
+    size_t chunk = c->s->cfg.max_inline;
+
+    while (ch->pending && !c->closed) {
+        vout *o = ch->pending;
+        while (o->data_msg) {
+            Dvpp__Envelope e;
+            Dvpp__VideoData vd;
+            size_t n = o->data.len - o->off < chunk ? o->data.len - o->off : chunk;
+            if (c->outq_bytes >= VIDEO_PUMP_BYTES || c->closed)
+                return; /* flush_outq calls again once the reader took some */
+            envelope_init(&e, ch->open_id);
+            dvpp__video_data__init(&vd);
+            vd.channel = ch->id;
+            vd.data.data = o->data.data ? o->data.data + o->off : NULL;
+            vd.data.len = n;
+            vd.eos = o->eos && o->off + n == o->data.len;
+            vd.packets = o->packets;
+            vd.keyframes = o->keyframes;
+            e.body_case = DVPP__ENVELOPE__BODY_VIDEO_DATA;
+            e.video_data = &vd;
+            send_env(c, &e, NULL, 0);
+            o->off += n;
+            o->data_msg = o->off < o->data.len;
+        }
+        if (c->closed)
+            return;
+        if (o->answer_id && o->ack)
+            send_ack(c, o->answer_id);
+        else if (o->answer_id)
+            send_err(c, o->answer_id, &o->err);
+        ch->pending = o->next;
+        if (!ch->pending)
+            ch->pending_tail = NULL;
+        vout_free(c->s, o);
+    }
+}
+
+/* Every channel's output, as far as the queue allows; channels closed and
+ * done go. */
+static void pump_video(conn *c)
+{
+    for (vchan *ch = c->channels, *next; ch && !c->closed; ch = next) {
+        next = ch->next;
+        if (ch->pending) {
+            vchan_pump(c, ch);
+            vchan_settle(c, ch);
+        }
+    }
+}
+
+/* A finished encode job's bytes and answer join the channel's output. */
+static void queue_encoded(conn *c, sjob *j)
+{
+    vchan *ch = j->vc;
+    vout *o = calloc(1, sizeof(*o));
+
+    if (!o) {
+        conn_close(c, "out of memory");
+        return;
+    }
+    atomic_fetch_add(&c->s->video_out, 1);
+    o->data = j->vdata; /* moved */
+    dvpp_buf_init(&j->vdata);
+    /* Every frame is answered with a VideoData, empty while the encoder
+     * holds its bytes (an MP4 until eos, look-ahead): its packet count is
+     * what a client paces its frames by. */
+    o->data_msg = j->status == DVPP_OK;
+    o->eos = j->eos;
+    o->packets = j->frames;
+    o->keyframes = j->keyframes;
+    o->answer_id = j->status != DVPP_OK || j->eos ? j->id : 0;
+    o->ack = j->status == DVPP_OK;
+    o->err = j->err;
+    if (ch->pending_tail)
+        ch->pending_tail->next = o;
+    else
+        ch->pending = o;
+    ch->pending_tail = o;
+    ch->out_held = j->held;
+    vchan_pump(c, ch);
 }
 
 static void send_video_frame(sjob *j)
@@ -2250,11 +2667,11 @@ static void answer_video(sjob *j)
 {
     conn *c = j->c;
 
-    if (j->type == JOB_VENC && j->status == DVPP_OK && (j->vdata.len || j->eos))
-        send_video_data(c, j);
-    if (j->status != DVPP_OK)
+    if (j->type == JOB_VENC)
+        queue_encoded(c, j);
+    else if (j->status != DVPP_OK)
         send_err(c, j->id, &j->err);
-    else if (j->type == JOB_VDEC || j->eos)
+    else
         send_ack(c, j->id);
 }
 
@@ -2280,6 +2697,19 @@ static dvpp_status packet_bytes(sjob *j, const Dvpp__VideoPacket *m, const int *
     return DVPP_OK;
 }
 
+/* The connection's video bytes may not pass socket.max_video_buffer_bytes. */
+static dvpp_status video_budget(conn *c, uint64_t more, dvpp_err *err)
+{
+    uint64_t held = conn_video_bytes(c), cap = c->s->set->cfg.sock.max_video_buffer_bytes;
+
+    if (held + more > cap)
+        return dvpp_err_set(err, DVPP_ELIMIT, "max_video_buffer_bytes", "this connection's "
+                            "video channels hold %llu bytes, %llu more would pass "
+                            "socket.max_video_buffer_bytes (%llu)", (unsigned long long)held,
+                            (unsigned long long)more, (unsigned long long)cap);
+    return DVPP_OK;
+}
+
 static dvpp_status video_packet(conn *c, sjob *j, vchan *ch, const Dvpp__VideoPacket *m,
                                 const int *fds, int nfds, dvpp_err *err)
 {
@@ -2290,14 +2720,19 @@ static dvpp_status video_packet(conn *c, sjob *j, vchan *ch, const Dvpp__VideoPa
     j->force_idr = m->force_idr;
     if (st != DVPP_OK)
         return st;
-    if (ch->encode)
-        return submit_video(j, ch->ds, venc_fn, err);
+    if (ch->encode) {
+        st = video_budget(c, j->in_len, err); /* a frame adds at most about its size */
+        return st == DVPP_OK ? submit_encode(j, err) : st;
+    }
     if (ch->busy)
         return dvpp_err_set(err, DVPP_EBUSY, "channel", "the stream is being decoded");
     if (ch->bytes.len + j->in_len > c->s->set->cfg.limits.max_video_bytes)
         return dvpp_err_set(err, DVPP_ELIMIT, "max_video_bytes", "the stream passes "
                             "max_video_bytes (%llu)",
                             (unsigned long long)c->s->set->cfg.limits.max_video_bytes);
+    st = video_budget(c, j->in_len, err);
+    if (st != DVPP_OK)
+        return st;
     if (j->in_len && dvpp_buf_append(&ch->bytes, j->in, j->in_len) != DVPP_OK)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "stream buffer");
     unmap_inputs(j);
@@ -2307,7 +2742,7 @@ static dvpp_status video_packet(conn *c, sjob *j, vchan *ch, const Dvpp__VideoPa
         j->own_stream = c->idle[--c->nidle];
     else if (dvpp_stream_new(c->s->device, 0, &j->own_stream, err) != DVPP_OK)
         return err->status;
-    return submit_video(j, j->own_stream, vdec_fn, err);
+    return start_decode(c, j, ch, err);
 }
 
 static void on_video_packet(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
@@ -2842,7 +3277,9 @@ void dvppd_sock_stop(dvppd_sock *s, unsigned timeout_s)
         return;
     dvppd_sock_drain(s);
     deadline = dvpp_now_ns() + (uint64_t)timeout_s * 1000000000u;
-    while (atomic_load(&s->inflight) > 0 && dvpp_now_ns() < deadline)
+    /* jobs, and encoded video still going out to its readers */
+    while ((atomic_load(&s->inflight) > 0 || atomic_load(&s->video_out) > 0) &&
+           dvpp_now_ns() < deadline)
         nanosleep(&tick, NULL);
     if (atomic_load(&s->inflight) > 0) {
         /* Past the drain time: cancel the device's work, so that the jobs
@@ -2850,6 +3287,7 @@ void dvppd_sock_stop(dvppd_sock *s, unsigned timeout_s)
          * connections close, as HTTP requests get their 503. */
         dvpp_log(DVPP_LOG_WARN, "socket: %u job(s) still in flight after %u s; canceling "
                  "them", atomic_load(&s->inflight), timeout_s);
+        atomic_store(&s->video_cancel, true); /* decodes waiting for slots too */
         dvpp_device_cancel_all(s->device);
         deadline = dvpp_now_ns() + 5000000000ull;
         while (atomic_load(&s->inflight) > 0 && dvpp_now_ns() < deadline)

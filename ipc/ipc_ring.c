@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -28,6 +29,7 @@ typedef struct slot {
 
 struct ipc_ring {
     pthread_mutex_t mu;
+    pthread_cond_t freed;          /* a slot went FREE, or the ring closed */
     atomic_uint refs;
     int fd;
     uint8_t *base;                 /* read-write mapping, map_bytes */
@@ -126,6 +128,13 @@ int ipc_ring_create(uint32_t slots, uint64_t slot_bytes, const char *name,
     r->nslots = slots;
     r->next_gen = 1;
     pthread_mutex_init(&r->mu, NULL);
+    {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&r->freed, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     atomic_init(&r->refs, 1);
     write_header(r);
     *out = r;
@@ -175,6 +184,7 @@ void ipc_ring_unref(ipc_ring *r)
     munmap(r->base, r->map_bytes);
     close(r->fd);
     pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->freed);
     free(r->slots);
     free(r);
 }
@@ -231,8 +241,10 @@ int ipc_ring_acquire(ipc_ring *r, uint32_t *slot_out)
 void ipc_ring_abort(ipc_ring *r, uint32_t i)
 {
     pthread_mutex_lock(&r->mu);
-    if (i < r->nslots && r->slots[i].state == SLOT_WRITING)
+    if (i < r->nslots && r->slots[i].state == SLOT_WRITING) {
         r->slots[i].state = SLOT_FREE;
+        pthread_cond_broadcast(&r->freed);
+    }
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -266,6 +278,7 @@ int ipc_ring_lease(ipc_ring *r, uint32_t i, const ipc_slot_meta *m, uint64_t exp
         e = -EINVAL;
     } else if (r->closed) {
         r->slots[i].state = SLOT_FREE;
+        pthread_cond_broadcast(&r->freed);
         e = -EPIPE;
     } else {
         uint32_t gen = next_generation(r);
@@ -283,6 +296,7 @@ static void free_slot(ipc_ring *r, uint32_t i)
 
     r->slots[i].state = SLOT_FREE;
     __atomic_store_n(&d->status, DVPP_RING_SLOT_FREE, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&r->freed);
 }
 
 int ipc_ring_release(ipc_ring *r, uint32_t i, uint32_t generation)
@@ -324,10 +338,37 @@ unsigned ipc_ring_leased(ipc_ring *r)
     return n;
 }
 
+static bool has_free(const ipc_ring *r)
+{
+    for (uint32_t i = 0; i < r->nslots; i++)
+        if (r->slots[i].state == SLOT_FREE)
+            return true;
+    return false;
+}
+
+int ipc_ring_wait_free(ipc_ring *r, unsigned timeout_ms)
+{
+    struct timespec until;
+    int e = 0;
+
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += timeout_ms / 1000;
+    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L)
+        until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&r->mu);
+    while (!r->closed && !has_free(r) && e == 0)
+        e = pthread_cond_timedwait(&r->freed, &r->mu, &until);
+    e = r->closed ? -EPIPE : has_free(r) ? 0 : -ETIMEDOUT;
+    pthread_mutex_unlock(&r->mu);
+    return e;
+}
+
 void ipc_ring_close(ipc_ring *r)
 {
     pthread_mutex_lock(&r->mu);
     r->closed = true;
+    pthread_cond_broadcast(&r->freed);
     for (uint32_t i = 0; i < r->nslots; i++)
         if (r->slots[i].state == SLOT_LEASED)
             free_slot(r, i);

@@ -89,6 +89,10 @@ int ipc_ring_release(ipc_ring *r, uint32_t slot, uint32_t generation);
 unsigned ipc_ring_expire(ipc_ring *r, uint64_t now_ms);
 /* Leased slots now. */
 unsigned ipc_ring_leased(ipc_ring *r);
+/* Wait up to @timeout_ms until a slot is FREE (a release, an expiry, an
+ * abort): 0, -ETIMEDOUT, or -EPIPE once the ring is closed. Another thread
+ * may take the slot first: acquire, and wait again if it is gone. */
+int ipc_ring_wait_free(ipc_ring *r, unsigned timeout_ms);
 /* Close: no more acquires; leases end (slots FREE). Idempotent. */
 void ipc_ring_close(ipc_ring *r);
 bool ipc_ring_closed(ipc_ring *r);

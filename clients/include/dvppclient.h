@@ -311,10 +311,12 @@ typedef struct dvppc_frame {
  * daemon takes it back after Welcome.lease_timeout_ms anyway). Return a
  * negative status to stop: later frames are released unseen and
  * dvppc_video_decode returns that status once the daemon has finished.
- * While the ring has no free slot the daemon's decoder waits (up to
- * lease_timeout_ms, then it fails with DVPPC_EAGAIN): frames are never
- * dropped, so a callback that keeps slots must make sure they are
- * released. f->result.data is NULL when the ring was closed meanwhile. */
+ * While the ring has no free slot the daemon's decoder waits (holding no
+ * worker; the whole decode must end within the daemon's
+ * socket.video_deadline_ms, 5 minutes by default, else it fails with
+ * DVPPC_ETIMEDOUT): frames are never dropped, so a callback that keeps
+ * slots must make sure they are released. f->result.data is NULL when the
+ * ring was closed meanwhile. */
 typedef int (*dvppc_frame_fn)(void *ctx, const dvppc_frame *f);
 
 /* Decode the video in @data (@len bytes: an Annex-B H.264/H.265 stream, or
@@ -327,7 +329,7 @@ typedef int (*dvppc_frame_fn)(void *ctx, const dvppc_frame *f);
  * Returns 0 when every frame was delivered, or the failure: the daemon's
  * (DVPPC_ECORRUPT for a damaged or truncated stream, after the frames
  * decoded before the damage; DVPPC_ELIMIT over the size limits;
- * DVPPC_EAGAIN when slots were not released in time; DVPPC_ENOSPC when a
+ * DVPPC_ETIMEDOUT when slots were not released in time; DVPPC_ENOSPC when a
  * frame does not fit a slot), a negative return of @fn, or the
  * transport's. Thread-safe: several threads may decode (and submit) on
  * one connection at once. */

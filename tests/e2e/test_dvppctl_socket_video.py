@@ -190,17 +190,19 @@ def test_decode_same_bytes(daemon, tmp_path, made, name, flags):
 
 
 def test_decode_runs_in_the_daemon(daemon, tmp_path):
+    # A socket decode is at least one VPC job (one more each time it gave
+    # its worker back to wait for ring slots).
     before = daemon.vpc()["done"]
     r = ctl("video-decode", SMALL, "--socket", daemon.sock, "-o", tmp_path / "x.npy")
     assert r.returncode == 0, r.stderr
-    assert daemon.vpc()["done"] == before + 1
+    assert daemon.vpc()["done"] >= before + 1
     # the global form and the environment name the daemon too
     r = ctl("--socket", daemon.sock, "video-decode", SMALL, "-o", tmp_path / "y.npy")
     assert r.returncode == 0, r.stderr
     env = dict(os.environ, DVPPD_SOCKET=daemon.sock)
     r = ctl("video-decode", SMALL, "--format", "rgb", "-o", tmp_path / "z.npy", env=env)
     assert r.returncode == 0, r.stderr
-    assert daemon.vpc()["done"] == before + 3
+    assert daemon.vpc()["done"] >= before + 3
     with open(tmp_path / "x.npy", "rb") as f, open(tmp_path / "y.npy", "rb") as g:
         assert f.read() == g.read()
 

@@ -238,6 +238,7 @@ class Raw:
         self.inbox = []
         w = self.call("hello", protocol=1)
         assert w.WhichOneof("body") == "welcome", w
+        self.welcome = w.welcome
 
     def send(self, body, fds=(), **fields):
         env = pb.Envelope(protocol=1, id=self.next_id)
@@ -262,7 +263,12 @@ class Raw:
         return env, [int(f) for f in fds]
 
     def answer(self, rid):
-        """The answer to @rid; the packets before it go to the inbox."""
+        """The answer to @rid (from the inbox if it came already); the
+        packets before it go to the inbox."""
+        for env in self.inbox:
+            if env.id == rid:
+                self.inbox.remove(env)
+                return env
         while True:
             env, fds = self.recv()
             if env.id == rid:
@@ -514,4 +520,303 @@ def test_sparse_terabyte_memfds_map_only_the_input(tmp_path, data):
     finally:
         for fd in fds:
             os.close(fd)
+        stop_daemon(d)
+
+
+# --------------------------------------------------------------------------
+# 4. Socket video encodes larger than the output queue
+
+BIG_W, BIG_H, BIG_T = 640, 480, 120
+
+
+@pytest.fixture(scope="module")
+def big_encode(tmp_path_factory):
+    """Noise frames whose near-lossless MP4 (crf 1) is over 40 MB, and that
+    MP4 made offline by dvppctl (the library, no daemon)."""
+    tmp = tmp_path_factory.mktemp("big_encode")
+    rng = np.random.default_rng(21)
+    frames = rng.integers(0, 256, (BIG_T, BIG_H, BIG_W, 3), dtype=np.uint8)
+    src = str(tmp / "frames.npy")
+    np.save(src, frames)
+    ref = str(tmp / "offline.mp4")
+    ctl("video-encode", src, "--codec", "h264", "--crf", "1", "-o", ref, timeout=300 * SLOW)
+    with open(ref, "rb") as f:
+        blob = f.read()
+    assert len(blob) > 40 << 20, len(blob)
+    return frames, src, blob, tmp
+
+
+def test_large_mp4_encode_reaches_python_client_intact(tmp_path, big_encode):
+    """A > 40 MB MP4 from an encode channel equals the offline encode byte
+    for byte, for a reader at full speed and a slow one (3 ms per 64 KiB
+    packet, ~2 s). Before, all of it was queued at once past the 16 MiB
+    output cap and the connection was cut ("consumer stopped reading")."""
+    frames, _, ref, _ = big_encode
+    d = start(str(tmp_path), http=False)
+    try:
+        with d.client(timeout=300 * SLOW) as c:
+            got = c.encode_video(frames, codec="h264", crf=1, mp4=True)
+            assert bytes(got) == ref
+            chunks = []
+
+            def slow(b):
+                chunks.append(bytes(b))
+                time.sleep(0.003)
+            c.encode_video(frames, codec="h264", crf=1, mp4=True, sink=slow)
+            assert b"".join(chunks) == ref
+            assert len(chunks) > 100
+        assert d.alive(), d.log()
+    finally:
+        stop_daemon(d)
+
+
+def test_large_mp4_encode_reaches_c_client_intact(tmp_path, big_encode):
+    """The same through libdvppclient (dvppctl --socket video-encode)."""
+    _, src, ref, tmp = big_encode
+    d = start(str(tmp_path), http=False)
+    try:
+        out = str(tmp_path / "remote.mp4")
+        r = ctl("video-encode", src, "--codec", "h264", "--crf", "1", "--socket", d.sock,
+                "-o", out, timeout=300 * SLOW)
+        assert json.loads(r.stdout)["bytes"] == len(ref)
+        with open(out, "rb") as f:
+            assert f.read() == ref
+    finally:
+        stop_daemon(d)
+
+
+# --------------------------------------------------------------------------
+# 5. Per-connection limits: video channels, video bytes, streams, waiters
+
+
+def refused(exc_info, field):
+    e = exc_info.value
+    assert not isinstance(e, dvpp.Disconnected), e
+    assert e.code == "ELIMIT" and e.field == field, e
+    assert f"socket.{field}" in e.message, e
+
+
+def test_video_channel_limit(tmp_path):
+    d = start(str(tmp_path), http=False, sock_extra={"max_video_channels": 2})
+    raw = Raw(d.sock)
+    try:
+        assert raw.welcome.max_video_channels == 2
+        opened = []
+        for _ in range(2):
+            a = raw.call("video_open", encode=True, width=64, height=64)
+            assert a.WhichOneof("body") == "video_opened", a
+            opened.append(a.video_opened.channel)
+        a = raw.call("video_open", encode=True, width=64, height=64)
+        assert a.WhichOneof("body") == "error", a
+        assert a.error.code == "ELIMIT" and a.error.field == "max_video_channels", a
+        assert raw.call("video_close", channel=opened[0]).WhichOneof("body") == "ack"
+        a = raw.call("video_open", encode=True, width=64, height=64)
+        assert a.WhichOneof("body") == "video_opened", a
+    finally:
+        raw.close()
+        stop_daemon(d)
+
+
+def test_video_buffer_bytes_limit(tmp_path):
+    """Stream bytes gathered for decodes count against one budget per
+    connection, whatever the channel: the packet that would pass it is
+    ELIMIT field "max_video_buffer_bytes"; another connection is not
+    affected."""
+    d = start(str(tmp_path), http=False, sock_extra={"max_video_buffer_bytes": 1 << 20})
+    raw, other = Raw(d.sock), Raw(d.sock)
+    try:
+        ring = raw.call("ring_open", slots=1, slot_bytes=4096).ring_opened.ring
+        chans = [raw.call("video_open", ring=ring).video_opened.channel for _ in range(2)]
+        chunk = dvpp.sealed_memfd(b"\0" * (300 << 10))
+        for ch in chans:  # 4 x 300 KiB: the fourth passes 1 MiB
+            for _ in range(2):
+                raw.send("video_packet", [chunk], channel=ch, data_fd=True,
+                         data_len=300 << 10)
+        raw.call("stats_query")
+        errs = [e for e in raw.inbox if e.WhichOneof("body") == "error"]
+        assert len(errs) == 1, raw.inbox
+        assert errs[0].error.code == "ELIMIT", errs
+        assert errs[0].error.field == "max_video_buffer_bytes", errs
+        oring = other.call("ring_open", slots=1, slot_bytes=4096).ring_opened.ring
+        och = other.call("video_open", ring=oring).video_opened.channel
+        for _ in range(2):
+            other.send("video_packet", [chunk], channel=och, data_fd=True, data_len=300 << 10)
+        other.call("stats_query")
+        os.close(chunk)
+        assert not [e for e in other.inbox if e.WhichOneof("body") == "error"], other.inbox
+    finally:
+        raw.close()
+        other.close()
+        stop_daemon(d)
+
+
+def test_stream_limit(tmp_path):
+    d = start(str(tmp_path), http=False, sock_extra={"max_streams": 3})
+    try:
+        with d.client() as c:
+            assert c.info.max_streams == 3
+            sts = [c.create_stream() for _ in range(3)]
+            with pytest.raises(dvpp.DvppError) as ei:
+                c.create_stream()
+            refused(ei, "max_streams")
+            c.destroy_stream(sts[0])
+            c.create_stream()
+    finally:
+        stop_daemon(d)
+
+
+def test_sync_waiter_limit(tmp_path, data):
+    """StreamSyncs wait only while their stream has a job in flight; past
+    max_sync_waiters such waits the next is ELIMIT at once, and the ones
+    held are answered when the job ends (each task stalls 1.5 s)."""
+    sdir = sock_dir("dvppr-", 0o755)
+    sock = os.path.join(sdir, "w.sock")
+    cfg = {"http": {"listen": "127.0.0.1:0"},
+           "socket": {"path": sock, "mode": "0600", "max_sync_waiters": 2},
+           "device": {"channels": 2}}
+    os.environ["DVPPD_FAULTS"] = "stall_ms=1500"
+    try:
+        d = _start_socket_only(str(tmp_path), cfg, "w", sock, sdir)
+    finally:
+        del os.environ["DVPPD_FAULTS"]
+    raw = Raw(d.sock)
+    try:
+        st = raw.call("stream_create").stream_created.stream
+        job = raw.send("submit", stream=st, spec=json.dumps(SPEC_U8), input=data.small)
+        syncs = [raw.send("stream_sync", stream=st) for _ in range(3)]
+        third = raw.answer(syncs[2])
+        assert third.WhichOneof("body") == "error", third
+        assert third.error.code == "ELIMIT" and third.error.field == "max_sync_waiters"
+        assert not raw.inbox, "a held StreamSync was answered before its job ended"
+        assert raw.answer(job).WhichOneof("body") == "result"
+        for rid in syncs[:2]:
+            a = raw.answer(rid)
+            assert a.WhichOneof("body") == "ack", a
+    finally:
+        raw.close()
+        stop_daemon(d)
+
+
+# --------------------------------------------------------------------------
+# 6. A socket video decode whose consumer does not release
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    """A 10-frame 64x48 H.264 Annex-B stream (ffmpeg), and its frames as
+    dvppctl decodes them offline (NV12, VDEC strides)."""
+    tmp = tmp_path_factory.mktemp("clip")
+    path = str(tmp / "clip.h264")
+    daemon_util.run(daemon_util.FFMPEG, "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc=size=64x48:rate=10", "-frames:v", "10", "-pix_fmt", "yuv420p",
+                    "-c:v", "libx264", "-g", "5", "-f", "h264", "-y", path)
+    ref = str(tmp / "ref.npy")
+    ctl("video-decode", path, "-o", ref)
+    with open(path, "rb") as f:
+        return f.read(), np.load(ref)
+
+
+def decode_daemon(tmp_path):
+    """One VPC channel, leases that outlast the test (a consumer that does
+    not release really holds its slots)."""
+    return start(str(tmp_path), sock_extra={"lease_timeout_ms": 120000},
+                 cfg_extra={"device": {"channels": 1}})
+
+
+def http_in_time(d, data, limit):
+    """An HTTP preprocess answered 200 within @limit s."""
+    t = time.monotonic()
+    r = d.post(f"/v1/preprocess?{Q_U8}", data.small, timeout=limit)
+    took = time.monotonic() - t
+    assert r.status == 200, r
+    return took
+
+
+def test_decode_waiting_for_slots_gives_its_worker_back(tmp_path, data, clip):
+    """A consumer takes two frames into a 2-slot ring and releases nothing:
+    with one VPC channel, HTTP requests are still served while the decode
+    waits (before, the decode polled for a slot on the only worker and
+    every HTTP request waited behind it), and the decode ends with
+    ETIMEDOUT field deadline_ms at its deadline."""
+    stream, ref = clip
+    deadline_ms = 3000 * SLOW
+    d = decode_daemon(tmp_path)
+    try:
+        with d.client(timeout=60 * SLOW) as c:
+            ring = c.open_ring(2, ref[0].nbytes)
+            t0 = time.monotonic()
+            dec = c.decode_video(stream, ring, deadline_ms=deadline_ms)
+            held = [dec.next_frame(), dec.next_frame()]
+            assert [f.tobytes() for f in held] == [ref[0].tobytes(), ref[1].tobytes()]
+            for _ in range(3):
+                http_in_time(d, data, 10 * SLOW)
+            with pytest.raises(dvpp.DvppError) as ei:
+                dec.next_frame()
+            took = time.monotonic() - t0
+            e = ei.value
+            assert not isinstance(e, dvpp.Disconnected), e
+            assert e.code == "ETIMEDOUT" and e.field == "deadline_ms", e
+            assert deadline_ms / 1000 <= took < deadline_ms / 1000 + 10 * SLOW, took
+            for f in held:
+                f.release()
+            dec.close()
+            # the channel's worker is free again: another decode runs through
+            with c.decode_video(stream, ring) as again:
+                got = []
+                for f in again:
+                    with f:
+                        got.append(f.tobytes())
+            assert got == [x.tobytes() for x in ref]
+    finally:
+        stop_daemon(d)
+
+
+def test_decode_whose_consumer_releases_late_goes_on(tmp_path, data, clip):
+    """A consumer that keeps each frame 0.4 s before releasing it: every
+    frame arrives, equal to dvppctl's offline decode, in order, and HTTP is
+    served between frames on the daemon's one VPC channel."""
+    stream, ref = clip
+    d = decode_daemon(tmp_path)
+    try:
+        with d.client(timeout=60 * SLOW) as c:
+            ring = c.open_ring(2, ref[0].nbytes)
+            got, index, served = [], [], 0
+            with c.decode_video(stream, ring) as dec:
+                for f in dec:
+                    got.append(f.tobytes())
+                    index.append(f.index)
+                    if len(got) % 3 == 1:  # the decode waits for this slot meanwhile
+                        http_in_time(d, data, 10 * SLOW)
+                        served += 1
+                    time.sleep(0.4)
+                    f.release()
+            assert index == list(range(len(ref)))
+            assert got == [x.tobytes() for x in ref]
+            assert served >= 3
+    finally:
+        stop_daemon(d)
+
+
+def test_default_limits_refuse_the_ninth_channel_and_the_65th_stream(tmp_path):
+    """With the built-in defaults (socket.max_video_channels 8,
+    socket.max_streams 64) the next one is ELIMIT naming the limit; before,
+    a connection could open any number of each."""
+    d = start(str(tmp_path), http=False)
+    try:
+        with d.client() as c:
+            raw = Raw(d.sock)
+            try:
+                for _ in range(8):
+                    a = raw.call("video_open", encode=True, width=64, height=64)
+                    assert a.WhichOneof("body") == "video_opened", a
+                a = raw.call("video_open", encode=True, width=64, height=64)
+                assert a.WhichOneof("body") == "error" and \
+                    a.error.field == "max_video_channels", a
+            finally:
+                raw.close()
+            for _ in range(64):
+                c.create_stream()
+            with pytest.raises(dvpp.DvppError) as ei:
+                c.create_stream()
+            refused(ei, "max_streams")
+    finally:
         stop_daemon(d)

@@ -1707,7 +1707,7 @@ class Client:
 
     def decode_video(self, data, ring, spec=None, format="nv12", every=1, fps=0,
                      keyframes=False, start=0, end=0, max_frames=0, *, memfd=None,
-                     timeout=None):
+                     timeout=None, deadline_ms=0):
         """Decode the video in @data (an Annex-B H.264/H.265 stream, or an
         MP4, MKV or MPEG-TS file) into slots of @ring: a VideoDecode, an
         iterator of VideoFrame (Results holding a slot each, with ``index``,
@@ -1723,9 +1723,11 @@ class Client:
         (inline packets of max_inline bytes, or one sealed memfd for more
         than 16 of them; force either with @memfd); a refusal (bad spec, no
         such ring) raises here. A full ring holds the daemon's decoder back
-        (up to Welcome.lease_timeout_ms, then EAGAIN): release frames to go
-        on; none is dropped. @timeout: the wait for each frame (None: the
-        client's default)."""
+        (without holding a worker): release frames to go on; none is
+        dropped. The decode must end within @deadline_ms of its start (0,
+        or more than Welcome.video_deadline_ms: that), waits included, else
+        it fails with ETIMEDOUT. @timeout: the wait for each frame (None:
+        the client's default)."""
         env = self._envelope()
         vo = env.video_open
         vo.ring = ring.id if isinstance(ring, Ring) else int(ring)
@@ -1737,6 +1739,7 @@ class Client:
         vo.start_s = float(start or 0)
         vo.end_s = float(end or 0)
         vo.max_frames = int(max_frames or 0)
+        vo.deadline_ms = int(deadline_ms or 0)
         return VideoDecode(self, env, data, memfd, timeout)
 
     def encode_video(self, frames, codec="h264", width=None, height=None, fps=30, gop=30,

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -272,6 +273,91 @@ static void test_sealed_memfd_keeps_offset(void **state)
     close(fd);
 }
 
+/* Rings sharing one generation counter never repeat a generation, across
+ * a close and a new ring too (a stale notice cannot name a new lease). */
+static void test_shared_generations(void **state)
+{
+    static const ipc_slot_meta m = {0};
+    ipc_ring_gens gens = {0};
+    ipc_ring *a, *b;
+    uint32_t slot, g1, g2, g3, g4;
+
+    (void)state;
+    assert_int_equal(ipc_ring_create(1, 4096, "a", &a), 0);
+    assert_int_equal(ipc_ring_create(1, 4096, "b", &b), 0);
+    ipc_ring_share_generations(a, &gens);
+    ipc_ring_share_generations(b, &gens);
+    assert_int_equal(ipc_ring_acquire(a, &slot), 0);
+    assert_int_equal(ipc_ring_lease(a, slot, &m, UINT64_MAX, &g1), 0);
+    assert_int_equal(ipc_ring_acquire(b, &slot), 0);
+    assert_int_equal(ipc_ring_lease(b, slot, &m, UINT64_MAX, &g2), 0);
+    assert_int_equal(ipc_ring_release(a, 0, g1), 0);
+    assert_int_equal(ipc_ring_acquire(a, &slot), 0);
+    assert_int_equal(ipc_ring_lease(a, slot, &m, UINT64_MAX, &g3), 0);
+    assert_true(g1 != 0 && g2 > g1 && g3 > g2);
+    ipc_ring_close(a);
+    ipc_ring_unref(a);
+    assert_int_equal(ipc_ring_create(1, 4096, "c", &a), 0); /* a new ring: no restart at 1 */
+    ipc_ring_share_generations(a, &gens);
+    assert_int_equal(ipc_ring_acquire(a, &slot), 0);
+    assert_int_equal(ipc_ring_lease(a, slot, &m, UINT64_MAX, &g4), 0);
+    assert_true(g4 > g3);
+    assert_int_equal(ipc_ring_release(a, 0, g1), -EINVAL);
+    /* the counter wraps past 0 (0 names no lease) */
+    atomic_store(&gens.next, UINT32_MAX);
+    assert_int_equal(ipc_ring_release(a, 0, g4), 0);
+    assert_int_equal(ipc_ring_acquire(a, &slot), 0);
+    assert_int_equal(ipc_ring_lease(a, slot, &m, UINT64_MAX, &g1), 0);
+    assert_int_equal(g1, 1);
+    ipc_ring_unref(a);
+    ipc_ring_unref(b);
+}
+
+/* ipc_ring_wait_free: at once when a slot is free, -ETIMEDOUT when none
+ * is released in time, 0 after a release, -EPIPE once closed. */
+static void test_wait_free(void **state)
+{
+    static const ipc_slot_meta m = {0};
+    ipc_ring *r;
+    uint32_t slot, gen;
+
+    (void)state;
+    assert_int_equal(ipc_ring_create(1, 4096, "w", &r), 0);
+    assert_int_equal(ipc_ring_wait_free(r, 0), 0);
+    assert_int_equal(ipc_ring_acquire(r, &slot), 0);
+    assert_int_equal(ipc_ring_wait_free(r, 20), -ETIMEDOUT);
+    assert_int_equal(ipc_ring_lease(r, slot, &m, 5, &gen), 0);
+    assert_int_equal(ipc_ring_wait_free(r, 1), -ETIMEDOUT);
+    assert_int_equal(ipc_ring_expire(r, 10), 1);
+    assert_int_equal(ipc_ring_wait_free(r, 1000), 0);
+    assert_int_equal(ipc_ring_acquire(r, &slot), 0);
+    ipc_ring_close(r);
+    assert_int_equal(ipc_ring_wait_free(r, 1000), -EPIPE);
+    ipc_ring_unref(r);
+}
+
+/* ipc_same_file: one open file description (a dup, or the same memfd
+ * passed again) is the same file; another memfd, or the same file opened
+ * anew, is not. */
+static void test_same_file(void **state)
+{
+    int a, b, c, d;
+    char path[64];
+
+    (void)state;
+    assert_int_equal(ipc_memfd_from("x", 1, "a", &a), 0);
+    assert_int_equal(ipc_memfd_from("x", 1, "b", &b), 0);
+    c = dup(a);
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", a);
+    d = open(path, O_RDONLY | O_CLOEXEC);
+    assert_true(c >= 0 && d >= 0);
+    assert_int_equal(ipc_same_file(a, c), 1);
+    assert_int_equal(ipc_same_file(a, b), 0);
+    assert_int_equal(ipc_same_file(a, d), 0);
+    assert_true(ipc_same_file(a, 1000) < 0); /* not open: the kernel cannot tell */
+    close(a), close(b), close(c), close(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +367,9 @@ int main(void)
         cmocka_unit_test(test_recv_is_strict),
         cmocka_unit_test(test_sealed_memfd),
         cmocka_unit_test(test_sealed_memfd_keeps_offset),
+        cmocka_unit_test(test_shared_generations),
+        cmocka_unit_test(test_wait_free),
+        cmocka_unit_test(test_same_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
