@@ -559,7 +559,7 @@ static dvpp_status registry_find(ring_registry *g, const char *ref, named_ring *
     uid_t uid = 0;
     unsigned found = 0;
     named_ring *hit = NULL;
-    uid_t other = 0;
+    uid_t first = 0, other = 0;   /* copied under the lock: entries may go after */
 
     if (!ring_ref_parse(ref, name, sizeof(name), &has_uid, &uid))
         return dvpp_err_set(err, DVPP_EINVAL, "ring", "ring wants NAME or NAME@UID (a name "
@@ -568,10 +568,12 @@ static dvpp_status registry_find(ring_registry *g, const char *ref, named_ring *
     pthread_mutex_lock(&g->mu);
     for (named_ring *k = g->head; k; k = k->next)
         if (k->http && !strcmp(k->name, name) && (!has_uid || k->uid == uid)) {
-            if (found++)
+            if (found++) {
                 other = k->uid;
-            else
+            } else {
                 hit = k;
+                first = k->uid;
+            }
         }
     if (found == 1) {
         *out = *hit;
@@ -585,7 +587,7 @@ static dvpp_status registry_find(ring_registry *g, const char *ref, named_ring *
                             "deliveries (its owner opens it with RingOpen.http)", ref);
     if (found > 1)
         return dvpp_err_set(err, DVPP_EBUSY, "ring", "rings of owners uid %ld and %ld (at "
-                            "least) are named '%s': name one as %s@UID", (long)hit->uid,
+                            "least) are named '%s': name one as %s@UID", (long)first,
                             (long)other, name, name);
     return DVPP_OK;
 }

@@ -443,8 +443,9 @@ static inline int fuzz_hello(int fd, uint64_t id)
     return fuzz_send_env(fd, &e, NULL, 0);
 }
 
+/* RingOpen; @http lets HTTP deliveries (dvppd_sock_ring_reserve) in. */
 static inline int fuzz_ring_open(int fd, uint64_t id, uint32_t slots, uint64_t slot_bytes,
-                                 const char *name)
+                                 const char *name, bool http)
 {
     Dvpp__Envelope e = DVPP__ENVELOPE__INIT;
     Dvpp__RingOpen r = DVPP__RING_OPEN__INIT;
@@ -454,6 +455,7 @@ static inline int fuzz_ring_open(int fd, uint64_t id, uint32_t slots, uint64_t s
     r.slots = slots;
     r.slot_bytes = slot_bytes;
     r.name = (char *)name;
+    r.http = http;
     e.body_case = DVPP__ENVELOPE__BODY_RING_OPEN;
     e.ring_open = &r;
     return fuzz_send_env(fd, &e, NULL, 0);

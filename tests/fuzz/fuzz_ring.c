@@ -16,10 +16,20 @@
  *     ring); a granted slot is never one still leased, and its descriptor
  *     in the shared memory says READY with the Result's generation and
  *     offset;
- *   - a release carrying a descriptor drops the connection.
+ *   - a release carrying a descriptor drops the connection;
+ *   - ring ids only grow on the connection, and no generation (of a
+ *     Result or of an HTTP delivery's notice) is ever granted twice, across
+ *     RingClose and RingOpen too;
+ *   - an HTTP delivery into the ring (dvppd_sock_ring_reserve/deliver, as
+ *     the HTTP front end calls them, in process: the ring is named and
+ *     opened with http) succeeds while a slot is free, is refused EAGAIN
+ *     when the ring is full and ENOTFOUND when it is closed, leases its
+ *     slot at once, and its notice (id 0) names the ring it went into with
+ *     the slot and generation deliver returned, even when the ring was
+ *     closed and another opened before the notice was read.
  *
  *   mode byte: bits 0-1 slots - 1, bit 2 slot_bytes 8192 (else 4096)
- *   op byte % 10, then its arguments:
+ *   op byte % 12, then its arguments:
  *     0 submit k = 1 + (a & 3) jobs back to back, spec (a >> 2) & 3
  *     1 release lease a (valid)
  *     2 release lease a with its generation + d (d: 4 bytes, not 0)
@@ -29,13 +39,19 @@
  *     6 release lease a with a descriptor attached
  *     7 RingClose
  *     8 RingOpen again (after a close)
- *     9 submit, then RingClose at once (the job races the close) */
+ *     9 submit, then RingClose at once (the job races the close)
+ *    10 an HTTP delivery into the ring
+ *    11 an HTTP delivery, then RingClose and RingOpen before its notice is
+ *       read */
 #include <stdarg.h>
 
 #include "fuzz_daemon.h"
 
 #define MAX_IDS 1024
 #define MAX_LEASES 16
+#define MAX_GENS 1024            /* generations granted in one session */
+#define MAX_NOTICES 64
+#define RING_NAME "fzr"
 
 static fuzz_daemon g_d;
 
@@ -72,6 +88,15 @@ typedef struct session {
     unsigned nrel;
     uint64_t bad0, bad_expected;
     bool have_bad0;
+    /* every generation granted so far (none may come twice) */
+    uint32_t gens[MAX_GENS];
+    unsigned ngens;
+    /* HTTP deliveries whose notice has not been read yet, and notices
+     * read */
+    struct delivery {
+        uint32_t ring, slot, gen;
+    } expect[MAX_NOTICES], got[MAX_NOTICES];
+    unsigned nexpect, ngot;
 } session;
 
 static void stop(void)
@@ -150,6 +175,14 @@ static bool pump(session *s, uint64_t id)
         }
         if (!e)
             fail("an answer that does not decode");
+        if (e->id == 0 && e->body_case == DVPP__ENVELOPE__BODY_RESULT) {
+            if (s->ngot == MAX_NOTICES)
+                fail("more notices than deliveries");
+            s->got[s->ngot++] = (struct delivery){e->result->ring, e->result->slot,
+                                                  e->result->generation};
+            note("  <- notice ring %u slot %u gen %u\n", e->result->ring, e->result->slot,
+                 e->result->generation);
+        }
         if (e->id >= MAX_IDS || e->id == 0) {
             if (rfd >= 0)
                 close(rfd);
@@ -206,6 +239,18 @@ static void drop_lease(session *s, int i)
     s->leases[i] = s->leases[--s->nleases];
 }
 
+/* A generation the daemon granted: never one granted before. */
+static void new_generation(session *s, uint32_t gen)
+{
+    if (gen == 0)
+        fail("a lease of generation 0");
+    for (unsigned i = 0; i < s->ngens; i++)
+        if (s->gens[i] == gen)
+            fail("a generation granted twice in one session");
+    if (s->ngens < MAX_GENS)
+        s->gens[s->ngens++] = gen;
+}
+
 static void unmap_ring(session *s)
 {
     if (s->map)
@@ -223,7 +268,8 @@ static void open_ring(session *s, uint32_t slots, uint64_t slot_bytes)
     void *m;
     int rfd;
 
-    if (fuzz_ring_open(s->fd, id, slots, slot_bytes, "") != 0 || !(e = answer(s, id))) {
+    if (fuzz_ring_open(s->fd, id, slots, slot_bytes, RING_NAME, true) != 0 ||
+        !(e = answer(s, id))) {
         s->alive = false;
         return;
     }
@@ -253,6 +299,96 @@ static const dvpp_ring_slot *desc(const session *s, uint32_t slot)
     return (const dvpp_ring_slot *)(s->map + dvpp_ring_desc_offset(slot));
 }
 
+/* Every delivery's notice, read (waiting up to 5 s), names what deliver
+ * returned. */
+static void check_notices(session *s)
+{
+    uint64_t until = fuzz_now_ms() + 5000;
+
+    while (s->alive && s->ngot < s->nexpect) {
+        uint64_t now = fuzz_now_ms();
+        Dvpp__Envelope *e;
+        int rfd = -1;
+        ssize_t n = fuzz_recv(s->fd, now < until ? (int)(until - now) : 0, &e, &rfd);
+        if (rfd >= 0)
+            close(rfd);
+        if (n == -EAGAIN)
+            fail("an HTTP delivery's notice did not come in 5 s");
+        if (n == 0) {
+            s->alive = false;
+            break;
+        }
+        if (!e)
+            fail("an answer that does not decode");
+        if (e->id == 0 && e->body_case == DVPP__ENVELOPE__BODY_RESULT) {
+            s->got[s->ngot++] = (struct delivery){e->result->ring, e->result->slot,
+                                                  e->result->generation};
+        } else if (e->id < MAX_IDS && e->id && !s->inbox[e->id]) {
+            s->inbox[e->id] = e; /* an answer pump will look for */
+            continue;
+        }
+        dvpp__envelope__free_unpacked(e, NULL);
+    }
+    if (s->ngot > s->nexpect)
+        fail("a notice without a delivery");
+    for (unsigned i = 0; i < s->ngot; i++)
+        if (s->got[i].ring != s->expect[i].ring || s->got[i].slot != s->expect[i].slot ||
+            s->got[i].gen != s->expect[i].gen)
+            fail("a notice names another ring, slot or generation than its delivery");
+    s->ngot = s->nexpect = 0;
+}
+
+/* An HTTP delivery into the named ring, as the HTTP front end makes one. */
+static void http_deliver(session *s)
+{
+    dvppd_ring_ticket t;
+    uint8_t *dest = NULL;
+    ipc_slot_meta m;
+    uint32_t gen = 0;
+    dvpp_err err;
+    dvpp_status st;
+    unsigned free_slots = s->ring_open ? s->slots - s->nleases : 0;
+
+    dvpp_err_clear(&err);
+    st = dvppd_sock_ring_reserve(g_d.sock, RING_NAME, 100, &t, &dest, &err);
+    note("http delivery: %s (%s)\n", dvpp_status_name(st), err.msg);
+    if (!s->ring_open) {
+        if (st != DVPP_ENOTFOUND)
+            fail("an HTTP delivery into a closed ring was not ENOTFOUND");
+        return;
+    }
+    if (free_slots == 0) {
+        if (st != DVPP_EAGAIN)
+            fail("an HTTP delivery into a full ring was not EAGAIN");
+        return;
+    }
+    if (st != DVPP_OK)
+        fail("an HTTP delivery into a free slot was refused");
+    if (t.ring_id != s->ring_id || t.slot >= s->slots)
+        fail("an HTTP delivery's ticket names another ring or no slot");
+    for (unsigned q = 0; q < s->nleases; q++)
+        if (s->leases[q].slot == t.slot)
+            fail("an HTTP delivery took a slot still leased to us");
+    memset(dest, 0x5a, 100);
+    memset(&m, 0, sizeof(m));
+    m.dtype = DVPP_RING_DTYPE_U8;
+    m.layout = DVPP_RING_LAYOUT_IMAGE;
+    m.ndim = 1;
+    m.shape[0] = 100;
+    m.byte_length = 100;
+    m.scale_x = m.scale_y = 1;
+    {
+        uint32_t slot = t.slot;
+        if (dvppd_sock_ring_deliver(g_d.sock, &t, true, &m, &gen) != DVPP_OK)
+            fail("an HTTP delivery into an open ring was not leased");
+        new_generation(s, gen);
+        if (s->nleases == MAX_LEASES || s->nexpect == MAX_NOTICES)
+            fail("more leases than slots");
+        s->leases[s->nleases++] = (lease){slot, gen};
+        s->expect[s->nexpect++] = (struct delivery){s->ring_id, slot, gen};
+    }
+}
+
 /* StatsQuery, and every expectation since the last one. */
 static void sync_check(session *s)
 {
@@ -268,6 +404,9 @@ static void sync_check(session *s)
         s->alive = false;
         return;
     }
+    check_notices(s);
+    if (!s->alive)
+        return;
     if (a->body_case != DVPP__ENVELOPE__BODY_STATS)
         fail("StatsQuery not answered with Stats");
     for (unsigned i = 0; i < s->nrel; i++) {
@@ -427,6 +566,7 @@ static void submit(session *s, unsigned k, unsigned spec, bool close_too)
                     fail("the slot descriptor does not match the Result");
                 if (s->nleases == MAX_LEASES)
                     fail("more leases than slots");
+                new_generation(s, r->generation);
                 s->leases[s->nleases++] = (lease){r->slot, r->generation};
             }
         }
@@ -464,7 +604,7 @@ static void run(const uint8_t *data, size_t size)
     if (s.alive)
         sync_check(&s);
     while (s.alive && r.n && ops++ < 64) {
-        unsigned op = fuzz_u8(&r) % 10, a = fuzz_u8(&r);
+        unsigned op = fuzz_u8(&r) % 12, a = fuzz_u8(&r);
         const lease *l = s.nleases ? &s.leases[a % s.nleases] : NULL;
         note("op %u a %u (next id %llu, ring %s, %u lease(s))\n", op, a,
              (unsigned long long)s.next_id, s.ring_open ? "open" : "closed", s.nleases);
@@ -557,9 +697,36 @@ static void run(const uint8_t *data, size_t size)
             if (!s.ring_open)
                 open_ring(&s, 1 + (a & 3), a & 4 ? 8192 : 4096);
             break;
-        default:
+        case 9:
             submit(&s, 1, a & 3, true);
             break;
+        case 10:
+            http_deliver(&s);
+            break;
+        default: { /* deliver, then close and reopen before reading the notice */
+            Dvpp__Envelope e = DVPP__ENVELOPE__INIT, *ans;
+            Dvpp__RingClose c = DVPP__RING_CLOSE__INIT;
+            uint64_t id;
+            if (!s.ring_open)
+                break;
+            http_deliver(&s);
+            id = new_id(&s);
+            e.protocol = 1;
+            e.id = id;
+            c.ring = s.ring_id;
+            e.body_case = DVPP__ENVELOPE__BODY_RING_CLOSE;
+            e.ring_close = &c;
+            if (fuzz_send_env(s.fd, &e, NULL, 0) != 0 || !(ans = answer(&s, id))) {
+                s.alive = false;
+                break;
+            }
+            if (ans->body_case != DVPP__ENVELOPE__BODY_ACK)
+                fail("RingClose of an open ring was not answered Ack");
+            forget(&s, id);
+            unmap_ring(&s);
+            open_ring(&s, 1 + (a & 3), a & 4 ? 8192 : 4096);
+            break;
+        }
         }
         if (s.alive)
             sync_check(&s);

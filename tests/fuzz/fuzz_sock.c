@@ -7,6 +7,8 @@
  *        bit 1   then open a ring (4 x 64 KiB; id 1), named "fz" with bit 2
  *        bit 3   read what has arrived after each packet
  *        bit 4   at the end, wait for answers (20 ms quiet, 1 s at most)
+ *        bit 5   send each record PIPELINE times back to back (more jobs
+ *                than the daemon's max_inflight of 8: admission refusals)
  *   record: length (2 bytes, big endian), fd byte A, fd byte B, payload
  *        A bits 0-1       how many fds ride along (0-3)
  *        A bits 2i+2..3   fd i: a sealed memfd, an unsealed memfd, the read
@@ -21,6 +23,9 @@
 #include "fuzz_daemon.h"
 
 static fuzz_daemon g_d;
+
+/* Copies of a record sent at once with mode bit 5. */
+#define PIPELINE 12
 
 static void stop(void)
 {
@@ -80,7 +85,7 @@ static void session(const uint8_t *data, size_t size)
         alive = fuzz_hello(fd, 1) == 0;
         if (alive && (mode & 2)) {
             Dvpp__Envelope *e = NULL;
-            alive = fuzz_ring_open(fd, 2, 4, 64u << 10, mode & 4 ? "fz" : "") == 0 &&
+            alive = fuzz_ring_open(fd, 2, 4, 64u << 10, mode & 4 ? "fz" : "", mode & 4) == 0 &&
                     (e = fuzz_await(fd, 2, 2000, &rfd)) != NULL;
             if (e)
                 dvpp__envelope__free_unpacked(e, NULL);
@@ -95,7 +100,8 @@ static void session(const uint8_t *data, size_t size)
         int fds[3];
         for (unsigned i = 0; i < nfds; i++)
             fds[i] = make_fd((a >> (2 + 2 * i)) & 3, (b >> (2 * i)) & 3, payload, len);
-        alive = fuzz_send(fd, payload, len, fds, (int)nfds) == 0;
+        for (unsigned k = 0; alive && k < (mode & 32 ? PIPELINE : 1u); k++)
+            alive = fuzz_send(fd, payload, len, fds, (int)nfds) == 0;
         for (unsigned i = 0; i < nfds; i++)
             close(fds[i]);
         if (alive && (mode & 8))
