@@ -1,8 +1,10 @@
 /* dvppd_sock: the Unix-socket front end (proto/PROTOCOL.md).
  *
  * One epoll thread owns the listening socket, every connection and every
- * ring's bookkeeping; device workers only post completions to it (a queue
- * + eventfd), so connection state is never shared between threads. The
+ * ring's bookkeeping; device workers, and the thread of each video decode
+ * (which decodes only while a VPC worker is lent to it, and waits for ring
+ * slots holding none), only post completions to it (a queue + eventfd), so
+ * connection state is never shared between threads. The
  * exceptions are the named-ring registry and the rings' slot tables, which
  * the HTTP front end also uses (?ring=NAME), each under its own mutex: the
  * registry holds a reference to each named ring and to its owner's
