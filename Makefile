@@ -118,7 +118,10 @@ endif
 LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o)
 LIB := $(BUILD)/libdvpp.a
 
-DVPPD_SRCS := $(wildcard dvppd/*.c)
+# The daemon: dvppd/ (process, config, specs, settings) and its two front ends
+# dvppd/http/ and dvppd/sock/, each module of which includes its folder's
+# private *_int.h and the daemon's headers through -Idvppd.
+DVPPD_SRCS := $(wildcard dvppd/*.c dvppd/http/*.c dvppd/sock/*.c)
 DVPPCTL_SRCS := $(wildcard clients/dvppctl/*.c)
 DVPPD := $(BUILD)/dvppd
 DVPPCTL := $(BUILD)/dvppctl
@@ -252,7 +255,7 @@ $(LIB): $(LIB_OBJS)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OBJ)/dvppd/%.o $(OBJ)/ipc/%.o: FINAL_CFLAGS += $(DVPPD_CFLAGS)
+$(OBJ)/dvppd/%.o $(OBJ)/ipc/%.o: FINAL_CFLAGS += $(DVPPD_CFLAGS) -Idvppd
 
 $(DVPPD): $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(IPC_LIB) $(LIB)
 	$(call quiet,LD,$@)
