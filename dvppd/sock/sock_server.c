@@ -1,4 +1,4 @@
-/* dvppd_sock: the Unix-socket front end: one epoll thread, rings, leases. */
+/* sock_server: the Unix-socket front end (being split into dvppd/sock/ modules). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4, SOCK_* flags, struct ucred */
 #endif
