@@ -9,10 +9,10 @@ static const struct {
     const char *npy;
     size_t size;
 } k_dtypes[] = {
-    [DVPP_DTYPE_U8] = {"u8", "|u1", 1},
-    [DVPP_DTYPE_I8] = {"i8", "|i1", 1},
-    [DVPP_DTYPE_F16] = {"f16", "<f2", 2},
-    [DVPP_DTYPE_F32] = {"f32", "<f4", 4},
+    [DVPP_DTYPE_U8] = {"uint8", "|u1", 1},
+    [DVPP_DTYPE_I8] = {"int8", "|i1", 1},
+    [DVPP_DTYPE_F16] = {"float16", "<f2", 2},
+    [DVPP_DTYPE_F32] = {"float32", "<f4", 4},
 };
 
 static const char *const k_layouts[] = {

@@ -45,12 +45,18 @@ typedef struct dvpp_tensor {
 /* Element size in bytes (1, 2 or 4); 0 for an unknown dtype. */
 size_t dvpp_dtype_size(dvpp_dtype dt);
 
-/* "u8", "i8", "f16", "f32"; numpy descr via dvpp_dtype_npy ("|u1", "<f2"). */
+/* The wire names every front end writes (HTTP X-Dvpp-Dtype, the socket's
+ * TensorMeta, dvppctl's JSON, error messages): "uint8", "int8", "float16",
+ * "float32"; "unknown" for anything else. Static strings. The numpy descr
+ * comes from dvpp_dtype_npy ("|u1", "<f2"). */
 const char *dvpp_dtype_name(dvpp_dtype dt);
 const char *dvpp_dtype_npy(dvpp_dtype dt);
+/* The wire names and the short ones ("u8", "i8", "f16"/"fp16",
+ * "f32"/"fp32"), case-insensitive. False if unknown. */
 bool dvpp_dtype_parse(const char *name, dvpp_dtype *out);
 
-/* "NCHW", "NHWC", "NC1HWC0". */
+/* "NCHW", "NHWC", "NC1HWC0" (the wire names); "unknown" for anything else.
+ * Parse is case-insensitive. */
 const char *dvpp_layout_name(dvpp_layout l);
 bool dvpp_layout_parse(const char *name, dvpp_layout *out);
 

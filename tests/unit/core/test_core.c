@@ -145,6 +145,43 @@ static void test_pixfmt_names(void **state)
     assert_int_equal(DVPP_PIXEL_YUV440SP, 1000);
 }
 
+/* The wire names the front ends write (X-Dvpp-Dtype, TensorMeta, docs)
+ * come from core; parse takes them back and still takes the short forms. */
+static void test_tensor_names(void **state)
+{
+    static const struct {
+        dvpp_dtype dt;
+        const char *name, *short_name;
+    } dts[] = {
+        {DVPP_DTYPE_U8, "uint8", "u8"},
+        {DVPP_DTYPE_I8, "int8", "i8"},
+        {DVPP_DTYPE_F16, "float16", "f16"},
+        {DVPP_DTYPE_F32, "float32", "f32"},
+    };
+    static const char *const layouts[] = {"NCHW", "NHWC", "NC1HWC0"};
+    dvpp_dtype dt;
+    dvpp_layout l;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(dts) / sizeof(dts[0]); i++) {
+        assert_string_equal(dvpp_dtype_name(dts[i].dt), dts[i].name);
+        dt = dts[(i + 1) % 4].dt;
+        assert_true(dvpp_dtype_parse(dts[i].name, &dt));
+        assert_int_equal(dt, dts[i].dt);
+        dt = dts[(i + 1) % 4].dt;
+        assert_true(dvpp_dtype_parse(dts[i].short_name, &dt));
+        assert_int_equal(dt, dts[i].dt);
+    }
+    assert_false(dvpp_dtype_parse("float64", &dt));
+    for (unsigned i = 0; i < 3; i++) {
+        assert_string_equal(dvpp_layout_name((dvpp_layout)i), layouts[i]);
+        assert_true(dvpp_layout_parse(layouts[i], &l));
+        assert_int_equal(l, i);
+    }
+    assert_true(dvpp_layout_parse("nc1hwc0", &l));
+    assert_int_equal(l, DVPP_LAYOUT_NC1HWC0);
+}
+
 static void test_tensor_shapes(void **state)
 {
     dvpp_tensor t;
@@ -284,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_image_layout_formats),
         cmocka_unit_test(test_image_bad_strides),
         cmocka_unit_test(test_pixfmt_names),
+        cmocka_unit_test(test_tensor_names),
         cmocka_unit_test(test_tensor_shapes),
         cmocka_unit_test(test_checked_arithmetic),
         cmocka_unit_test(test_allocator_replace_and_fail),
