@@ -1,7 +1,7 @@
 /* libFuzzer target: what the HTTP front end builds from untrusted bytes
  * without a connection: the frame lists of a video decode's answer
- * (dvppd/dvppd_framelist.h) and multipart/form-data bodies
- * (dvppd/dvppd_multipart.h).
+ * (dvppd/http/http_framelist.h) and multipart/form-data bodies
+ * (dvppd/http/http_multipart.h).
  *
  * Input: a mode byte, then (mode % 3)
  *   0  frame lists: a budget (2 bytes, x 4: 0..262140 bytes, the quarter
@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dvppd_framelist.h"
-#include "dvppd_multipart.h"
+#include "http/http_framelist.h"
+#include "http/http_multipart.h"
 #include "fuzz_util.h"
 
 #define MAX_FRAMES 4096

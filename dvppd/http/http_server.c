@@ -1,4 +1,4 @@
-/* dvppd_http: the HTTP front end on libmicrohttpd. */
+/* dvppd/http/http_server.c: the HTTP front end on libmicrohttpd (moved from dvppd/dvppd_http.c; split into modules next). */
 #include "dvppd_http.h"
 
 #include <arpa/inet.h>
@@ -24,9 +24,9 @@
 #include "dvpp_npy.h"
 #include "dvpp_video.h"
 #include "device/dvpp_videojob.h"
-#include "dvppd_framelist.h"
-#include "dvppd_jobs.h"
-#include "dvppd_multipart.h"
+#include "http_framelist.h"
+#include "http_jobs.h"
+#include "http_multipart.h"
 #include "dvppd_sock.h"
 #include "dvppd_spec.h"
 

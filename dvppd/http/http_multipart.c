@@ -1,5 +1,5 @@
 /* dvppd_multipart: multipart/form-data split over the whole body. */
-#include "dvppd_multipart.h"
+#include "http_multipart.h"
 
 #include <string.h>
 #include <strings.h>

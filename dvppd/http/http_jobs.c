@@ -1,5 +1,5 @@
 /* dvppd_jobs: counted, listed batch jobs. */
-#include "dvppd_jobs.h"
+#include "http_jobs.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

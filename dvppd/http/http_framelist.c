@@ -1,5 +1,5 @@
 /* dvppd_framelist: exactly sized frame lists of a video decode. */
-#include "dvppd_framelist.h"
+#include "http_framelist.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
