@@ -807,6 +807,21 @@ static dvpp_status open_decoder(vdec *v, dvpp_err *err)
     return DVPP_OK;
 }
 
+/* @ts - @start in ticks, as a double. Containers carry any int64 pts (a
+ * Matroska cluster at INT64_MIN + 4096 followed by one near INT64_MAX), so
+ * the difference can pass int64 and `ts - start` would be undefined. The
+ * difference of two int64 always fits an unsigned 64-bit magnitude, so it
+ * is taken there exactly (modulo 2^64 is exact when the true value lies in
+ * [0, 2^64)) and rounded to a double once: every frame keeps its exact
+ * time to double precision, none is refused or saturated, and the result
+ * is what float(ts - start) gives with unbounded integers. */
+static double ticks_since(int64_t ts, int64_t start)
+{
+    if (ts >= start)
+        return (double)((uint64_t)ts - (uint64_t)start);
+    return -(double)((uint64_t)start - (uint64_t)ts);
+}
+
 /* The time of decoded frame @n: its pts, else n / fps. */
 static double frame_time(const vdec *v, const AVFrame *f, uint64_t n)
 {
@@ -815,7 +830,7 @@ static double frame_time(const vdec *v, const AVFrame *f, uint64_t n)
 
     if (ts != AV_NOPTS_VALUE) {
         int64_t start = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
-        return (double)(ts - start) * av_q2d(st->time_base);
+        return ticks_since(ts, start) * av_q2d(st->time_base);
     }
     return v->fps > 0 ? (double)n / v->fps : (double)n;
 }

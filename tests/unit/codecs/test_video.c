@@ -4,7 +4,8 @@
  * key frames (GOP, forced IDR), sampling (every N, key frames only, time
  * range, a frame cap), damaged streams (truncated, bit-flipped: ECORRUPT,
  * never a crash), a hand-written H.264 SPS claiming a huge picture
- * (ELIMIT, at once), the byte and frame budgets, bad options (EINVAL),
+ * (ELIMIT, at once), Matroska pts at both ends of int64 (exact times,
+ * no overflow), the byte and frame budgets, bad options (EINVAL),
  * allocation failures (ENOMEM, nothing leaked).
  *
  * The streams are encoded once per run (group setup). FFmpeg allocates
@@ -226,6 +227,7 @@ typedef struct record {
     uint64_t index[MAX_KEPT];
     unsigned number[MAX_KEPT];     /* read from the pixels */
     double time_s[MAX_KEPT];
+    int64_t pts[MAX_KEPT];
     bool key[MAX_KEPT];
     double min_psnr;               /* Y plane against the source frame */
     unsigned fail_at;              /* the sink fails this frame (1-based) */
@@ -258,6 +260,7 @@ static dvpp_status sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
     assert_int_equal(f->image->height, H);
     r->index[r->n] = f->index;
     r->time_s[r->n] = f->time_s;
+    r->pts[r->n] = f->pts;
     r->key[r->n] = f->key;
     if (f->image->format == DVPP_PIXEL_NV12) {
         num = frame_number(f->image->data, f->image->width_stride);
@@ -1001,6 +1004,204 @@ static void test_ts_small_stream_decodes(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Matroska with timestamps at both ends of int64                            */
+
+/* An EBML element whose size field takes 8 bytes (0x01 and 7 bytes). */
+static void ebml(dvpp_buf *out, uint32_t id, const void *payload, size_t n)
+{
+    uint8_t head[12];
+    size_t k = 0;
+
+    for (int shift = 24; shift >= 0; shift -= 8)
+        if (id >> shift || k)
+            head[k++] = (uint8_t)(id >> shift);
+    head[k++] = 0x01;
+    for (int shift = 48; shift >= 0; shift -= 8)
+        head[k++] = (uint8_t)((uint64_t)n >> shift);
+    assert_int_equal(dvpp_buf_append(out, head, k), DVPP_OK);
+    assert_int_equal(dvpp_buf_append(out, payload, n), DVPP_OK);
+}
+
+/* An unsigned EBML element in @width big-endian bytes. */
+static void ebml_uint(dvpp_buf *out, uint32_t id, uint64_t v, unsigned width)
+{
+    uint8_t b[8];
+
+    for (unsigned i = 0; i < width; i++)
+        b[i] = (uint8_t)(v >> (8 * (width - 1 - i)));
+    ebml(out, id, b, width);
+}
+
+/* Wrap @inner (consumed) as element @id of @out. */
+static void ebml_wrap(dvpp_buf *out, uint32_t id, dvpp_buf *inner)
+{
+    ebml(out, id, inner->data, inner->len);
+    dvpp_buf_fini(inner);
+    dvpp_buf_init(inner);
+}
+
+/* The next NAL unit of Annex-B @p (start code and trailing zeros off),
+ * from *pos; false at the end. */
+static bool next_nal(const dvpp_buf *p, size_t *pos, const uint8_t **nal, size_t *n)
+{
+    size_t i = *pos, s, e;
+
+    while (i + 3 <= p->len && memcmp(p->data + i, "\0\0\1", 3) != 0)
+        i++;
+    if (i + 3 > p->len)
+        return false;
+    s = i + 3;
+    for (e = s; e + 3 <= p->len && memcmp(p->data + e, "\0\0\1", 3) != 0; e++)
+        ;
+    if (e + 3 > p->len)
+        e = p->len;
+    *pos = e;
+    while (e > s && p->data[e - 1] == 0)
+        e--;
+    *nal = p->data + s;
+    *n = e - s;
+    return true;
+}
+
+/* A Matroska file (1 ms ticks) of the first @n frames of the H.264
+ * Annex-B stream @es, frame k in a cluster of its own at @stamps[k] ticks
+ * (a cluster timestamp is unsigned: a negative pts is its two's
+ * complement). ffmpeg's muxer refuses such timestamps; the format holds
+ * them and libavformat reads them back as int64 pts. */
+static void mkv_with_stamps(const dvpp_buf *es, const uint64_t *stamps, unsigned n,
+                            dvpp_buf *out)
+{
+    const uint8_t *nal, *sps = NULL, *pps = NULL;
+    size_t len, sps_n = 0, pps_n = 0, pos = 0;
+    dvpp_buf a, b, c, seg;
+    unsigned k = 0;
+
+    dvpp_buf_init(&a), dvpp_buf_init(&b), dvpp_buf_init(&c), dvpp_buf_init(&seg);
+    dvpp_buf_init(out);
+    while (next_nal(es, &pos, &nal, &len)) {
+        if ((nal[0] & 0x1f) == 7 && !sps)
+            sps = nal, sps_n = len;
+        if ((nal[0] & 0x1f) == 8 && !pps)
+            pps = nal, pps_n = len;
+    }
+    assert_non_null(sps);
+    assert_non_null(pps);
+    /* EBML header: version 1, max id 4, max size 8, "matroska" v4/2 */
+    ebml_uint(&a, 0x4286, 1, 1);
+    ebml_uint(&a, 0x42f7, 1, 1);
+    ebml_uint(&a, 0x42f2, 4, 1);
+    ebml_uint(&a, 0x42f3, 8, 1);
+    ebml(&a, 0x4282, "matroska", 8);
+    ebml_uint(&a, 0x4287, 4, 1);
+    ebml_uint(&a, 0x4285, 2, 1);
+    ebml_wrap(out, 0x1a45dfa3, &a);
+    /* Info: TimestampScale 1 ms, muxing and writing app */
+    ebml_uint(&a, 0x2ad7b1, 1000000, 4);
+    ebml(&a, 0x4d80, "t", 1);
+    ebml(&a, 0x5741, "t", 1);
+    ebml_wrap(&seg, 0x1549a966, &a);
+    /* Tracks: one H.264 video track, its avcC (4-byte NAL lengths) */
+    {
+        uint8_t hd[6] = {1, sps[1], sps[2], sps[3], 0xff, 0xe1};
+        uint8_t l[2] = {(uint8_t)(sps_n >> 8), (uint8_t)sps_n};
+        uint8_t one = 1, pl[2] = {(uint8_t)(pps_n >> 8), (uint8_t)pps_n};
+        assert_int_equal(dvpp_buf_append(&c, hd, 6), DVPP_OK);
+        assert_int_equal(dvpp_buf_append(&c, l, 2), DVPP_OK);
+        assert_int_equal(dvpp_buf_append(&c, sps, sps_n), DVPP_OK);
+        assert_int_equal(dvpp_buf_append(&c, &one, 1), DVPP_OK);
+        assert_int_equal(dvpp_buf_append(&c, pl, 2), DVPP_OK);
+        assert_int_equal(dvpp_buf_append(&c, pps, pps_n), DVPP_OK);
+    }
+    ebml_uint(&a, 0xd7, 1, 1);
+    ebml_uint(&a, 0x73c5, 1, 1);
+    ebml_uint(&a, 0x83, 1, 1);
+    ebml(&a, 0x86, "V_MPEG4/ISO/AVC", 15);
+    ebml_wrap(&a, 0x63a2, &c);
+    ebml_uint(&b, 0xb0, W, 2);
+    ebml_uint(&b, 0xba, H, 2);
+    ebml_wrap(&a, 0xe0, &b);
+    ebml_wrap(&b, 0xae, &a);
+    ebml_wrap(&seg, 0x1654ae6b, &b);
+    /* Clusters: Timestamp (8 bytes), one SimpleBlock (track 1, +0) */
+    pos = 0;
+    while (k < n && next_nal(es, &pos, &nal, &len)) {
+        uint8_t t = nal[0] & 0x1f;
+        uint8_t bh[8] = {0x81, 0, 0, t == 5 ? 0x80 : 0, (uint8_t)(len >> 24),
+                         (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len};
+        if (t != 1 && t != 5)
+            continue; /* one slice a frame (libx264, one thread) */
+        assert_int_equal(dvpp_buf_append(&b, bh, 8), DVPP_OK);
+        assert_int_equal(dvpp_buf_append(&b, nal, len), DVPP_OK);
+        ebml_uint(&a, 0xe7, stamps[k++], 8);
+        ebml_wrap(&a, 0xa3, &b);
+        ebml_wrap(&seg, 0x1f43b675, &a);
+    }
+    assert_int_equal(k, n);
+    ebml_wrap(out, 0x18538067, &seg);
+}
+
+#define STAMPED 12
+
+/* A Matroska stream starting at INT64_MIN + 4096 ticks whose later frames
+ * lie near INT64_MAX (2^63 - 2^50 + 4096 k: doubles, as libavformat reads
+ * cluster timestamps through one): pts - start passes int64 (undefined:
+ * UBSan stopped the decode; a plain build wrapped to negative times and
+ * kept 1 frame of 12). Every frame is kept with its exact time, computed
+ * here by hand: (2^64 - 2^50 + 4096 (k - 1)) ms, exact in a double. The
+ * mirror image (ten frames near INT64_MAX, then two at INT64_MIN + 4096 k)
+ * underflowed (a plain build wrapped to +2^50 ticks and kept the two):
+ * their times are about -1.8e16 s, before the start, so they are not
+ * kept. */
+static void test_extreme_timestamps(void **state)
+{
+    const uint64_t top = ((uint64_t)1 << 63) - ((uint64_t)1 << 50);
+    const uint64_t bottom = (uint64_t)1 << 63; /* INT64_MIN's two's complement */
+    uint64_t up[STAMPED], down[STAMPED];
+    dvpp_buf mkv;
+    dvpp_err err;
+    dvpp_status st;
+    record r;
+
+    (void)state;
+    up[0] = bottom + 4096;
+    for (unsigned k = 1; k < STAMPED; k++)
+        up[k] = top + 4096u * k;
+    for (unsigned k = 0; k < STAMPED; k++)
+        down[k] = k < 10 ? top + 4096u * k : bottom + 4096u * (k - 9);
+
+    mkv_with_stamps(bytes_of(S264_ANNEXB), up, STAMPED, &mkv);
+    st = decode(&mkv, NULL, NULL, &r, NULL, &err);
+    dvpp_buf_fini(&mkv);
+    if (st != DVPP_OK)
+        fail_msg("up: %s (%s)", dvpp_status_name(st), err.msg);
+    if (r.n != STAMPED)
+        fail_msg("up: %u of %u frames kept (frame 1 at %g s)", r.n, STAMPED,
+                 r.n > 1 ? r.time_s[1] : 0.0);
+    assert_int_equal(r.pts[0], INT64_MIN + 4096);
+    assert_true(r.time_s[0] == 0.0);
+    for (unsigned k = 1; k < STAMPED; k++) {
+        double want = (ldexp(1, 64) - ldexp(1, 50) + 4096.0 * (k - 1)) * (1.0 / 1000);
+        assert_int_equal(r.number[k], k);
+        assert_int_equal(r.pts[k], (int64_t)(top + 4096u * k));
+        if (r.time_s[k] != want)
+            fail_msg("up: frame %u at %.6f s, want %.6f", k, r.time_s[k], want);
+    }
+
+    mkv_with_stamps(bytes_of(S264_ANNEXB), down, STAMPED, &mkv);
+    st = decode(&mkv, NULL, NULL, &r, NULL, &err);
+    dvpp_buf_fini(&mkv);
+    if (st != DVPP_OK)
+        fail_msg("down: %s (%s)", dvpp_status_name(st), err.msg);
+    if (r.n != 10)
+        fail_msg("down: %u frames kept, want 10 (frame 10 at %g s)", r.n,
+                 r.n > 10 ? r.time_s[10] : 0.0);
+    for (unsigned k = 0; k < 10; k++) {
+        assert_int_equal(r.number[k], k);
+        assert_true(r.time_s[k] == 4096.0 * k * (1.0 / 1000));
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Budgets and options                                                       */
 
 static void test_video_bytes_limit(void **state)
@@ -1298,6 +1499,7 @@ int main(void)
         T_(test_sps_16384),
         T_(test_ts_huge_sps),
         T_(test_ts_small_stream_decodes),
+        T_(test_extreme_timestamps),
         T_(test_video_bytes_limit),
         T_(test_video_frames_limit),
         T_(test_pixel_limits),
