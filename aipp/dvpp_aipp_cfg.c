@@ -748,6 +748,14 @@ void dvpp_aipp_output_size(const dvpp_aipp_op *op, uint32_t *w, uint32_t *h)
         *h = g.out_h;
 }
 
+void dvpp_aipp_op_for_image(dvpp_aipp_op *op, uint32_t w, uint32_t h)
+{
+    if (!op->src_image_size_w)
+        op->src_image_size_w = w;
+    if (!op->src_image_size_h)
+        op->src_image_size_h = h;
+}
+
 /* --- dynamic AIPP blob -----------------------------------------------------
  *
  * Little endian, serialised field by field (inc/common/dynamic_aipp.h).

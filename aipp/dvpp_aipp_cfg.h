@@ -133,6 +133,12 @@ void dvpp_aipp_geometry(const dvpp_aipp_op *op, uint32_t src_w, uint32_t src_h,
  * geometry on src_image_size (0 where that is needed and unknown). */
 void dvpp_aipp_output_size(const dvpp_aipp_op *op, uint32_t *w, uint32_t *h);
 
+/* @op for a @w x @h image: a source size the config leaves 0 (the model's)
+ * is the image's, side by side, so the output size is known with or
+ * without a crop (crop_size 0 crops the rest of the image). The one rule
+ * for the pipeline and dvppctl's offline aipp. */
+void dvpp_aipp_op_for_image(dvpp_aipp_op *op, uint32_t w, uint32_t h);
+
 /* --- dynamic AIPP ------------------------------------------------------------ */
 
 /* Size of the dynamic parameter blob for @batch images: 64 + 96 * batch. */

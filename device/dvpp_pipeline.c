@@ -451,17 +451,12 @@ static dvpp_status check_op_size(const dvpp_pipeline *p, uint32_t i,
     return dvpp_err_set(err, DVPP_ELIMIT, f, "%s: %s", f, le.msg);
 }
 
-/* The AIPP op for a @w x @h image: a source size the config leaves 0 (the
- * model's) is the image's, so the op's output size is known with or
- * without a crop (crop_size 0 crops the rest of it). */
+/* The AIPP op for a @w x @h image (dvpp_aipp_op_for_image). */
 static void aipp_op_for(const dvpp_pipeline *p, uint32_t w, uint32_t h,
                         dvpp_aipp_op *op)
 {
     *op = p->aipp;
-    if (!op->src_image_size_w)
-        op->src_image_size_w = w;
-    if (!op->src_image_size_h)
-        op->src_image_size_h = h;
+    dvpp_aipp_op_for_image(op, w, h);
 }
 
 static dvpp_status plan_output(const dvpp_pipeline *p, dvpp_pipeline_plan *pl,

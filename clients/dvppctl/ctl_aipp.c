@@ -189,9 +189,11 @@ int ctl_cmd_aipp(int argc, char **argv)
     if (st == DVPP_OK)
         st = load_for_op(a, &op, &c->vpc, &img, &err);
     if (st == DVPP_OK) {
-        /* The hardware writes fp16 NC1HWC0; --layout/--dtype for CPUs. */
-        if (!op.src_image_size_w && !op.crop)
-            op.src_image_size_w = img.width, op.src_image_size_h = img.height;
+        /* The library's rule for an unset source size (the pipeline's):
+         * with crop_size 0 the crop is the rest of the image, so the
+         * output size needs it. The hardware writes fp16 NC1HWC0;
+         * --layout/--dtype for CPUs. */
+        dvpp_aipp_op_for_image(&op, img.width, img.height);
         st = dvpp_aipp_tensor(&op, 1, a->layout_set ? a->layout : DVPP_LAYOUT_NC1HWC0,
                               a->dtype_set ? a->dtype : DVPP_DTYPE_F16, &t, &err);
     }
