@@ -203,11 +203,28 @@ static int decode_prepare(ctl_args *a, void *state, dvpp_err *err)
 
 /* --- resize ----------------------------------------------------------------------------- */
 
-/* Letterbox bars are filled in the output's format offline (pad = Y,U,V
- * for YUV outputs) but in the resize's format by the pipeline; they agree
- * when the resize runs in the output's format, when both are RGB family
- * (the conversion only moves channels and adds an opaque alpha), or when
- * nothing is padded. */
+/* Letterbox bars: --pad is R,G,B. Offline, the bars are painted in the
+ * output's format (the pad converted to it, f0943ff); the pipeline paints
+ * them in the resize's format and then converts the whole image to the
+ * output. Both give the same bytes when the resize runs in the output's
+ * format, or in an RGB-family format: the pad lands there exactly and the
+ * last conversion makes of it what the offline one does (every output
+ * format, tests/e2e/test_dvppctl_socket_bars.py), except where the
+ * offline VPC refuses a paste origin that is odd on an axis the output's
+ * chroma subsamples. A grey resize format drops the pad's chroma, and one
+ * YUV layout into another resamples the bars' chroma with the picture's:
+ * those, padded, stay offline. */
+static bool bars_agree(dvpp_pixfmt in, dvpp_pixfmt out, const dvpp_resize_geom *g)
+{
+    const dvpp_pixfmt_info *fo = dvpp_pixfmt_get(out);
+
+    if (in == out)
+        return true;
+    if (!is_rgb_family(in) || !fo)
+        return false;
+    return !(fo->chroma_sx && g->paste.left % 2) && !(fo->chroma_sy && g->paste.top % 2);
+}
+
 static int check_bars(const ctl_job *j, const ctl_source *s, uint32_t i,
                       dvpp_pixfmt out, dvpp_err *err)
 {
@@ -215,17 +232,19 @@ static int check_bars(const ctl_job *j, const ctl_source *s, uint32_t i,
     const dvpp_resize_geom *g = &plan.resize[i];
     dvpp_pixfmt in = i > 0 ? j->pipe.ops[i - 1].u.convert : s->format;
 
-    if (in == out || (is_rgb_family(in) && is_rgb_family(out)) ||
-        j->pipe.ops[i].u.resize.mode != DVPP_RESIZE_LETTERBOX)
+    if (in == out || j->pipe.ops[i].u.resize.mode != DVPP_RESIZE_LETTERBOX)
         return 0;
     if (ctl_job_plan(j, s, &plan, err) != DVPP_OK)
         return 1;
     if (g->paste.left == 0 && g->paste.top == 0 && g->paste.right + 1 == g->out_w &&
         g->paste.bottom + 1 == g->out_h)
         return 0;
-    fprintf(stderr, "dvppctl resize: --mode letterbox into %s from %s (the bars' "
-                    "colour is given in the output's format) is not available with "
-                    "--socket\n", dvpp_pixfmt_name(out), dvpp_pixfmt_name(in));
+    if (bars_agree(in, out, g))
+        return 0;
+    fprintf(stderr, "dvppctl resize: --mode letterbox into %s from %s (the daemon paints "
+                    "the bars in %s, then converts them) is not available with "
+                    "--socket\n", dvpp_pixfmt_name(out), dvpp_pixfmt_name(in),
+                    dvpp_pixfmt_name(in));
     return 2;
 }
 
