@@ -1,4 +1,4 @@
-/* dvppd_framelist: exactly sized frame lists of a video decode. */
+/* http_framelist: exactly sized frame lists of a video decode. */
 #include "http_framelist.h"
 
 #include <inttypes.h>
@@ -6,25 +6,25 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const dvppd_frame_list_names[DVPPD_FRAME_LISTS] = {
+const char *const http_frame_list_names[HTTP_FRAME_LISTS] = {
     "X-Dvpp-Frame-Index", "X-Dvpp-Frame-Pts", "X-Dvpp-Frame-Time", "X-Dvpp-Key-Frames"};
 
 /* Longest entry of an integer list: "-9223372036854775808" or
  * "18446744073709551615", and the NUL. */
 #define INT_ENTRY_MAX 24
 
-size_t dvppd_frame_time_format(char buf[DVPPD_FRAME_TIME_MAX], double t)
+size_t http_frame_time_format(char buf[HTTP_FRAME_TIME_MAX], double t)
 {
-    int n = snprintf(buf, DVPPD_FRAME_TIME_MAX, "%.6f", t);
+    int n = snprintf(buf, HTTP_FRAME_TIME_MAX, "%.6f", t);
 
-    /* Cannot happen for a double (see DVPPD_FRAME_TIME_MAX); stay exact. */
-    if (n < 0 || n >= DVPPD_FRAME_TIME_MAX)
-        n = snprintf(buf, DVPPD_FRAME_TIME_MAX, "%s", "nan");
+    /* Cannot happen for a double (see HTTP_FRAME_TIME_MAX); stay exact. */
+    if (n < 0 || n >= HTTP_FRAME_TIME_MAX)
+        n = snprintf(buf, HTTP_FRAME_TIME_MAX, "%s", "nan");
     return (size_t)n;
 }
 
 /* Append ",@s" (no comma for the first entry) to list @k, within budget. */
-static dvpp_status append_entry(dvppd_frame_lists *l, int k, const char *s, size_t n,
+static dvpp_status append_entry(http_frame_lists *l, int k, const char *s, size_t n,
                                 size_t max_bytes, dvpp_err *err)
 {
     dvpp_buf *b = &l->list[k];
@@ -42,9 +42,9 @@ static dvpp_status append_entry(dvppd_frame_lists *l, int k, const char *s, size
 }
 
 /* Every list NUL-terminated (the terminator is not counted in len). */
-static dvpp_status terminate(dvppd_frame_lists *l, dvpp_err *err)
+static dvpp_status terminate(http_frame_lists *l, dvpp_err *err)
 {
-    for (int k = 0; k < DVPPD_FRAME_LISTS; k++) {
+    for (int k = 0; k < HTTP_FRAME_LISTS; k++) {
         if (dvpp_buf_reserve(&l->list[k], 1) != DVPP_OK)
             return dvpp_err_set(err, DVPP_ENOMEM, NULL, "out of memory for the frame lists");
         l->list[k].data[l->list[k].len] = '\0';
@@ -52,10 +52,10 @@ static dvpp_status terminate(dvppd_frame_lists *l, dvpp_err *err)
     return DVPP_OK;
 }
 
-static dvpp_status add_frame(dvppd_frame_lists *l, const dvpp_video_frame_info *f,
+static dvpp_status add_frame(http_frame_lists *l, const dvpp_video_frame_info *f,
                              size_t max_bytes, dvpp_err *err)
 {
-    char num[INT_ENTRY_MAX], t[DVPPD_FRAME_TIME_MAX];
+    char num[INT_ENTRY_MAX], t[HTTP_FRAME_TIME_MAX];
     size_t n;
     dvpp_status st;
 
@@ -66,7 +66,7 @@ static dvpp_status add_frame(dvppd_frame_lists *l, const dvpp_video_frame_info *
         st = append_entry(l, 1, num, n, max_bytes, err);
     }
     if (st == DVPP_OK) {
-        n = dvppd_frame_time_format(t, f->time_s);
+        n = http_frame_time_format(t, f->time_s);
         st = append_entry(l, 2, t, n, max_bytes, err);
     }
     if (st == DVPP_OK && f->key) {
@@ -76,26 +76,26 @@ static dvpp_status add_frame(dvppd_frame_lists *l, const dvpp_video_frame_info *
     return st;
 }
 
-dvpp_status dvppd_frame_lists_make(const dvpp_video_frame_info *f, uint64_t n,
-                                   size_t max_bytes, dvppd_frame_lists *l, dvpp_err *err)
+dvpp_status http_frame_lists_make(const dvpp_video_frame_info *f, uint64_t n,
+                                   size_t max_bytes, http_frame_lists *l, dvpp_err *err)
 {
     dvpp_status st = DVPP_OK;
 
     memset(l, 0, sizeof(*l));
-    for (int k = 0; k < DVPPD_FRAME_LISTS; k++)
+    for (int k = 0; k < HTTP_FRAME_LISTS; k++)
         dvpp_buf_init(&l->list[k]);
     for (uint64_t i = 0; st == DVPP_OK && i < n; i++)
         st = add_frame(l, &f[i], max_bytes, err);
     if (st == DVPP_OK)
         st = terminate(l, err);
     if (st != DVPP_OK)
-        dvppd_frame_lists_fini(l);
+        http_frame_lists_fini(l);
     return st;
 }
 
-void dvppd_frame_lists_fini(dvppd_frame_lists *l)
+void http_frame_lists_fini(http_frame_lists *l)
 {
-    for (int k = 0; k < DVPPD_FRAME_LISTS; k++)
+    for (int k = 0; k < HTTP_FRAME_LISTS; k++)
         dvpp_buf_fini(&l->list[k]);
     l->total = 0;
 }

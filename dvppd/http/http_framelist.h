@@ -1,4 +1,4 @@
-/* dvppd_framelist: the frame lists of a video decode's answer, exactly
+/* http_framelist: the frame lists of a video decode's answer, exactly
  * sized (docs/http-api.md, POST /v1/video/decode).
  *
  * A decode answers with four comma-separated lists, one entry per kept
@@ -12,12 +12,12 @@
  * live in libmicrohttpd's per-connection memory) and refused as a whole
  * when they would pass it.
  *
- * Ownership: dvppd_frame_lists_make fills a caller-owned struct whose
- * lists it owns until dvppd_frame_lists_fini. Thread-safety: plain data;
+ * Ownership: http_frame_lists_make fills a caller-owned struct whose
+ * lists it owns until http_frame_lists_fini. Thread-safety: plain data;
  * no shared state.
  */
-#ifndef DVPPD_FRAMELIST_H
-#define DVPPD_FRAMELIST_H
+#ifndef HTTP_FRAMELIST_H
+#define HTTP_FRAMELIST_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,33 +26,33 @@
 #include "dvpp_mem.h"
 #include "dvpp_status.h"
 
-/* The four lists, in the order of dvppd_frame_list_names. */
-#define DVPPD_FRAME_LISTS 4
+/* The four lists, in the order of http_frame_list_names. */
+#define HTTP_FRAME_LISTS 4
 
 /* "%.6f" of any double: DBL_MAX has 309 integer digits, then the sign,
  * the point, 6 decimals and the NUL. */
-#define DVPPD_FRAME_TIME_MAX 320
+#define HTTP_FRAME_TIME_MAX 320
 
-typedef struct dvppd_frame_lists {
-    dvpp_buf list[DVPPD_FRAME_LISTS]; /* NUL-terminated text; len excludes the NUL */
+typedef struct http_frame_lists {
+    dvpp_buf list[HTTP_FRAME_LISTS]; /* NUL-terminated text; len excludes the NUL */
     size_t total;                     /* bytes of the four lists together */
-} dvppd_frame_lists;
+} http_frame_lists;
 
 /* The header names, in list order ("X-Dvpp-Frame-Index", ...). */
-extern const char *const dvppd_frame_list_names[DVPPD_FRAME_LISTS];
+extern const char *const http_frame_list_names[HTTP_FRAME_LISTS];
 
 /* Build the lists of frames @f[0..n-1] (@f may be NULL when n is 0).
  * DVPP_ELIMIT (field "http.connection_memory") as soon as the lists
  * together would pass @max_bytes, DVPP_ENOMEM; on failure nothing is kept
  * (the lists are empty, @l needs no fini but may have one). */
-dvpp_status dvppd_frame_lists_make(const dvpp_video_frame_info *f, uint64_t n,
-                                   size_t max_bytes, dvppd_frame_lists *l, dvpp_err *err);
+dvpp_status http_frame_lists_make(const dvpp_video_frame_info *f, uint64_t n,
+                                   size_t max_bytes, http_frame_lists *l, dvpp_err *err);
 
 /* Free the lists (a zeroed or failed struct is fine). */
-void dvppd_frame_lists_fini(dvppd_frame_lists *l);
+void http_frame_lists_fini(http_frame_lists *l);
 
 /* A frame time as the lists and the JPEG parts write it ("%.6f") into
  * @buf; its length. */
-size_t dvppd_frame_time_format(char buf[DVPPD_FRAME_TIME_MAX], double t);
+size_t http_frame_time_format(char buf[HTTP_FRAME_TIME_MAX], double t);
 
 #endif

@@ -1,14 +1,14 @@
-/* dvppd_jobs: counted, listed batch jobs. */
+/* http_jobs: counted, listed batch jobs. */
 #include "http_jobs.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
-struct dvppd_job {
+struct http_job {
     uint64_t id;
     atomic_uint refs;
-    dvppd_job *next;             /* registry list, under the registry mutex */
+    http_job *next;             /* registry list, under the registry mutex */
     dvpp_pipeline pipe;
     void *body;                  /* the bytes @in points into */
     dvpp_batchjob_input *in;
@@ -17,28 +17,28 @@ struct dvppd_job {
     void *result;
     size_t result_len, header_len;
     dvpp_tensor tensor;
-    dvppd_buf_release release;
+    http_buf_release release;
     void *release_ctx;
     atomic_uint_fast64_t finished_ns; /* 0 while running */
 };
 
-struct dvppd_jobs {
+struct http_jobs {
     pthread_mutex_t mu;
-    dvppd_job *head;
+    http_job *head;
     unsigned count, max;
     uint64_t ttl_ns;
 };
 
 static const char *const k_states[] = {"running", "done", "failed", "canceled"};
 
-const char *dvppd_job_state_name(dvppd_job_state s)
+const char *http_job_state_name(http_job_state s)
 {
     return (unsigned)s < 4 ? k_states[s] : "unknown";
 }
 
-dvpp_status dvppd_jobs_new(unsigned max, unsigned ttl_s, dvppd_jobs **out, dvpp_err *err)
+dvpp_status http_jobs_new(unsigned max, unsigned ttl_s, http_jobs **out, dvpp_err *err)
 {
-    dvppd_jobs *js = dvpp_calloc(1, sizeof(*js));
+    http_jobs *js = dvpp_calloc(1, sizeof(*js));
 
     *out = NULL;
     if (!js)
@@ -53,7 +53,7 @@ dvpp_status dvppd_jobs_new(unsigned max, unsigned ttl_s, dvppd_jobs **out, dvpp_
     return DVPP_OK;
 }
 
-static void job_free(dvppd_job *j)
+static void job_free(http_job *j)
 {
     dvpp_batchjob_free(j->bj); /* cancels, waits for running items */
     if (j->body && j->release)
@@ -64,7 +64,7 @@ static void job_free(dvppd_job *j)
     dvpp_free(j, sizeof(*j));
 }
 
-void dvppd_job_unref(dvppd_job *j)
+void http_job_unref(http_job *j)
 {
     if (j && atomic_fetch_sub(&j->refs, 1) == 1)
         job_free(j);
@@ -72,15 +72,15 @@ void dvppd_job_unref(dvppd_job *j)
 
 static void job_finished(void *ctx)
 {
-    dvppd_job *j = ctx;
+    http_job *j = ctx;
 
     atomic_store(&j->finished_ns, dvpp_now_ns());
 }
 
 /* Move the request's buffers into a new job record. */
-static dvppd_job *job_make(dvppd_job_desc *d)
+static http_job *job_make(http_job_desc *d)
 {
-    dvppd_job *j = dvpp_calloc(1, sizeof(*j));
+    http_job *j = dvpp_calloc(1, sizeof(*j));
 
     if (!j)
         return NULL;
@@ -102,12 +102,12 @@ static dvppd_job *job_make(dvppd_job_desc *d)
     return j;
 }
 
-dvpp_status dvppd_jobs_start(dvppd_jobs *js, dvppd_job_desc *d, uint64_t *id,
+dvpp_status http_jobs_start(http_jobs *js, http_job_desc *d, uint64_t *id,
                              dvpp_err *err)
 {
     dvpp_batchjob_opts o = {.strict = d->strict, .deadline_ns = d->deadline_ns,
                             .output_held = d->output_held};
-    dvppd_job *j;
+    http_job *j;
     dvpp_status st;
 
     pthread_mutex_lock(&js->mu);
@@ -160,9 +160,9 @@ unreserve_released:
 }
 
 /* Unlink @id; the caller gets the registry's reference. */
-static dvppd_job *unlink_job(dvppd_jobs *js, uint64_t id)
+static http_job *unlink_job(http_jobs *js, uint64_t id)
 {
-    dvppd_job **pp = &js->head, *j;
+    http_job **pp = &js->head, *j;
 
     while ((j = *pp) && j->id != id)
         pp = &j->next;
@@ -173,9 +173,9 @@ static dvppd_job *unlink_job(dvppd_jobs *js, uint64_t id)
     return j;
 }
 
-dvppd_job *dvppd_jobs_get(dvppd_jobs *js, uint64_t id)
+http_job *http_jobs_get(http_jobs *js, uint64_t id)
 {
-    dvppd_job *j;
+    http_job *j;
 
     pthread_mutex_lock(&js->mu);
     for (j = js->head; j && j->id != id; j = j->next)
@@ -186,9 +186,9 @@ dvppd_job *dvppd_jobs_get(dvppd_jobs *js, uint64_t id)
     return j;
 }
 
-dvpp_status dvppd_jobs_delete(dvppd_jobs *js, uint64_t id)
+dvpp_status http_jobs_delete(http_jobs *js, uint64_t id)
 {
-    dvppd_job *j;
+    http_job *j;
 
     pthread_mutex_lock(&js->mu);
     j = unlink_job(js, id);
@@ -196,16 +196,16 @@ dvpp_status dvppd_jobs_delete(dvppd_jobs *js, uint64_t id)
     if (!j)
         return DVPP_ENOTFOUND;
     dvpp_batchjob_cancel(j->bj);
-    dvppd_job_unref(j);
+    http_job_unref(j);
     return DVPP_OK;
 }
 
-void dvppd_jobs_gc(dvppd_jobs *js)
+void http_jobs_gc(http_jobs *js)
 {
     uint64_t now = dvpp_now_ns();
 
     for (;;) {
-        dvppd_job *j, *old = NULL;
+        http_job *j, *old = NULL;
         pthread_mutex_lock(&js->mu);
         for (j = js->head; j && !old; j = j->next) {
             uint64_t f = atomic_load(&j->finished_ns);
@@ -217,16 +217,16 @@ void dvppd_jobs_gc(dvppd_jobs *js)
         pthread_mutex_unlock(&js->mu);
         if (!old)
             return;
-        dvppd_job_unref(old);
+        http_job_unref(old);
     }
 }
 
-void dvppd_jobs_free(dvppd_jobs *js)
+void http_jobs_free(http_jobs *js)
 {
     if (!js)
         return;
     for (;;) {
-        dvppd_job *j;
+        http_job *j;
         pthread_mutex_lock(&js->mu);
         j = js->head;
         if (j)
@@ -235,13 +235,13 @@ void dvppd_jobs_free(dvppd_jobs *js)
         if (!j)
             break;
         dvpp_batchjob_cancel(j->bj);
-        dvppd_job_unref(j);
+        http_job_unref(j);
     }
     pthread_mutex_destroy(&js->mu);
     dvpp_free(js, sizeof(*js));
 }
 
-dvppd_job_state dvppd_job_state_get(dvppd_job *j, dvpp_batch_progress *p,
+http_job_state http_job_state_get(http_job *j, dvpp_batch_progress *p,
                                     dvpp_status *status, dvpp_err *err)
 {
     dvpp_status st;
@@ -249,25 +249,25 @@ dvppd_job_state dvppd_job_state_get(dvppd_job *j, dvpp_batch_progress *p,
     dvpp_batchjob_progress(j->bj, p);
     *status = DVPP_OK;
     if (!atomic_load(&j->finished_ns) || !p->finished)
-        return DVPPD_JOB_RUNNING;
+        return HTTP_JOB_RUNNING;
     st = dvpp_batchjob_wait(j->bj, err); /* finished: returns at once */
     *status = st;
     if (st == DVPP_ECANCELED)
-        return DVPPD_JOB_CANCELED;
-    return st == DVPP_OK ? DVPPD_JOB_DONE : DVPPD_JOB_FAILED;
+        return HTTP_JOB_CANCELED;
+    return st == DVPP_OK ? HTTP_JOB_DONE : HTTP_JOB_FAILED;
 }
 
-uint64_t dvppd_job_id(const dvppd_job *j)
+uint64_t http_job_id(const http_job *j)
 {
     return j->id;
 }
 
-dvpp_batchjob *dvppd_job_batch(dvppd_job *j)
+dvpp_batchjob *http_job_batch(http_job *j)
 {
     return j->bj;
 }
 
-const void *dvppd_job_result(const dvppd_job *j, size_t *len, size_t *header_len,
+const void *http_job_result(const http_job *j, size_t *len, size_t *header_len,
                              dvpp_tensor *t)
 {
     *len = j->result_len;

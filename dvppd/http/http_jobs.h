@@ -1,21 +1,21 @@
-/* dvppd_jobs: the registry of batch jobs started over HTTP (/v1/jobs).
+/* http_jobs: the registry of batch jobs started over HTTP (/v1/jobs).
  *
  * A job owns its inputs (the request's body, moved in, which the inputs
  * point into), its pipeline and its result tensor (buffers whose release
  * the front end supplies), and runs as one dvpp_batchjob. Jobs are counted references:
  * the registry holds one while the job is listed; every lookup takes one
- * that the caller drops with dvppd_job_unref (a response still sending a
+ * that the caller drops with http_job_unref (a response still sending a
  * job's tensor keeps the job alive after a DELETE). The last reference
  * frees the batch job (waiting for items still running) and the buffers.
  *
- * Finished jobs are forgotten @ttl_s after they finished (dvppd_jobs_gc,
+ * Finished jobs are forgotten @ttl_s after they finished (http_jobs_gc,
  * called on every jobs request); at most @max jobs are listed at once.
  *
  * Thread-safety: every function may be called from any thread; the
  * registry has one mutex, each job its own.
  */
-#ifndef DVPPD_JOBS_H
-#define DVPPD_JOBS_H
+#ifndef HTTP_JOBS_H
+#define HTTP_JOBS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,13 +24,13 @@
 #include "device/dvpp_batchjob.h"
 #include "dvpp_mem.h"
 
-typedef struct dvppd_job dvppd_job;
-typedef struct dvppd_jobs dvppd_jobs;
+typedef struct http_job http_job;
+typedef struct http_jobs http_jobs;
 
 /* Releases a result buffer (the front end's allocator). */
-typedef void (*dvppd_buf_release)(void *ctx, void *buf);
+typedef void (*http_buf_release)(void *ctx, void *buf);
 
-typedef struct dvppd_job_desc {
+typedef struct http_job_desc {
     dvpp_device *device;
     const dvpp_pipeline *pipe;     /* copied */
     const dvpp_batchjob_input *inputs; /* @n inputs (the array copied), pointing
@@ -46,54 +46,54 @@ typedef struct dvppd_job_desc {
     void *result;
     size_t result_len, header_len;
     dvpp_tensor tensor;
-    dvppd_buf_release release;
+    http_buf_release release;
     void *release_ctx;
     bool output_held;              /* @result holds its bytes of the device's
                                       budget until released: the batch is
                                       not charged them again */
-} dvppd_job_desc;
+} http_job_desc;
 
-dvpp_status dvppd_jobs_new(unsigned max, unsigned ttl_s, dvppd_jobs **out, dvpp_err *err);
+dvpp_status http_jobs_new(unsigned max, unsigned ttl_s, http_jobs **out, dvpp_err *err);
 /* Cancel and release every job (references still held elsewhere keep
  * theirs alive until dropped). */
-void dvppd_jobs_free(dvppd_jobs *js);
+void http_jobs_free(http_jobs *js);
 
 /* Start a job and list it. DVPP_EAGAIN ("batches") when @max jobs are
  * listed, the errors of dvpp_batchjob_start_opts. On failure the body
  * and the result buffer are still released (ownership was passed). On
  * success *id is the job's id. */
-dvpp_status dvppd_jobs_start(dvppd_jobs *js, dvppd_job_desc *d, uint64_t *id,
+dvpp_status http_jobs_start(http_jobs *js, http_job_desc *d, uint64_t *id,
                              dvpp_err *err);
 
 /* A reference to job @id, or NULL. */
-dvppd_job *dvppd_jobs_get(dvppd_jobs *js, uint64_t id);
-void dvppd_job_unref(dvppd_job *j);
+http_job *http_jobs_get(http_jobs *js, uint64_t id);
+void http_job_unref(http_job *j);
 
 /* Unlist job @id (cancel it when running). DVPP_ENOTFOUND. */
-dvpp_status dvppd_jobs_delete(dvppd_jobs *js, uint64_t id);
+dvpp_status http_jobs_delete(http_jobs *js, uint64_t id);
 
 /* Forget finished jobs older than the ttl. */
-void dvppd_jobs_gc(dvppd_jobs *js);
+void http_jobs_gc(http_jobs *js);
 
-typedef enum dvppd_job_state {
-    DVPPD_JOB_RUNNING,
-    DVPPD_JOB_DONE,     /* every item finished (some may have failed) */
-    DVPPD_JOB_FAILED,   /* strict: stopped by a failure */
-    DVPPD_JOB_CANCELED,
-} dvppd_job_state;
+typedef enum http_job_state {
+    HTTP_JOB_RUNNING,
+    HTTP_JOB_DONE,     /* every item finished (some may have failed) */
+    HTTP_JOB_FAILED,   /* strict: stopped by a failure */
+    HTTP_JOB_CANCELED,
+} http_job_state;
 
-const char *dvppd_job_state_name(dvppd_job_state s);
+const char *http_job_state_name(http_job_state s);
 
 /* State, progress and (once finished) the job's status with its detail. */
-dvppd_job_state dvppd_job_state_get(dvppd_job *j, dvpp_batch_progress *p,
+http_job_state http_job_state_get(http_job *j, dvpp_batch_progress *p,
                                     dvpp_status *status, dvpp_err *err);
 
-uint64_t dvppd_job_id(const dvppd_job *j);
-dvpp_batchjob *dvppd_job_batch(dvppd_job *j);
+uint64_t http_job_id(const http_job *j);
+dvpp_batchjob *http_job_batch(http_job *j);
 
 /* The result bytes (.npy header + tensor) and the tensor; valid while the
  * reference is held; meaningful once the state is DONE. */
-const void *dvppd_job_result(const dvppd_job *j, size_t *len, size_t *header_len,
+const void *http_job_result(const http_job *j, size_t *len, size_t *header_len,
                              dvpp_tensor *t);
 
 #endif

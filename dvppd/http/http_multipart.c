@@ -1,4 +1,4 @@
-/* dvppd_multipart: multipart/form-data split over the whole body. */
+/* http_multipart: multipart/form-data split over the whole body. */
 #include "http_multipart.h"
 
 #include <string.h>
@@ -50,19 +50,19 @@ static bool header_param(const char *v, size_t n, const char *key, char *out, si
     return false;
 }
 
-bool dvppd_multipart_boundary(const char *content_type, char *out, size_t cap)
+bool http_multipart_boundary(const char *content_type, char *out, size_t cap)
 {
     const char *p = content_type;
     size_t n = 0;
 
-    if (!p || cap <= DVPPD_BOUNDARY_MAX)
+    if (!p || cap <= HTTP_BOUNDARY_MAX)
         return false;
     /* the parameters start after the media type */
     p = strchr(p, ';');
     if (!p || !header_param(p, strlen(p), "boundary", out, cap))
         return false;
     n = strlen(out);
-    if (n == 0 || n > DVPPD_BOUNDARY_MAX || out[n - 1] == ' ')
+    if (n == 0 || n > HTTP_BOUNDARY_MAX || out[n - 1] == ' ')
         return false;
     for (size_t i = 0; i < n; i++)
         if (!is_bchar(out[i]))
@@ -102,11 +102,11 @@ static dvpp_status part_headers(const uint8_t *b, size_t len, size_t pos, size_t
     for (;;) {
         const uint8_t *nl = pos < len ? memchr(b + pos, '\n', len - pos) : NULL;
         size_t end, line;
-        if (!nl || (size_t)(nl - b) - start > DVPPD_MULTIPART_HEADER_MAX)
-            return nl || len - start > DVPPD_MULTIPART_HEADER_MAX
+        if (!nl || (size_t)(nl - b) - start > HTTP_MULTIPART_HEADER_MAX)
+            return nl || len - start > HTTP_MULTIPART_HEADER_MAX
                        ? dvpp_err_set(err, DVPP_EINVAL, "body", "malformed multipart/form-"
                                       "data: a part's headers pass %d bytes",
-                                      DVPPD_MULTIPART_HEADER_MAX)
+                                      HTTP_MULTIPART_HEADER_MAX)
                        : malformed(err, "a part's headers do not end");
         end = (size_t)(nl - b);
         line = end - pos - (end > pos && b[end - 1] == '\r');
@@ -120,16 +120,16 @@ static dvpp_status part_headers(const uint8_t *b, size_t len, size_t pos, size_t
     }
 }
 
-dvpp_status dvppd_multipart_parse(const uint8_t *body, size_t len, const char *boundary,
-                                  dvppd_mpart *parts, unsigned max, unsigned *n,
+dvpp_status http_multipart_parse(const uint8_t *body, size_t len, const char *boundary,
+                                  http_mpart *parts, unsigned max, unsigned *n,
                                   dvpp_err *err)
 {
-    uint8_t delim[DVPPD_BOUNDARY_MAX + 4] = "\r\n--";
+    uint8_t delim[HTTP_BOUNDARY_MAX + 4] = "\r\n--";
     size_t blen = strlen(boundary), dlen = blen + 4, pos;
     unsigned count = 0;
 
     *n = 0;
-    if (blen == 0 || blen > DVPPD_BOUNDARY_MAX)
+    if (blen == 0 || blen > HTTP_BOUNDARY_MAX)
         return malformed(err, "no boundary");
     memcpy(delim + 4, boundary, blen);
     /* the first delimiter: at the start (no CRLF before it) or after a preamble */

@@ -58,7 +58,7 @@ static void check_int_list(const char *s, size_t len, const uint64_t *want, size
                            bool is_signed)
 {
     size_t pos = 0;
-    char e[DVPPD_FRAME_TIME_MAX];
+    char e[HTTP_FRAME_TIME_MAX];
 
     if (strlen(s) != len || (n == 0) != (len == 0))
         abort();
@@ -78,7 +78,7 @@ static void check_int_list(const char *s, size_t len, const uint64_t *want, size
 static void check_times(const char *s, size_t len, const double *t, size_t n)
 {
     size_t pos = 0;
-    char e[DVPPD_FRAME_TIME_MAX], want[DVPPD_FRAME_TIME_MAX];
+    char e[HTTP_FRAME_TIME_MAX], want[HTTP_FRAME_TIME_MAX];
 
     if (strlen(s) != len)
         abort();
@@ -95,7 +95,7 @@ static void check_times(const char *s, size_t len, const double *t, size_t n)
 /* The bytes the four lists need, counted without the module. */
 static size_t needed(const dvpp_video_frame_info *f, size_t n)
 {
-    char b[DVPPD_FRAME_TIME_MAX];
+    char b[HTTP_FRAME_TIME_MAX];
     size_t total = 0, keys = 0;
 
     for (size_t i = 0; i < n; i++) {
@@ -114,7 +114,7 @@ static void frame_lists(fuzz_reader *r)
     static uint64_t idx[MAX_FRAMES], pts[MAX_FRAMES], keys[MAX_FRAMES];
     static double times[MAX_FRAMES];
     size_t budget = (size_t)fuzz_u16(r) * 4, n = 0, nk = 0;
-    dvppd_frame_lists l;
+    http_frame_lists l;
     dvpp_status st;
 
     while (r->n >= 17 && n < MAX_FRAMES) {
@@ -134,11 +134,11 @@ static void frame_lists(fuzz_reader *r)
             keys[nk++] = f[n].index;
         n++;
     }
-    st = dvppd_frame_lists_make(n ? f : NULL, n, budget, &l, NULL);
+    st = http_frame_lists_make(n ? f : NULL, n, budget, &l, NULL);
     if (st == DVPP_ELIMIT) {
         if (needed(f, n) <= budget)
             abort(); /* refused lists that fit */
-        dvppd_frame_lists_fini(&l);
+        http_frame_lists_fini(&l);
         return;
     }
     if (st != DVPP_OK)
@@ -149,7 +149,7 @@ static void frame_lists(fuzz_reader *r)
     check_int_list((const char *)l.list[1].data, l.list[1].len, pts, n, true);
     check_times((const char *)l.list[2].data, l.list[2].len, times, n);
     check_int_list((const char *)l.list[3].data, l.list[3].len, keys, nk, false);
-    dvppd_frame_lists_fini(&l);
+    http_frame_lists_fini(&l);
 }
 
 #define MAX_PARTS 64
@@ -160,7 +160,7 @@ static const char k_bchars[] = "0123456789abcdefghijklmnopqrstuvwxyz"
 /* A boundary of 1..70 RFC 2046 characters from the input. */
 static void read_boundary(fuzz_reader *r, char *b)
 {
-    size_t n = fuzz_u8(r) % DVPPD_BOUNDARY_MAX + 1;
+    size_t n = fuzz_u8(r) % HTTP_BOUNDARY_MAX + 1;
 
     for (size_t i = 0; i < n; i++)
         b[i] = k_bchars[fuzz_u8(r) % (sizeof(k_bchars) - 1)];
@@ -181,8 +181,8 @@ static uint8_t *copy_of(const uint8_t *p, size_t n)
 
 static void multipart_raw(fuzz_reader *r)
 {
-    static dvppd_mpart parts[MAX_PARTS];
-    char boundary[DVPPD_BOUNDARY_MAX + 1];
+    static http_mpart parts[MAX_PARTS];
+    char boundary[HTTP_BOUNDARY_MAX + 1];
     unsigned max, n1 = 0, n2 = 0;
     dvpp_status s1, s2;
     uint8_t *body;
@@ -192,8 +192,8 @@ static void multipart_raw(fuzz_reader *r)
     max = fuzz_u8(r) % MAX_PARTS;
     body = copy_of(r->p, r->n);
     len = r->n;
-    s1 = dvppd_multipart_parse(body, len, boundary, NULL, max, &n1, NULL);
-    s2 = dvppd_multipart_parse(body, len, boundary, parts, max, &n2, NULL);
+    s1 = http_multipart_parse(body, len, boundary, NULL, max, &n1, NULL);
+    s2 = http_multipart_parse(body, len, boundary, parts, max, &n2, NULL);
     if (s1 != s2 || n1 != n2 || n1 > max + 1 || (s1 == DVPP_ELIMIT) != (n1 == max + 1))
         abort();
     for (unsigned i = 0; s2 == DVPP_OK && i < n2; i++) {
@@ -208,10 +208,10 @@ static void multipart_raw(fuzz_reader *r)
 
 static void multipart_made(fuzz_reader *r)
 {
-    static dvppd_mpart parts[MAX_PARTS];
+    static http_mpart parts[MAX_PARTS];
     static char names[MAX_PARTS][64];
     static size_t offs[MAX_PARTS], lens[MAX_PARTS];
-    char boundary[DVPPD_BOUNDARY_MAX + 1];
+    char boundary[HTTP_BOUNDARY_MAX + 1];
     dvpp_buf b;
     unsigned n = 0, got = 0;
     dvpp_status st;
@@ -247,7 +247,7 @@ static void multipart_made(fuzz_reader *r)
         dvpp_buf_append(&b, "--\r\n", 4))
         abort();
     body = copy_of(b.data, b.len);
-    st = dvppd_multipart_parse(body, b.len, boundary, parts, MAX_PARTS, &got, NULL);
+    st = http_multipart_parse(body, b.len, boundary, parts, MAX_PARTS, &got, NULL);
     if (n == 0 ? st != DVPP_OK || got != 0 : st != DVPP_OK || got != n)
         abort();
     for (unsigned i = 0; i < got; i++)
