@@ -14,6 +14,10 @@
  *
  * Thread-safety: pure functions; the lookup must be safe to call from the
  * calling thread. Memory: temporary only (an AIPP config while parsing).
+ *
+ * Files: dvppd_spec.c (the draft both syntaxes fill, the assembly of the
+ * output, the value parsers), dvppd_spec_query.c, dvppd_spec_json.c; they
+ * share dvppd_spec_int.h.
  */
 #ifndef DVPPD_SPEC_H
 #define DVPPD_SPEC_H
@@ -77,6 +81,10 @@ dvpp_status dvppd_spec_from_json(const dvppd_spec_env *env, const char *json,
 /* A decimal 0..@max, digits only (no sign, no spaces), into *out. The
  * parameter parser of every front end. */
 bool dvppd_parse_u32(const char *v, uint32_t max, uint32_t *out);
+
+/* A 0/1 flag: NULL (a "?flag" without '='), "", "1" or "true" is true,
+ * "0" or "false" false, into *out; false for anything else. */
+bool dvppd_parse_flag(const char *v, bool *out);
 
 /* True when @key is a query parameter that describes the pipeline (so it
  * may not be combined with a JSON spec). */

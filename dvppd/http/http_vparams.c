@@ -26,15 +26,6 @@ static bool parse_seconds(const char *v, double *out)
     return !errno && !*end && *out >= 0 && *out < 1e9;
 }
 
-static bool parse_bool(const char *v, bool *out)
-{
-    if (!v || !*v || !strcmp(v, "1") || !strcmp(v, "true"))
-        return *out = true, true;
-    if (!strcmp(v, "0") || !strcmp(v, "false"))
-        return *out = false, true;
-    return false;
-}
-
 /* "WxH", both 1..@max. */
 static bool parse_wxh(const char *v, uint32_t max, uint32_t *w, uint32_t *h)
 {
@@ -85,7 +76,7 @@ static bool decode_sampling_param(http_video *v, const char *k, const char *s,
         if (!parse_seconds(s, &o->fps) || o->fps <= 0)
             *st = bad_param(err, k, "frames per second > 0");
     } else if (!strcmp(k, "keyframes")) {
-        if (!parse_bool(s, &o->keyframes_only))
+        if (!dvppd_parse_flag(s, &o->keyframes_only))
             *st = bad_param(err, k, "0 or 1");
     } else if (!strcmp(k, "start")) {
         if (!parse_seconds(s, &o->start_s))

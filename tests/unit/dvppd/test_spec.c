@@ -350,6 +350,12 @@ static void test_json_errors_name_the_path(void **state)
                       "normalize.std");
     expect_json_error(DVPPD_SPEC_TENSOR, "{\"normalize\": {\"dtype\": 4}}",
                       "normalize.dtype");
+    expect_json_error(DVPPD_SPEC_TENSOR, "{\"normalize\": {\"layout\": \"chwn\"}}",
+                      "normalize.layout");
+    expect_json_error(DVPPD_SPEC_TENSOR, "{\"aipp\": {\"name\": \"x\", \"layout\": 1}}",
+                      "aipp.layout");
+    expect_json_error(DVPPD_SPEC_TENSOR, "{\"aipp\": {\"name\": \"x\", \"dtype\": \"f64\"}}",
+                      "aipp.dtype");
     expect_json_error(DVPPD_SPEC_IMAGE, "{\"normalize\": {}}", "normalize");
     expect_json_error(DVPPD_SPEC_TENSOR, "{\"aipp\": {\"name\": \"x\"}}", "aipp");
     expect_json_error(DVPPD_SPEC_DECODE, "{\"output\": {\"align\": [16]}}",
