@@ -2,17 +2,22 @@
  *
  * A job owns its inputs (the request's body, moved in, which the inputs
  * point into), its pipeline and its result tensor (buffers whose release
- * the front end supplies), and runs as one dvpp_batchjob. Jobs are counted references:
- * the registry holds one while the job is listed; every lookup takes one
- * that the caller drops with http_job_unref (a response still sending a
- * job's tensor keeps the job alive after a DELETE). The last reference
- * frees the batch job (waiting for items still running) and the buffers.
+ * the front end supplies), and runs as one dvpp_batchjob. Jobs are counted
+ * references: the registry holds one while the job is listed; every lookup
+ * takes one that the caller drops with http_job_unref. The last reference
+ * frees the batch job (waiting for items still running) and releases the
+ * buffers (a response still sending the result holds a reference of its
+ * own to the result buffer, not to the job, so a DELETE or the ttl may
+ * drop the job meanwhile).
  *
  * Finished jobs are forgotten @ttl_s after they finished (http_jobs_gc,
  * called on every jobs request); at most @max jobs are listed at once.
  *
  * Thread-safety: every function may be called from any thread; the
- * registry has one mutex, each job its own.
+ * registry has one mutex (its list and count; nothing else is called under
+ * it). A job's fields are set before it is listed and only read after,
+ * but for its references and its finish time (atomics; the finish time is
+ * stored by the batch's completion on a device worker).
  */
 #ifndef HTTP_JOBS_H
 #define HTTP_JOBS_H
