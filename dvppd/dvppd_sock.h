@@ -1,4 +1,6 @@
-/* dvppd_sock: the Unix-socket front end (proto/PROTOCOL.md).
+/* dvppd_sock: the Unix-socket front end (proto/PROTOCOL.md). Its modules
+ * are in dvppd/sock/ (their map, threads and locks: sock/sock_int.h and
+ * docs/architecture.md).
  *
  * One epoll thread owns the listening socket, every connection and every
  * ring's bookkeeping; device workers, and the thread of each video decode
