@@ -394,13 +394,10 @@ void sock_on_slot_release(conn *c, uint64_t id, const Dvpp__SlotRelease *m);
 void sock_expire_leases(dvppd_sock *s);
 /* The open rings of all connections and their leased slots. Socket thread. */
 void sock_ring_totals(dvppd_sock *s, uint64_t *rings, uint64_t *leased);
-/* The wire names of a dtype ("unknown" past the known ones) and of a
- * layout ("" past them: an image). */
-const char *sock_dtype_name(dvpp_dtype d);
-const char *sock_layout_name(dvpp_layout l);
 /* The Result naming @j's leased slot (ring, slot, generation, offset, its
  * ipc_slot_meta as TensorMeta and Geom) into @r, @meta, @g (@shape:
- * DVPP_RING_MAX_DIMS of storage). */
+ * DVPP_RING_MAX_DIMS of storage); the dtype/layout names only for a
+ * tensor slot. */
 void sock_slot_result(const sjob *j, const char *origin, Dvpp__Result *r,
                       Dvpp__TensorMeta *meta, Dvpp__Geom *g, int64_t *shape);
 /* The unsolicited Result of an HTTP delivery (a JOB_NOTICE). Socket thread. */

@@ -270,8 +270,8 @@ static void describe_output(sjob *j, Dvpp__TensorMeta *meta, int64_t *shape,
     if (p->output == DVPP_PIPE_OUT_TENSOR) {
         const dvpp_tensor *t = &j->out.tensor;
         dvppd_slot_meta_tensor(m, t, &j->out.geom);
-        meta->dtype = (char *)sock_dtype_name(t->dtype);
-        meta->layout = (char *)sock_layout_name(t->layout);
+        meta->dtype = (char *)dvpp_dtype_name(t->dtype);
+        meta->layout = (char *)dvpp_layout_name(t->layout);
         for (unsigned i = 0; i < t->ndim; i++)
             shape[i] = t->shape[i];
         meta->n_shape = t->ndim;
@@ -601,8 +601,8 @@ void sock_send_batch_result(sjob *j)
     if (st == DVPP_OK) {
         dvpp__tensor_meta__init(&meta);
         dvppd_slot_meta_tensor(&m, &j->out.tensor, NULL);
-        meta.dtype = (char *)sock_dtype_name(j->out.tensor.dtype);
-        meta.layout = (char *)sock_layout_name(j->out.tensor.layout);
+        meta.dtype = (char *)dvpp_dtype_name(j->out.tensor.dtype);
+        meta.layout = (char *)dvpp_layout_name(j->out.tensor.layout);
         for (unsigned i = 0; i < j->out.tensor.ndim; i++)
             shape[i] = j->out.tensor.shape[i];
         meta.n_shape = j->out.tensor.ndim;

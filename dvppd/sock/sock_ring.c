@@ -327,18 +327,6 @@ void sock_on_slot_release(conn *c, uint64_t id, const Dvpp__SlotRelease *m)
 
 /* --- slots: their description, leases ------------------------------------------------ */
 
-const char *sock_dtype_name(dvpp_dtype d)
-{
-    static const char *const n[] = {"uint8", "int8", "float16", "float32"};
-    return (unsigned)d < 4 ? n[d] : "unknown";
-}
-
-const char *sock_layout_name(dvpp_layout l)
-{
-    static const char *const n[] = {"NCHW", "NHWC", "NC1HWC0"};
-    return (unsigned)l < 3 ? n[l] : "";
-}
-
 void dvppd_slot_meta_tensor(ipc_slot_meta *m, const dvpp_tensor *t, const dvpp_pipe_geom *g)
 {
     memset(m, 0, sizeof(*m));
@@ -367,8 +355,11 @@ void sock_slot_result(const sjob *j, const char *origin, Dvpp__Result *r,
     r->slot = j->slot;
     r->generation = j->generation;
     r->offset = ipc_ring_payload_offset(j->ring, j->slot);
-    meta->dtype = (char *)sock_dtype_name((dvpp_dtype)m->dtype);
-    meta->layout = (char *)sock_layout_name((dvpp_layout)m->layout);
+    meta->dtype = (char *)dvpp_dtype_name((dvpp_dtype)m->dtype);
+    /* An image slot (DVPP_RING_LAYOUT_IMAGE) has no layout: "", as the
+     * Result of an image says. */
+    meta->layout = m->layout <= DVPP_LAYOUT_NC1HWC0
+                       ? (char *)dvpp_layout_name((dvpp_layout)m->layout) : "";
     for (unsigned i = 0; i < m->ndim; i++)
         shape[i] = m->shape[i];
     meta->n_shape = m->ndim;
