@@ -12,8 +12,11 @@
  *   bit  7    named server-side AIPP configs exist ("nv12", "rgb")
  * Every spec that parses is validated against the default limits, as the
  * daemon does. Runs use the daemon's checks with tighter limits (1 MP,
- * 4 MiB outputs) so each is fast; outputs are written into exact-size
- * buffers, so ASan sees a write past the planned size. */
+ * 4096 px a side, 4 MiB outputs) so each is fast, and so a border or a
+ * shorter/longer resize of the small inputs can pass them (the planner
+ * refuses that op, ELIMIT); outputs are written into exact-size buffers,
+ * so ASan sees a write past the planned size, and a run that succeeds is
+ * run again into other poison: any byte that differs was never written. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -91,46 +94,94 @@ static size_t split_query(char *q, dvppd_kv *kv)
     return n;
 }
 
-static void run(const dvpp_pipeline *p, const uint8_t *in, size_t len)
+/* Run @p on @in with its output poisoned with @poison first; the bytes
+ * written (NULL for encoded outputs, or when the run failed) are @got's, the
+ * caller frees them. */
+static dvpp_status run_once(const dvpp_pipeline *p, const dvpp_pipeline_plan *plan,
+                            const uint8_t *in, size_t len, uint8_t poison, uint8_t **got)
 {
-    const dvpp_limits *lim = dvpp_worker_limits(&g_worker);
     dvpp_pipeline_out out;
-    dvpp_pipe_source src;
-    dvpp_pipeline_plan plan;
+    uint8_t *buf = NULL;
+    size_t bytes = 0;
     dvpp_status st;
 
+    *got = NULL;
     memset(&out, 0, sizeof(out));
     dvpp_buf_init(&out.encoded);
-    if (dvpp_pipeline_probe(p, in, len, lim, &src, NULL) != DVPP_OK ||
-        dvpp_pipeline_plan_make(p, &src, &plan, NULL) != DVPP_OK)
-        return;
     if (p->output == DVPP_PIPE_OUT_TENSOR) {
-        if (dvpp_tensor_init(&out.tensor, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w,
-                             NULL) != DVPP_OK ||
-            out.tensor.bytes > MAX_OUT)
-            return;
-        out.tensor.data = malloc(out.tensor.bytes ? out.tensor.bytes : 1);
-        if (!out.tensor.data)
-            return;
+        if (dvpp_tensor_init(&out.tensor, plan->dtype, plan->layout, 1, plan->c, plan->h,
+                             plan->w, NULL) != DVPP_OK)
+            return DVPP_EINVAL;
+        bytes = out.tensor.bytes;
     } else if (p->encoding == DVPP_PIPE_ENC_NONE) {
-        if (plan.out_bytes > MAX_OUT)
-            return;
-        out.image.data = malloc(plan.out_bytes ? plan.out_bytes : 1);
-        out.image.size = plan.out_bytes;
-        if (!out.image.data)
-            return;
-    } else if ((uint64_t)plan.img_w * plan.img_h > MAX_OUT / 4) {
-        return;
+        bytes = out.image.size = plan->out_bytes;
+    }
+    if (p->output == DVPP_PIPE_OUT_TENSOR || p->encoding == DVPP_PIPE_ENC_NONE) {
+        buf = malloc(bytes ? bytes : 1);
+        if (!buf)
+            return DVPP_ENOMEM;
+        memset(buf, poison, bytes);
+        out.tensor.data = out.image.data = buf;
     }
     st = dvpp_pipeline_run(&g_worker, p, in, len, &out, NULL);
     /* What ran matches what was planned. */
     if (st == DVPP_OK && p->output == DVPP_PIPE_OUT_IMAGE && p->encoding == DVPP_PIPE_ENC_NONE &&
-        (out.plan.out_bytes != plan.out_bytes || out.image.width != plan.img_w ||
-         out.image.height != plan.img_h))
+        (out.plan.out_bytes != plan->out_bytes || out.image.width != plan->img_w ||
+         out.image.height != plan->img_h))
         abort();
-    free(out.tensor.data);
-    free(out.image.data);
     dvpp_buf_fini(&out.encoded);
+    if (st == DVPP_OK)
+        *got = buf;
+    else
+        free(buf);
+    return st;
+}
+
+static void run(const dvpp_pipeline *p, const uint8_t *in, size_t len)
+{
+    const dvpp_limits *lim = dvpp_worker_limits(&g_worker);
+    dvpp_pipe_source src;
+    dvpp_pipeline_plan plan;
+    dvpp_tensor t;
+    uint8_t *a, *b;
+    size_t bytes = 0;
+    dvpp_status st, sa, sb;
+
+    dvpp_err err;
+
+    if (dvpp_pipeline_probe(p, in, len, lim, &src, NULL) != DVPP_OK)
+        return;
+    dvpp_err_clear(&err);
+    st = dvpp_pipeline_plan_make(p, &src, &plan, &err);
+    /* An image an op would make past the limits is refused here, naming
+     * the op ("ops[2].border") or the limit. */
+    if (st == DVPP_ELIMIT && !err.field[0])
+        abort();
+    if (st != DVPP_OK)
+        return;
+    if (p->output == DVPP_PIPE_OUT_TENSOR) {
+        if (dvpp_tensor_init(&t, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w, NULL) !=
+            DVPP_OK)
+            return;
+        bytes = t.bytes;
+    } else if (p->encoding == DVPP_PIPE_ENC_NONE) {
+        bytes = plan.out_bytes;
+    } else if ((uint64_t)plan.img_w * plan.img_h > MAX_OUT / 4) {
+        return;
+    }
+    if (bytes > MAX_OUT)
+        return;
+    sa = run_once(p, &plan, in, len, 0x00, &a);
+    if (sa != DVPP_OK || !a)
+        return;
+    /* Every output byte is written or zeroed (an answer never carries a
+     * pooled buffer's old content): a second run into 0xff poison gives
+     * the same bytes. */
+    sb = run_once(p, &plan, in, len, 0xff, &b);
+    if (sb != DVPP_OK || memcmp(a, b, bytes) != 0)
+        abort();
+    free(a);
+    free(b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,9 +1,22 @@
 /* libFuzzer target: VPC operations with parameters taken from the input:
  * formats, sizes, strides, crop and paste ROIs, parity, interpolation,
- * profile, border; pixels from the rest of the input. Any status is fine;
- * a crash, a leak or a sanitizer report is not. */
+ * profile, border, a resize mode with its letterbox pad (painted in any
+ * output format, YUV and grey included: f0943ff); pixels from the rest of
+ * the input. Any status is fine; a crash, a leak or a sanitizer report is
+ * not, nor a resize mode that leaves a byte of its output's rows
+ * unwritten (it runs twice, into two poisons).
+ *
+ * Input bytes in order: profile, parity, interp, ascend_mode, op (0 crop/
+ * resize/paste, 1 convert, 2 border, 3 resize mode), then the source and
+ * the destination (width - 1, height - 1, format, stride and height
+ * alignment - 1), the crop and paste ROIs, then per op: 0 crop and paste
+ * flags; 2 the border; 3 the mode, the pad R, G, B, the output's stride
+ * alignment - 1; then the pixels (read, not consumed). Each byte is read
+ * in a statement of its own, so gcc and clang builds read the same. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dvpp_vpc.h"
@@ -33,10 +46,18 @@ static unsigned take(reader *r, unsigned mod)
     return mod ? v % mod : v;
 }
 
-static int make(reader *r, dvpp_image *img, uint32_t w, uint32_t h)
+/* An image read from @r: width, height, format, stride and height
+ * alignment, in that order (one statement each: the order of a call's
+ * arguments is unspecified, and gcc and clang read them differently). */
+static int make(reader *r, dvpp_image *img)
 {
-    if (dvpp_image_init(img, k_fmts[take(r, NFMT)], w, h, 1 + take(r, 32),
-                        1 + take(r, 4), NULL) != DVPP_OK ||
+    uint32_t w = 1 + take(r, 96);
+    uint32_t h = 1 + take(r, 96);
+    dvpp_pixfmt f = k_fmts[take(r, NFMT)];
+    uint32_t align_w = 1 + take(r, 32);
+    uint32_t align_h = 1 + take(r, 4);
+
+    if (dvpp_image_init(img, f, w, h, align_w, align_h, NULL) != DVPP_OK ||
         dvpp_image_alloc(img, NULL) != DVPP_OK)
         return -1;
     for (size_t i = 0; i < img->size; i++)
@@ -52,6 +73,56 @@ static dvpp_roi roi(reader *r, const dvpp_image *img)
     q.right = q.left + take(r, img->width - q.left);
     q.bottom = q.top + take(r, img->height - q.top);
     return q;
+}
+
+/* Whether @img's pixel rows (not the stride padding) differ from @ref's. */
+static bool rows_differ(const dvpp_image *img, const dvpp_image *ref)
+{
+    dvpp_planes pl;
+
+    if (dvpp_image_planes(img, &pl, NULL) != DVPP_OK)
+        return false;
+    for (int k = 0; k < pl.count; k++)
+        for (uint32_t y = 0; y < pl.p[k].rows; y++) {
+            size_t off = pl.p[k].offset + (size_t)y * pl.p[k].stride;
+            if (memcmp(img->data + off, ref->data + off, pl.p[k].row_bytes) != 0)
+                return true;
+        }
+    return false;
+}
+
+/* dvpp_vpc_resize_mode of @src into @dst's format at the geometry's size,
+ * twice (outputs poisoned 0x00, then 0xff): both runs agree or fail. */
+static void resize_mode(dvpp_vpc_ctx *c, reader *r, const dvpp_image *src,
+                        const dvpp_image *dst, const dvpp_resize_opts *o)
+{
+    dvpp_resize_mode mode = (dvpp_resize_mode)take(r, DVPP_RESIZE_LONGER + 1);
+    uint8_t pad[3];
+    unsigned align_w;
+    dvpp_image out[2] = {{0}, {0}};
+    dvpp_resize_geom g;
+    dvpp_status st[2];
+
+    for (int i = 0; i < 3; i++)
+        pad[i] = (uint8_t)take(r, 0);
+    align_w = 1 + take(r, 32);
+    if (dvpp_resize_geometry(src->width, src->height, mode, dst->width, dst->height, &g,
+                             NULL) != DVPP_OK ||
+        (uint64_t)g.out_w * g.out_h > 256u * 256u)
+        return;
+    for (int i = 0; i < 2; i++) {
+        if (dvpp_image_init(&out[i], dst->format, g.out_w, g.out_h, align_w, 1,
+                            NULL) != DVPP_OK ||
+            dvpp_image_alloc(&out[i], NULL) != DVPP_OK)
+            goto out;
+        memset(out[i].data, i ? 0xff : 0x00, out[i].size);
+        st[i] = dvpp_vpc_resize_mode(c, src, &g, &out[i], pad, o, NULL);
+    }
+    if (st[0] != st[1] || (st[0] == DVPP_OK && rows_differ(&out[0], &out[1])))
+        abort();
+out:
+    dvpp_image_free(&out[0]);
+    dvpp_image_free(&out[1]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -71,18 +142,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.parity = (dvpp_parity)take(&r, 4);
     o.interp = (dvpp_interp)take(&r, 6);
     o.ascend_mode = (int)take(&r, 6) - 1;
-    op = take(&r, 3);
-    if (make(&r, &src, 1 + take(&r, 96), 1 + take(&r, 96)) ||
-        make(&r, &dst, 1 + take(&r, 96), 1 + take(&r, 96)))
+    op = take(&r, 4);
+    if (make(&r, &src) || make(&r, &dst))
         goto out;
     crop = roi(&r, &src);
     paste = roi(&r, &dst);
     if (op == 0) {
-        (void)dvpp_vpc_crop_resize_paste(&c, &src, take(&r, 2) ? &crop : NULL, &dst,
-                                         take(&r, 2) ? &paste : NULL, &o, NULL);
+        bool use_crop = take(&r, 2), use_paste = take(&r, 2);
+        (void)dvpp_vpc_crop_resize_paste(&c, &src, use_crop ? &crop : NULL, &dst,
+                                         use_paste ? &paste : NULL, &o, NULL);
     } else if (op == 1) {
         dst.width = src.width, dst.height = src.height; /* may not fit: checked */
         (void)dvpp_vpc_convert(&c, &src, &dst, NULL);
+    } else if (op == 3) {
+        resize_mode(&c, &r, &src, &dst, &o);
     } else {
         memset(&b, 0, sizeof(b));
         b.top = take(&r, 40), b.bottom = take(&r, 40);
