@@ -87,6 +87,16 @@ void sock_job_started(conn *c)
     atomic_fetch_add(&c->s->inflight, 1);
 }
 
+/* A request that did not start: counted as failed, answered with @err,
+ * its job (if one was made) freed. */
+static void refuse_job(conn *c, uint64_t id, sjob *j, const dvpp_err *err)
+{
+    atomic_fetch_add(&c->s->n.failed, 1);
+    sock_send_err(c, id, err);
+    if (j)
+        sock_job_free(j);
+}
+
 /* --- Submit ------------------------------------------------------------------------- */
 
 static dvppd_spec_kind spec_kind(Dvpp__Kind k)
@@ -248,10 +258,7 @@ void sock_on_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
     if (st != DVPP_OK) {
         /* A refusal is a job error of its stream too (StreamSync says so). */
         sock_stream_fail(stream ? sock_find_stream(c, stream) : NULL, st, &err);
-        atomic_fetch_add(&c->s->n.failed, 1);
-        sock_send_err(c, id, &err);
-        if (j)
-            sock_job_free(j);
+        refuse_job(c, id, j, &err);
         return;
     }
     sock_job_started(c);
@@ -512,10 +519,7 @@ void sock_on_batch_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds
     atomic_fetch_add(&c->s->n.submitted, 1);
     if (st != DVPP_OK) {
         free(b);
-        atomic_fetch_add(&c->s->n.failed, 1);
-        sock_send_err(c, id, &err);
-        if (j)
-            sock_job_free(j);
+        refuse_job(c, id, j, &err);
         return;
     }
     b->id = dvpp_batchjob_id(j->bj);
