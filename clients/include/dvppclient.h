@@ -236,13 +236,18 @@ DVPPC_API int dvppc_submit_async(dvppc_conn *c, const dvppc_request *q, uint64_t
 
 /* Wait up to @timeout_ms (-1 = forever) for the result of @ticket (0 =
  * the next unsolicited HTTP delivery into one of this connection's rings;
- * up to 1024 undelivered ones are kept, later ones are dropped and their
- * leases expire). DVPPC_ETIMEDOUT when it has not come (the ticket stays
- * valid); DVPPC_EBUSY when another thread already waits for @ticket. A
- * ticket is spent once its result is returned. The caller owns @res
- * (dvppc_release). */
+ * up to 1024 undelivered ones are kept, later ones are dropped, counted
+ * (dvppc_notices_dropped) and their slots given back at once).
+ * DVPPC_ETIMEDOUT when it has not come (the ticket stays valid); DVPPC_EBUSY
+ * when another thread already waits for @ticket. A ticket is spent once
+ * its result is returned. The caller owns @res (dvppc_release). */
 DVPPC_API int dvppc_wait(dvppc_conn *c, uint64_t ticket, dvppc_result *res, int timeout_ms,
                dvppc_error *err);
+
+/* How many unsolicited deliveries were dropped past the 1024 kept for
+ * dvppc_wait(0) since dvppc_connect (their slots were given back). 0 for
+ * NULL. Thread-safe. */
+DVPPC_API uint64_t dvppc_notices_dropped(dvppc_conn *c);
 
 /* Give the result's slot back (SlotRelease) or free its inline data; the
  * result's data must not be used afterwards. Safe on a failed result. */

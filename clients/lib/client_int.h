@@ -27,8 +27,9 @@
  * sized from it. */
 #define DVPPC_MAX_INLINE_CAP (256u * 1024u * 1024u)
 /* Unsolicited notices kept for dvppc_wait(0); beyond this the newest are
- * dropped (their leases expire in the daemon), so a consumer that never
- * asks cannot grow the queue without bound. */
+ * dropped, counted and their slots given back at once (as the Python
+ * client does), so a consumer that never asks cannot grow the queue
+ * without bound nor hold the ring's slots until their leases expire. */
 #define DVPPC_MAX_NOTICES 1024u
 /* The handshake must finish within this, so connecting to a socket whose
  * owner never answers does not hang forever. */
@@ -86,6 +87,7 @@ struct dvppc_conn {
     cl_msg *notice_head;    /* unsolicited Results (id 0), oldest first */
     cl_msg *notice_tail;
     size_t notices;
+    uint64_t notices_dropped; /* notices past DVPPC_MAX_NOTICES */
     dvppc_ring *rings;      /* open rings */
 };
 

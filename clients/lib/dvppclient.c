@@ -292,18 +292,54 @@ static void tag_ring(dvppc_conn *c, cl_msg *m)
     }
 }
 
+/* Give back the slot of a notice dropped past DVPPC_MAX_NOTICES. This is
+ * the reading thread with the lock held, so the SlotRelease is sent
+ * without blocking; a full socket (EAGAIN) or a failed send leaves the
+ * slot to its lease timeout, as before. Its id is one nobody waits for, so
+ * an Error answering it is dropped on arrival. Lock held. */
+static void release_dropped(dvppc_conn *c, const Dvpp__Result *res)
+{
+    Dvpp__Envelope env = DVPP__ENVELOPE__INIT;
+    Dvpp__SlotRelease sr = DVPP__SLOT_RELEASE__INIT;
+    uint8_t buf[64];
+    size_t len;
+    ssize_t n;
+
+    env.id = c->next_id++;
+    env.protocol = DVPPC_PROTOCOL;
+    env.body_case = DVPP__ENVELOPE__BODY_SLOT_RELEASE;
+    env.slot_release = &sr;
+    sr.ring = res->ring;
+    sr.slot = res->slot;
+    sr.generation = res->generation;
+    len = dvpp__envelope__get_packed_size(&env);
+    if (len > sizeof(buf))
+        return;
+    dvpp__envelope__pack(&env, buf);
+    do
+        n = send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR);
+}
+
 /* An unsolicited packet (id 0): HTTP deliveries are queued for
- * dvppc_wait(0); an Error is the daemon's last word before it hangs up. */
+ * dvppc_wait(0), up to DVPPC_MAX_NOTICES; past it a delivery is counted
+ * and its slot given back (when it names a ring of ours that is open and
+ * it succeeded: a failed one holds no slot). An Error is the daemon's last
+ * word before it hangs up. */
 static void take_unsolicited(dvppc_conn *c, cl_msg *m)
 {
     const Dvpp__Envelope *env = m->env;
 
-    if (env->body_case == DVPP__ENVELOPE__BODY_RESULT && env->result &&
-        c->notices < DVPPC_MAX_NOTICES) {
+    if (env->body_case == DVPP__ENVELOPE__BODY_RESULT && env->result) {
         tag_ring(c, m);
-        queue_push(&c->notice_head, &c->notice_tail, m);
-        c->notices++;
-        return;
+        if (c->notices < DVPPC_MAX_NOTICES) {
+            queue_push(&c->notice_head, &c->notice_tail, m);
+            c->notices++;
+            return;
+        }
+        c->notices_dropped++;
+        if (m->ring && env->result->status == 0)
+            release_dropped(c, env->result);
     }
     if (env->body_case == DVPP__ENVELOPE__BODY_ERROR && env->error)
         dvppc__from_error(env->error, &c->fatal);
@@ -780,4 +816,16 @@ const dvppc_server_info *dvppc_info(const dvppc_conn *c)
 int dvppc_fd(const dvppc_conn *c)
 {
     return c ? c->fd : -1;
+}
+
+uint64_t dvppc_notices_dropped(dvppc_conn *c)
+{
+    uint64_t n;
+
+    if (!c)
+        return 0;
+    pthread_mutex_lock(&c->mu);
+    n = c->notices_dropped;
+    pthread_mutex_unlock(&c->mu);
+    return n;
 }
