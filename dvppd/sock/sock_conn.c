@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "dvpp_cpu.h"
@@ -63,18 +64,29 @@ void sock_conn_unref(conn *c)
     }
 }
 
-void sock_conn_close(conn *c, const char *why)
+/* What closing means to the rest of the front end: nothing more is read,
+ * sent or leased; the rings close, batches in flight are canceled. */
+static void conn_end(conn *c, const char *why)
 {
-    if (c->closed)
-        return;
     c->closed = true;
     if (why)
         dvpp_log(DVPP_LOG_INFO, "socket: closing connection of pid %ld: %s", (long)c->pid,
                  why);
-    epoll_ctl(c->s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-    close(c->fd);
     for (uint32_t i = 0; i < c->s->cfg.max_rings; i++)
         sock_conn_ring_close(c, c->rings[i].id);
+    for (sbatch *b = c->batches; b; b = b->next)
+        dvpp_batchjob_cancel(b->job->bj);
+}
+
+/* The socket itself and what was still queued for it. */
+static void drop_socket(conn *c)
+{
+    if (c->fd < 0)
+        return;
+    epoll_ctl(c->s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    c->fd = -1;
+    c->lingering = false;
     while (c->outq) {
         outpkt *p = c->outq;
         c->outq = p->next;
@@ -82,8 +94,55 @@ void sock_conn_close(conn *c, const char *why)
         free(p);
     }
     c->outq_tail = NULL;
-    for (sbatch *b = c->batches; b; b = b->next)
-        dvpp_batchjob_cancel(b->job->bj);
+    c->outq_bytes = 0;
+}
+
+void sock_conn_close(conn *c, const char *why)
+{
+    if (!c->closed)
+        conn_end(c, why);
+    drop_socket(c);
+}
+
+/* Packets the peer sent before the cut, dropped unread (the descriptors
+ * they carry are released by the kernel: no control buffer is given), so
+ * that the close to come does not report ECONNRESET to the peer ahead of
+ * the answers still queued for it. The peer's send buffer bounds them;
+ * SOCK_CUT_DISCARD bounds the loop anyway (what is left only makes that
+ * ECONNRESET come back). */
+static void discard_input(conn *c)
+{
+    for (unsigned k = 0; k < SOCK_CUT_DISCARD; k++)
+        if (recv(c->fd, NULL, 0, MSG_DONTWAIT | MSG_TRUNC) <= 0)
+            return;
+}
+
+void sock_conn_cut(conn *c, const char *why)
+{
+    struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = c};
+
+    if (c->closed)
+        return;
+    conn_end(c, why);
+    if (!c->outq) {
+        drop_socket(c); /* all it was sent is in the peer's socket: it keeps it */
+        return;
+    }
+    /* The peer's sends fail (EPIPE) from now on: a flood ends here. */
+    shutdown(c->fd, SHUT_RD);
+    discard_input(c);
+    c->lingering = true;
+    c->linger_until_ms = sock_now_ms() + SOCK_LINGER_MS;
+    epoll_ctl(c->s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+void sock_conn_linger_check(conn *c, uint64_t now_ms)
+{
+    if (!c->lingering || now_ms < c->linger_until_ms)
+        return;
+    dvpp_log(DVPP_LOG_INFO, "socket: connection of pid %ld cut with %zu bytes of answers "
+             "unread after %u ms: closed", (long)c->pid, c->outq_bytes, SOCK_LINGER_MS);
+    drop_socket(c);
 }
 
 void sock_conn_release(conn *c)
@@ -146,7 +205,7 @@ void sock_send_env(conn *c, Dvpp__Envelope *e, const int *fds, int nfds)
 
 void sock_flush_outq(conn *c)
 {
-    while (c->outq && !c->closed) {
+    while (c->outq && c->fd >= 0) {
         outpkt *p = c->outq;
         int r = ipc_send(c->fd, p->data, p->len, p->fds, p->nfds);
         if (r == -EAGAIN)
@@ -161,6 +220,11 @@ void sock_flush_outq(conn *c)
         c->outq_bytes -= p->len;
         ipc_close_fds(p->fds, p->nfds);
         free(p);
+    }
+    if (c->lingering) {
+        if (!c->outq)
+            drop_socket(c); /* a cut connection's last answer is out */
+        return;
     }
     if (!c->closed && !c->outq) {
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
@@ -214,7 +278,7 @@ void sock_violation(conn *c, uint64_t id, const char *why)
 {
     sock_send_error(c, id, DVPP_EINVAL, "packet", why);
     atomic_fetch_add(&c->s->n.dropped, 1);
-    sock_conn_close(c, why);
+    sock_conn_cut(c, why);
 }
 
 bool sock_fds_match(conn *c, Dvpp__Envelope *env, int nfds, uint64_t want, const char *why)
@@ -401,11 +465,13 @@ void sock_read_packets(conn *c)
         if (n == -EAGAIN)
             return;
         if (n <= 0) {
-            if (n == -EMSGSIZE || n == -EBADMSG)
+            if (n == -EMSGSIZE || n == -EBADMSG) {
+                /* violations: the answers already queued still go out */
                 atomic_fetch_add(&s->n.dropped, 1);
-            sock_conn_close(c, n == 0 ? NULL
-                               : n == -EMSGSIZE ? "packet too large"
-                               : n == -EBADMSG ? "bad ancillary data" : "receive failed");
+                sock_conn_cut(c, n == -EMSGSIZE ? "packet too large" : "bad ancillary data");
+                return;
+            }
+            sock_conn_close(c, n == 0 ? NULL : "receive failed");
             return;
         }
         env = dvpp__envelope__unpack(NULL, (size_t)n, s->rx);

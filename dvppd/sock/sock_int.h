@@ -75,6 +75,15 @@
 /* Bytes in a connection's output queue past which a consumer that stopped
  * reading is cut. */
 #define SOCK_OUTQ_MAX_BYTES (16u << 20)
+/* How long a connection cut for abuse keeps its socket to deliver what was
+ * queued for it before the cut (the Error that says why last): time
+ * enough for a consumer that reads, while an abuser, whose sends fail from
+ * the cut on, holds only a socket and its queue (at most
+ * SOCK_OUTQ_MAX_BYTES) that long. */
+#define SOCK_LINGER_MS 2000u
+/* Unread packets of a cut peer dropped at most (its send buffer holds a
+ * few hundred; see discard_input). */
+#define SOCK_CUT_DISCARD 4096u
 /* Input mappings a connection keeps (sock_cache.c): entries, bytes. */
 #define SOCK_MAPCACHE 8
 #define SOCK_MAPCACHE_BYTES ((size_t)256 << 20) /* 8 x 32 MiB, the default input limit */
@@ -192,10 +201,12 @@ typedef struct sbatch {
  * sock_conn_release; the socket thread owns every field but @refs. */
 struct conn {
     dvppd_sock *s;
-    int fd;
+    int fd;                      /* -1 once the socket is closed */
     pid_t pid;
     uid_t uid;
     bool hello, closed;
+    bool lingering;              /* cut, its socket kept until its queue is sent */
+    uint64_t linger_until_ms;    /* when a lingering socket is closed anyway */
     atomic_uint refs;            /* the connection list's + one per job, registry entry, ticket */
     owned_ring *rings;           /* [max_rings] */
     uint32_t last_ring_id;       /* ids handed out so far */
@@ -347,8 +358,17 @@ void sock_conn_unref(conn *c);
 /* Close @c now (@why logged, NULL: the peer left): its socket, rings and
  * output queue go, batches in flight are canceled; jobs in flight run on
  * and are discarded at completion. The record lives while jobs reference
- * it. Socket thread; again is a no-op. */
+ * it. Socket thread; again (or on a cut @c) closes a lingering socket. */
 void sock_conn_close(conn *c, const char *why);
+/* Cut @c for abuse (@why logged): closed as by sock_conn_close for the
+ * rest of the front end, but the answers queued before the cut (the Error
+ * saying why is the last) are still sent: the socket stops reading (the
+ * peer's sends fail) and lingers until its queue is sent, the peer leaves
+ * or SOCK_LINGER_MS pass (sock_conn_linger_check). Socket thread; no-op on
+ * a closed @c. */
+void sock_conn_cut(conn *c, const char *why);
+/* Close a lingering @c's socket once its deadline is past @now_ms. */
+void sock_conn_linger_check(conn *c, uint64_t now_ms);
 /* Free what closed, idle @c still holds and drop the list's reference.
  * Socket thread. */
 void sock_conn_release(conn *c);
@@ -363,7 +383,7 @@ void sock_send_error(conn *c, uint64_t id, dvpp_status st, const char *field,
                      const char *msg);
 void sock_send_err(conn *c, uint64_t id, const dvpp_err *err);
 void sock_send_ack(conn *c, uint64_t id);
-/* A protocol violation: say why (best effort), count, close. */
+/* A protocol violation: say why (best effort), count, cut (sock_conn_cut). */
 void sock_violation(conn *c, uint64_t id, const char *why);
 /* Whether the packet carries the @want descriptors its message names;
  * when not, @env is freed and @c dropped with @why. */

@@ -317,7 +317,7 @@ void sock_on_slot_release(conn *c, uint64_t id, const Dvpp__SlotRelease *m)
             sock_send_error(c, id, DVPP_ELIMIT, "slot", "too many invalid slot releases: "
                             "connection dropped");
             atomic_fetch_add(&c->s->n.dropped, 1);
-            sock_conn_close(c, "too many invalid slot releases");
+            sock_conn_cut(c, "too many invalid slot releases");
             return;
         }
         sock_send_error(c, id, DVPP_EINVAL, "slot", "no such lease (wrong ring, slot or "

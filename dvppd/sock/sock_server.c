@@ -144,15 +144,19 @@ static void accept_all(dvppd_sock *s)
     }
 }
 
-/* Unlink closed connections with nothing in flight; their streams are
- * idle then, so freeing them waits for nothing. */
+/* Unlink closed connections with nothing in flight and their socket
+ * closed (a cut one's, once its last answers are out or its linger time
+ * is over); their streams are idle then, so freeing them waits for
+ * nothing. */
 static void reap_conns(dvppd_sock *s)
 {
     conn **pp = &s->conns;
+    uint64_t now = sock_now_ms();
 
     while (*pp) {
         conn *c = *pp;
-        if (!c->closed || c->inflight) {
+        sock_conn_linger_check(c, now);
+        if (!c->closed || c->inflight || c->fd >= 0) {
             pp = &c->next;
             continue;
         }
@@ -192,8 +196,10 @@ static void *epoll_thread_main(void *arg)
                 drain_completions(s);
             } else {
                 conn *c = tag;
-                if (!c->closed && (evs[i].events & EPOLLOUT))
-                    sock_flush_outq(c);
+                if (c->fd >= 0 && (evs[i].events & EPOLLOUT))
+                    sock_flush_outq(c); /* a cut connection's last answers too */
+                if (c->lingering && (evs[i].events & (EPOLLHUP | EPOLLERR)))
+                    sock_conn_close(c, NULL); /* the peer left */
                 if (!c->closed && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
                     sock_read_packets(c);
             }

@@ -260,11 +260,9 @@ def targeted(s, r):
 
 def flood_releases(s, r, read):
     # invalid releases as fast as they go, until the daemon closes. Reading,
-    # at most WINDOW answers are left unread: the daemon's socket then always
-    # has room, so each answer (the ELIMIT too) leaves at once instead of
-    # waiting in its output queue, which it drops with the connection (a
-    # reader that fell behind, e.g. this niced process on a loaded machine,
-    # lost the promised ELIMIT: test_a_lagging_reader_gets_its_elimit)
+    # at most WINDOW answers are left unread, so the reader is never near the
+    # daemon's linger time for answers queued at the cut (2 s; a reader that
+    # falls further behind: test_a_lagging_reader_gets_its_elimit)
     blobs = [release(rng.randint(0, 9), rng.randint(0, 1 << 31), rng.getrandbits(32))
              for _ in range(64)]
     if not read:
@@ -569,51 +567,111 @@ def test_bad_release_budget_cuts_only_the_abuser(daemon, data):
             assert r.tobytes() == data.ref
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "dvppd defect: past the budget sock_on_slot_release (dvppd/sock/sock_ring.c) queues "
-    "Error ELIMIT behind the answers the socket could not take yet, and sock_conn_close "
-    "(dvppd/sock/sock_conn.c) frees that output queue with the connection: a consumer "
-    "that reads late never gets the ELIMIT PROTOCOL.md promises (nor the EINVALs queued "
-    "with it). This is why test_hostile_consumer_... once saw 'elimit 0' under load"))
+# sock_int.h: SOCK_LINGER_MS, how long a cut connection keeps its socket
+# for the answers queued before the cut
+LINGER_S = 2.0
+
+
+def _flood_unread(s, first_id):
+    """Invalid releases (ring 7 does not exist) without reading the answers
+    until a send fails: (releases sent, seconds it took)."""
+    sent = 0
+    t0 = time.monotonic()
+    try:
+        while sent < 8 * BURST:
+            e = pb.Envelope(protocol=1, id=first_id + sent)
+            e.slot_release.ring, e.slot_release.slot, e.slot_release.generation = 7, 5, 9
+            s.sendmsg([e.SerializeToString()])
+            sent += 1
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    return sent, time.monotonic() - t0
+
+
+def _read_to_eof(s, timeout):
+    """Every answer left for @s, up to the EOF: [(code, field)], and how
+    many times the kernel reported ECONNRESET (the daemon closed with
+    packets of ours unread)."""
+    codes = []
+    resets = 0
+    s.settimeout(timeout)
+    while True:
+        try:
+            d = s.recv(1 << 20)
+        except ConnectionResetError:
+            resets += 1
+            assert resets == 1, codes[-3:]
+            continue
+        if not d:
+            return codes, resets
+        a = pb.Envelope()
+        a.ParseFromString(d)
+        codes.append((a.error.code, a.error.field))
+
+
 def test_a_lagging_reader_gets_its_elimit(daemon):
     """Invalid releases sent without reading the answers, past the budget,
     then every answer read: the last is Error ELIMIT field "slot", and
-    every release before it was answered EINVAL. Deterministic: the
-    answers outgrow the socket buffer (a few hundred small packets) long
-    before the budget (4096) runs out."""
+    every release before it was answered EINVAL (PROTOCOL.md: a cut
+    connection keeps its socket until what was queued before the cut is
+    read, for SOCK_LINGER_MS at most). Deterministic: the answers outgrow
+    the socket buffer (a few hundred small packets) long before the budget
+    (4096) runs out. Before the fix the queue was freed at the cut: 278
+    EINVAL, then EOF."""
     s = _raw_connect(daemon.sock)
     try:
-        sent = 0
-        try:
-            while sent < 8 * BURST:
-                e = pb.Envelope(protocol=1, id=10 + sent)
-                e.slot_release.ring, e.slot_release.slot, e.slot_release.generation = 7, 5, 9
-                s.sendmsg([e.SerializeToString()])
-                sent += 1
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        codes = []
-        resets = 0
-        s.settimeout(10 * SLOW)
-        while True:
-            try:
-                d = s.recv(1 << 20)
-            except ConnectionResetError:
-                # reported once ahead of the queued answers (the daemon
-                # closed with releases of ours unread); they follow
-                resets += 1
-                assert resets == 1, codes[-3:]
-                continue
-            if not d:
-                break
-            a = pb.Envelope()
-            a.ParseFromString(d)
-            codes.append((a.error.code, a.error.field))
+        sent, _ = _flood_unread(s, 10)
+        codes, resets = _read_to_eof(s, 10 * SLOW)
     finally:
         s.close()
     assert sent < 8 * BURST, "never cut off"
     assert codes and codes[-1] == ("ELIMIT", "slot"), (len(codes), codes[-3:])
     assert set(codes[:-1]) == {("EINVAL", "slot")} and len(codes) >= BURST, len(codes)
+    # the daemon dropped our unread releases at the cut, so its close had
+    # nothing of ours unread: no ECONNRESET ahead of the answers
+    assert resets == 0
+
+
+def test_a_cut_flood_ends_at_once_and_a_deaf_peer_is_closed_by_the_linger_time(daemon):
+    """Lingering must not keep an abuser alive: from the cut on its sends
+    fail (EPIPE: the daemon stops reading), and a peer that neither reads
+    nor leaves, still sending, is closed LINGER_S after the cut; what its
+    socket buffer held reads, then EOF (its queued rest, the ELIMIT among
+    it, is lost: it did not read in time)."""
+    d = daemon
+    with d.client() as g:
+        s0 = g.stats()
+        s = _raw_connect(d.sock)
+        try:
+            assert stats_wait(g, lambda st: st["connections"] == 2, "connected")
+            sent, took = _flood_unread(s, 10)
+            t_cut = time.monotonic()
+            assert sent < 8 * BURST, "never cut off"
+            assert sent >= BURST, sent
+            # every later send fails at once, however many
+            s.settimeout(0.5)
+            for i in range(200):
+                e = pb.Envelope(protocol=1, id=10 + sent + i)
+                e.slot_release.ring, e.slot_release.slot, e.slot_release.generation = 7, 5, 9
+                with pytest.raises(BrokenPipeError):
+                    s.sendmsg([e.SerializeToString()])
+            # not yet closed: the answers it has not read wait for it
+            st = g.stats()
+            if time.monotonic() - t_cut < LINGER_S - 0.5:
+                assert st["connections"] == 2, st
+            stats_wait(g, lambda st: st["connections"] == 1, "the deaf peer closed",
+                       LINGER_S + 2 * SLOW)
+            waited = time.monotonic() - t_cut
+            assert waited <= LINGER_S + 2 * SLOW, waited
+            codes, _ = _read_to_eof(s, 10 * SLOW)
+        finally:
+            s.close()
+        assert codes and set(codes) == {("EINVAL", "slot")}, (len(codes), set(codes))
+        assert len(codes) < sent
+        s1 = g.stats()
+        assert s1["dropped_connections"] == s0["dropped_connections"] + 1, (s0, s1)
+    print(f"{sent} releases in {took:.2f} s, closed {waited:.2f} s after the cut; "
+          f"{len(codes)} answers were in the socket")
 
 
 def test_budget_refills_for_an_honest_consumer(daemon, data):
