@@ -100,6 +100,11 @@ void dvppd_metrics_inflight(dvppd_metrics *m, int delta)
     atomic_fetch_add_explicit(&m->inflight, delta, memory_order_relaxed);
 }
 
+void dvppd_metrics_suspended(dvppd_metrics *m, int delta)
+{
+    atomic_fetch_add_explicit(&m->suspended, delta, memory_order_relaxed);
+}
+
 /* --- rendering ------------------------------------------------------------------- */
 
 typedef struct out {
@@ -174,6 +179,10 @@ static void emit_http(out *o, dvppd_metrics *m)
     emit(o, "# HELP dvppd_http_inflight Requests being read, processed or answered.\n"
             "# TYPE dvppd_http_inflight gauge\ndvppd_http_inflight %lld\n",
          (long long)atomic_load_explicit(&m->inflight, memory_order_relaxed));
+    emit(o, "# HELP dvppd_http_suspended Of dvppd_http_inflight, requests whose body is "
+            "read and whose job is submitted, waiting for it to end.\n"
+            "# TYPE dvppd_http_suspended gauge\ndvppd_http_suspended %lld\n",
+         (long long)atomic_load_explicit(&m->suspended, memory_order_relaxed));
     emit(o, "# HELP dvppd_pixels_total Output pixels of successful image jobs.\n"
             "# TYPE dvppd_pixels_total counter\ndvppd_pixels_total %llu\n",
          (unsigned long long)load(&m->pixels));

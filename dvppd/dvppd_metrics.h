@@ -73,6 +73,7 @@ typedef struct dvppd_metrics {
     atomic_uint_fast64_t rejected[DVPPD_REJECT_COUNT];
     atomic_uint_fast64_t pixels;
     atomic_int_fast64_t inflight;
+    atomic_int_fast64_t suspended;        /* requests waiting on their device job */
     atomic_int_fast64_t result_bytes;     /* HTTP result buffers alive */
     atomic_uint_fast64_t results;         /* HTTP result buffers made */
     atomic_uint_fast64_t reloads[2];      /* [0] ok, [1] failed */
@@ -91,6 +92,9 @@ void dvppd_metrics_pixels(dvppd_metrics *m, uint64_t n);
 void dvppd_metrics_result(dvppd_metrics *m, int64_t bytes);
 /* +1 when a request starts, -1 when it ends. */
 void dvppd_metrics_inflight(dvppd_metrics *m, int delta);
+/* +1 when a request's connection is suspended on its submitted job, -1
+ * when the job's end resumes it. */
+void dvppd_metrics_suspended(dvppd_metrics *m, int delta);
 
 /* A reload (SIGHUP): applied (@ok, now at settings @generation) or refused. */
 void dvppd_metrics_reload(dvppd_metrics *m, bool ok, uint64_t generation);

@@ -173,6 +173,7 @@ void http_finish(http_req *r, dvpp_status st, const dvpp_err *err)
         r->suspended = false;
         MHD_resume_connection(r->conn);
         atomic_fetch_sub(&r->h->suspended, 1);
+        dvppd_metrics_suspended(r->h->metrics, -1);
     }
     pthread_mutex_unlock(&r->mu);
     /* r may be freed from here on. */
@@ -188,6 +189,7 @@ static bool request_wait_for_job(http_req *r)
     if (suspended) {
         r->suspended = true;
         atomic_fetch_add(&r->h->suspended, 1);
+        dvppd_metrics_suspended(r->h->metrics, 1);
         MHD_suspend_connection(r->conn);
     }
     pthread_mutex_unlock(&r->mu);
