@@ -294,8 +294,15 @@ static bool body_past_deadline(http_req *r)
     if (dvpp_now_ns() <= r->deadline)
         return false;
     dvppd_metrics_reject(r->h->metrics, DVPPD_REJECT_DEADLINE);
-    dvppd_metrics_request(r->h->metrics, r->route, 408, dvpp_now_ns() - r->t_start);
+    /* an early answer counted the request already, with its status */
+    if (r->state != HTTP_REQ_ANSWERED)
+        dvppd_metrics_request(r->h->metrics, r->route, 408, dvpp_now_ns() - r->t_start);
     return true;
+}
+
+enum MHD_Result http_body_skip(http_req *r)
+{
+    return body_past_deadline(r) ? MHD_NO : MHD_YES;
 }
 
 enum MHD_Result http_body_take(http_req *r, const char *data, size_t size)

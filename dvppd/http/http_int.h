@@ -194,6 +194,9 @@ enum MHD_Result http_body_start(http_req *r, bool *answered);
 /* One chunk of body. MHD_NO (close the connection) when it passes the
  * deadline, the limit or the budget: a response cannot be queued mid-body. */
 enum MHD_Result http_body_take(http_req *r, const char *data, size_t size);
+/* A chunk of body after an early answer: ignored, but held to the deadline
+ * as any body is (past it: counted a deadline rejection, MHD_NO closes). */
+enum MHD_Result http_body_skip(http_req *r);
 
 /* The parts of a complete multipart body into r->parts (pointing into
  * r->body). DVPP_ELIMIT ("parts"), DVPP_EINVAL, DVPP_ENOMEM. */

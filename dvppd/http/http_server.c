@@ -280,9 +280,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (!r)
         return request_first_call(cls, conn, url, method, con_cls);
     if (r->state == HTTP_REQ_ANSWERED) { /* an early answer: ignore the body */
-        bool late = *upload_data_size && dvpp_now_ns() > r->deadline;
+        enum MHD_Result ret = *upload_data_size ? http_body_skip(r) : MHD_YES;
         *upload_data_size = 0;
-        return late ? MHD_NO : MHD_YES;
+        return ret;
     }
     if (r->state == HTTP_REQ_READING && *upload_data_size) {
         enum MHD_Result ret = http_body_take(r, upload_data, *upload_data_size);

@@ -701,10 +701,20 @@ def test_a_get_body_is_held_to_the_request_deadline(tmp_path, path):
         assert 2 <= cut < 2 + 3 * SLOW and got == b"", (cut, got)
         m = d.get("/metrics").body.decode()
         assert 'dvppd_rejections_total{reason="deadline"} 1' in m, m
-        # a GET answered at once (405 on a POST route) is not kept open either
+        # a GET answered at once (405 on a POST route) is not kept open
+        # either: libmicrohttpd (0.9.75) sends the early answer with
+        # Connection: close and reads no more of the body, so the request
+        # is counted once, as its 405, and reaches no deadline (a
+        # libmicrohttpd that read on would be held to it and counted as a
+        # deadline rejection: tests/unit/dvppd/test_http_body.c)
         cut, got = trickle(d, head.replace(path.encode(), b"/v1/preprocess"), 10 * SLOW)
         assert got.startswith(b"HTTP/1.1 405"), got
-        assert cut is not None and cut < 2 + 3 * SLOW, cut
+        assert b"\r\nConnection: close\r\n" in got, got
+        assert cut is not None and cut < 1.5 * SLOW, cut
+        m = d.get("/metrics").body.decode()
+        assert 'dvppd_rejections_total{reason="deadline"} 1' in m, m
+        assert 'dvppd_http_requests_total{route="preprocess",code="405"} 1' in m, m
+        assert 'route="preprocess",code="408"' not in m, m
     finally:
         stop_daemon(d)
 
