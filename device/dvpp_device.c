@@ -306,15 +306,21 @@ static void batch_maybe_finish(dvpp_batch *b)
         wake_all_engines(d);
 }
 
-/* The fault_stall_ns test hook: a worker that stalls before its task
- * starts. The task then runs only if it may still: not canceled and not
- * past its deadline (DVPP_ECANCELED / DVPP_ETIMEDOUT into @err). */
+/* The fault_stall_ns / fault_deaf_ns test hooks: a worker that stalls
+ * before its task starts (deaf: without looking at its cancellation for
+ * that long). The task then runs only if it may still: not canceled and
+ * not past its deadline (DVPP_ECANCELED / DVPP_ETIMEDOUT into @err). */
 static dvpp_status fault_stall(const dvpp_task *t, dvpp_err *err)
 {
     dvpp_device *d = t->dev;
-    uint64_t until = dvpp_now_ns() + d->cfg.fault_stall_ns;
+    struct timespec deaf = {(time_t)(d->cfg.fault_deaf_ns / 1000000000u),
+                            (long)(d->cfg.fault_deaf_ns % 1000000000u)};
+    uint64_t until;
     struct timespec ms = {0, 1000000};
 
+    while (nanosleep(&deaf, &deaf) != 0 && errno == EINTR)
+        ; /* the rest of it after a signal */
+    until = dvpp_now_ns() + d->cfg.fault_stall_ns;
     for (;;) {
         if (dvpp_task_canceled(t))
             return dvpp_err_set(err, DVPP_ECANCELED, NULL, "canceled");
@@ -354,7 +360,7 @@ static void run_job(worker *w, job_rec *r)
     }
     task = (dvpp_task){d, &r->cancel, r->job.deadline_ns, 0, e->id, w->channel};
     pthread_mutex_unlock(&d->mu);
-    if (ran && d->cfg.fault_stall_ns)
+    if (ran && (d->cfg.fault_stall_ns || d->cfg.fault_deaf_ns))
         st = fault_stall(&task, &err);
     if (ran && st == DVPP_OK) {
         st = r->job.fn(&task, r->job.ctx, w->state, &err);
@@ -433,7 +439,7 @@ static void run_item(worker *w, dvpp_batch *b, size_t idx)
         e->c.running++;
     }
     pthread_mutex_unlock(&d->mu);
-    if (ran && d->cfg.fault_stall_ns)
+    if (ran && (d->cfg.fault_stall_ns || d->cfg.fault_deaf_ns))
         st = fault_stall(&task, &err);
     if (ran && st == DVPP_OK) {
         st = b->desc.fn(&task, b->desc.ctx, w->state, &err);

@@ -127,6 +127,10 @@ typedef struct dvpp_device_config {
     uint64_t fault_stall_ns; /* tests only: each task first waits this long
                                 (until canceled or past its deadline), a
                                 stalled worker; 0 = off */
+    uint64_t fault_deaf_ns;  /* tests only: each task first waits this long
+                                looking at neither its cancellation nor its
+                                deadline (a task stuck where it cannot),
+                                then as fault_stall_ns; 0 = off */
 } dvpp_device_config;
 
 #define DVPP_DEVICE_MAX_CHANNELS 256u

@@ -26,10 +26,13 @@ dvpp_status dvppd_faults_parse(dvppd_faults *f, const char *spec, dvpp_err *err)
         if (take_number(p, "alloc_fail", &f->alloc_fail_every) && f->alloc_fail_every) {
         } else if (take_number(p, "stall_ms", &ms) && ms && ms <= 600000) {
             f->stall_ns = ms * 1000000u;
+        } else if (take_number(p, "ignore_cancel_ms", &ms) && ms && ms <= 600000) {
+            f->deaf_ns = ms * 1000000u;
         } else {
             size_t len = strcspn(p, ",");
             return dvpp_err_set(err, DVPP_EINVAL, "DVPPD_FAULTS", "DVPPD_FAULTS: '%.*s' is "
-                                "not alloc_fail=N or stall_ms=M (1..600000)", (int)len, p);
+                                "not alloc_fail=N, stall_ms=M or ignore_cancel_ms=M "
+                                "(M in 1..600000)", (int)len, p);
         }
         p += strcspn(p, ",");
         if (*p == ',')

@@ -11,6 +11,11 @@
  *   stall_ms=M     every device task waits M ms before it runs (a stalled
  *                  worker: jobs past their deadline must time out, and
  *                  canceled ones end at once)
+ *   ignore_cancel_ms=M
+ *                  every device task first waits M ms looking at neither
+ *                  its cancellation nor its deadline (a job that ignores
+ *                  its cancellation: a stop must give up on it after its
+ *                  grace and exit 1 without freeing what it uses)
  *
  * The daemon logs a warning naming every fault it injects.
  * Ownership: the caller owns the dvppd_faults (plain data); the allocator
@@ -29,6 +34,7 @@
 typedef struct dvppd_faults {
     uint64_t alloc_fail_every;   /* 0: off */
     uint64_t stall_ns;           /* 0: off */
+    uint64_t deaf_ns;            /* ignore_cancel_ms; 0: off */
     atomic_bool armed;           /* allocation faults start when ready */
     atomic_uint_fast64_t allocs, failed;
     dvpp_allocator next;         /* the allocator faults wrap */

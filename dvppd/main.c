@@ -85,7 +85,7 @@ static unsigned engine_channels(const dvppd_config *c, int e)
 /* The device model from the configuration: every engine gets the
  * configured channels (0 = the default, CPU count capped at 8) and queue
  * depth, the pipeline backend on VPC, the admission budgets. */
-static dvpp_status start_device(const dvppd_config *c, uint64_t stall_ns,
+static dvpp_status start_device(const dvppd_config *c, const dvppd_faults *faults,
                                 dvpp_device **out, dvpp_err *err)
 {
     dvpp_device_config dc;
@@ -96,7 +96,8 @@ static dvpp_status start_device(const dvppd_config *c, uint64_t stall_ns,
         dc.channels[e] = engine_channels(c, e);
         dc.queue_depth[e] = c->queue_depth;
     }
-    dc.fault_stall_ns = stall_ns;
+    dc.fault_stall_ns = faults->stall_ns;
+    dc.fault_deaf_ns = faults->deaf_ns;
     dc.pixel_budget = c->max_pixels_in_flight;
     dc.byte_budget = c->max_bytes_in_flight;
     st = dvpp_pipe_device_new(&dc, 0, &c->limits, out, err);
@@ -494,7 +495,7 @@ static dvpp_status start(daemon_state *d, dvpp_err *err)
             dvpp_log(DVPP_LOG_WARN, "systemd passed no Unix socket: binding socket.path %s "
                      "here (add ListenSequentialPacket= to dvppd.socket)", d->cfg.socket_path);
     }
-    st = start_device(&d->cfg, d->faults.stall_ns, &d->device, err);
+    st = start_device(&d->cfg, &d->faults, &d->device, err);
     if (st == DVPP_OK) {
         st = start_sock(d, fds.unix_sock, err);
         fds.unix_sock = -1; /* owned by the front end now */
@@ -546,11 +547,12 @@ int main(int argc, char **argv)
     dvpp_log_configure(d.cfg.log_level, getenv("JOURNAL_STREAM") ? journal_sink : NULL,
                        NULL);
     report_start(&d.cfg);
-    if (d.faults.alloc_fail_every || d.faults.stall_ns)
+    if (d.faults.alloc_fail_every || d.faults.stall_ns || d.faults.deaf_ns)
         dvpp_log(DVPP_LOG_WARN, "DVPPD_FAULTS: injecting faults (allocation failure every "
-                 "%llu, task stall %llu ms): for tests only",
+                 "%llu, task stall %llu ms, cancellation ignored %llu ms): for tests only",
                  (unsigned long long)d.faults.alloc_fail_every,
-                 (unsigned long long)(d.faults.stall_ns / 1000000));
+                 (unsigned long long)(d.faults.stall_ns / 1000000),
+                 (unsigned long long)(d.faults.deaf_ns / 1000000));
     dvppd_faults_install(&d.faults);
     dvppd_metrics_init(&d.metrics);
     rc = 1;

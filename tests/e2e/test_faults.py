@@ -537,6 +537,89 @@ def test_stalled_worker_past_the_deadline(tmp_path, data, monkeypatch):
 # (3) Allocations that fail during batches
 
 
+def _post_in_thread(d, path, body, out):
+    """POST in a thread: (status, json error code or None), or the
+    exception's repr, appended to @out."""
+    def run_one():
+        try:
+            r = d.post(path, body, timeout=60 * SLOW)
+            out.append((r.status, r.json()["error"]["code"] if r.status != 200 else None))
+        except (OSError, http.client.HTTPException) as e:
+            out.append(repr(e))
+    t = threading.Thread(target=run_one)
+    t.start()
+    return t
+
+
+def _sigterm_with_a_deaf_job(d, data):
+    """A request whose job is on a worker, then SIGTERM: (exit status,
+    seconds the stop took, what the request got)."""
+    out = []
+    t = _post_in_thread(d, "/v1/preprocess?" + Q_U8, data.small, out)
+    daemon_util.wait_for(lambda: metrics(d).get("dvppd_http_suspended", 0) == 1,
+                         "the request waiting on its job", 20 * SLOW)
+    t0 = time.monotonic()
+    d.proc.send_signal(signal.SIGTERM)
+    rc = d.proc.wait(60 * SLOW)
+    took = time.monotonic() - t0
+    t.join(30 * SLOW)
+    return rc, took, out
+
+
+def _no_sanitizer_report(log):
+    for what in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+        assert what not in log, log
+
+
+def test_stop_gives_up_on_a_job_that_ignores_its_cancellation(tmp_path, data, monkeypatch):
+    """SIGTERM while a request's job ignores its cancellation for 60 s
+    (DVPPD_FAULTS=ignore_cancel_ms): the drain (1 s) passes, the job is
+    canceled, the 5 s grace passes with the job still running, and dvppd
+    exits 1 at once, saying why, without freeing what the job still uses
+    (under ASan: no report, no leak check at that exit); the request's
+    connection is cut, never answered."""
+    d = start(str(tmp_path), "deaf", faults="ignore_cancel_ms=60000", monkeypatch=monkeypatch,
+              extra={"service": {"drain_timeout_s": 1}})
+    stopped = False
+    try:
+        assert "cancellation ignored 60000 ms" in d.log(), d.log()
+        rc, took, out = _sigterm_with_a_deaf_job(d, data)
+        stopped = True
+        log = d.log()
+        assert rc == 1, f"exit status {rc}:\n{log}"
+        # drain 1 s + the 5 s grace (CANCEL_GRACE_NS), then at once
+        assert 6 <= took < 6 + 3 * SLOW, f"the stop took {took:.1f} s:\n{log}"
+        assert "still wait on jobs that do not end" in log, log
+        assert "stop: exiting with HTTP requests still running" in log, log
+        assert "stopped" not in log.splitlines()[-1], log
+        _no_sanitizer_report(log)
+        assert len(out) == 1 and isinstance(out[0], str), out  # cut, not answered
+    finally:
+        stop_daemon(d, check=not stopped)
+
+
+def test_stop_waits_out_a_job_that_ignores_its_cancellation_within_the_grace(
+        tmp_path, data, monkeypatch):
+    """The same with a job that ignores its cancellation for 2.5 s only,
+    less than the drain (1 s) and the grace (5 s) together: it then sees
+    the cancellation, its request is answered 503 ECANCELED, and dvppd
+    exits 0 (clean under ASan) as soon as it has: no waiting out the grace."""
+    d = start(str(tmp_path), "deaf2", faults="ignore_cancel_ms=2500", monkeypatch=monkeypatch,
+              extra={"service": {"drain_timeout_s": 1}})
+    stopped = False
+    try:
+        rc, took, out = _sigterm_with_a_deaf_job(d, data)
+        stopped = True
+        log = d.log()
+        assert rc == 0, f"exit status {rc}:\n{log}"
+        assert out == [(503, "ECANCELED")], out
+        assert took < 2.5 + 2 * SLOW, f"the stop took {took:.1f} s:\n{log}"
+        assert "do not end" not in log and "still running" not in log, log
+        _no_sanitizer_report(log)
+    finally:
+        stop_daemon(d, check=not stopped)
+
+
 def _check_http_batch(r, data):
     """A /v1/batch answer under allocation faults: 200 with per-item status
     (failed items ENOMEM and zero, the others right), or 503 ENOMEM."""
