@@ -24,8 +24,7 @@ typedef struct vjob {
     uint64_t max_bytes;
     size_t base;                 /* out->len at the start: the batch follows it */
     uint32_t sc, sh, sw;         /* TENSOR: one slice's shape */
-    uint32_t first_w, first_h;   /* the first kept frame's size */
-    dvpp_pipeline_plan slice;    /* its plan: the output every frame must make */
+    dvpp_video_shape shape;      /* the first kept frame's: every frame's */
 } vjob;
 
 dvpp_status dvpp_video_result_note(dvpp_video_result *r, size_t *cap,
@@ -67,15 +66,65 @@ static dvpp_status note_frame(vjob *j, const dvpp_vframe *f, dvpp_err *err)
     return dvpp_video_result_note(j->res, &j->cap, &fi, err);
 }
 
-/* Frame t is @w x @h where the first was not: the batch cannot take it. */
-static dvpp_status size_changed(const vjob *j, uint32_t w, uint32_t h, const char *what,
-                                dvpp_err *err)
+/* Frame @t is @w x @h where the first was not: the output cannot take it. */
+static dvpp_status size_changed(const dvpp_video_shape *s, uint64_t t, uint32_t w, uint32_t h,
+                                const char *what, dvpp_err *err)
 {
     return dvpp_err_set(err, DVPP_EUNSUPPORTED, "video",
                         "the resolution changes at frame %llu (%ux%u, the first %ux%u) and "
                         "%s: resize to a fixed size (stretch, fill or letterbox) to take it",
-                        (unsigned long long)j->res->frames, w, h, j->first_w, j->first_h,
-                        what);
+                        (unsigned long long)t, w, h, s->first_w, s->first_h, what);
+}
+
+dvpp_status dvpp_video_shape_copy(dvpp_video_shape *s, uint64_t t, const dvpp_image *img,
+                                  size_t bytes, dvpp_err *err)
+{
+    if (t == 0) {
+        s->first_w = img->width, s->first_h = img->height;
+        s->first_bytes = bytes;
+        return DVPP_OK;
+    }
+    if (img->width != s->first_w || img->height != s->first_h || bytes != s->first_bytes)
+        return size_changed(s, t, img->width, img->height, "frames are copied as they are",
+                            err);
+    return DVPP_OK;
+}
+
+/* A later frame's plan makes the first frame's output (its own geometry). */
+static bool same_output(const dvpp_pipeline_plan *a, const dvpp_pipeline_plan *b,
+                        bool tensor)
+{
+    if (tensor)
+        return a->c == b->c && a->h == b->h && a->w == b->w && a->dtype == b->dtype &&
+               a->layout == b->layout;
+    return a->out_format == b->out_format && a->img_w == b->img_w &&
+           a->img_h == b->img_h && a->out_bytes == b->out_bytes;
+}
+
+dvpp_status dvpp_video_shape_plan(dvpp_video_shape *s, uint64_t t, const dvpp_pipeline *pipe,
+                                  const uint8_t *data, size_t len, const dvpp_limits *lim,
+                                  dvpp_pipeline_plan *plan, dvpp_err *err)
+{
+    bool tensor = pipe->output == DVPP_PIPE_OUT_TENSOR;
+    dvpp_pipe_source src;
+    dvpp_status st = dvpp_pipeline_probe(pipe, data, len, lim, &src, err);
+    char what[96];
+
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_plan_make(pipe, &src, plan, err);
+    if (st != DVPP_OK)
+        return st;
+    if (t == 0) {
+        s->first = *plan;
+        s->first_w = pipe->raw.width, s->first_h = pipe->raw.height;
+        return DVPP_OK;
+    }
+    if (same_output(&s->first, plan, tensor))
+        return DVPP_OK;
+    snprintf(what, sizeof(what), "the pipeline's output with it (%ux%u -> %ux%u)",
+             tensor ? s->first.w : s->first.img_w, tensor ? s->first.h : s->first.img_h,
+             tensor ? plan->w : plan->img_w, tensor ? plan->h : plan->img_h);
+    return size_changed(s, t, pipe->raw.width, pipe->raw.height, what, err);
 }
 
 /* Before the first slice: reserve what the container says the batch will
@@ -124,15 +173,14 @@ static dvpp_status copy_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
 
     if (st != DVPP_OK)
         return st;
+    st = dvpp_video_shape_copy(&j->shape, r->frames, img, pl.total, err);
+    if (st != DVPP_OK)
+        return st;
     if (r->frames == 0) {
         r->image = *img;
         r->image.data = NULL;
         r->image.size = pl.total;
         r->slice_bytes = pl.total;
-        j->first_w = img->width, j->first_h = img->height;
-    } else if (img->width != r->image.width || img->height != r->image.height ||
-               pl.total != r->slice_bytes) {
-        return size_changed(j, img->width, img->height, "frames are copied as they are", err);
     }
     st = room(j, pl.total, err);
     if (st == DVPP_OK)
@@ -146,8 +194,6 @@ static dvpp_status plan_slice(vjob *j, const dvpp_pipeline_plan *plan, dvpp_err 
     dvpp_video_result *r = j->res;
     dvpp_status st;
 
-    j->slice = *plan;
-    j->first_w = j->pipe.raw.width, j->first_h = j->pipe.raw.height;
     r->geom = plan->geom;
     if (j->pipe.output == DVPP_PIPE_OUT_TENSOR) {
         dvpp_tensor t;
@@ -165,41 +211,17 @@ static dvpp_status plan_slice(vjob *j, const dvpp_pipeline_plan *plan, dvpp_err 
     return st;
 }
 
-/* A later frame's plan makes the slice's output (its own geometry). */
-static bool same_output(const dvpp_pipeline_plan *a, const dvpp_pipeline_plan *b,
-                        bool tensor)
-{
-    if (tensor)
-        return a->c == b->c && a->h == b->h && a->w == b->w && a->dtype == b->dtype &&
-               a->layout == b->layout;
-    return a->out_format == b->out_format && a->img_w == b->img_w &&
-           a->img_h == b->img_h && a->out_bytes == b->out_bytes;
-}
-
 /* Plan the pipeline for frame @img (probed as raw input, so every op's
  * image is held to the limits), fixing the slice at the first frame. */
 static dvpp_status plan_frame(vjob *j, const dvpp_image *img, size_t len, dvpp_err *err)
 {
-    dvpp_pipe_source src;
     dvpp_pipeline_plan plan;
-    dvpp_status st = dvpp_pipeline_probe(&j->pipe, img->data, len, &j->w->limits, &src, err);
+    dvpp_status st = dvpp_video_shape_plan(&j->shape, j->res->frames, &j->pipe, img->data, len,
+                                           &j->w->limits, &plan, err);
 
-    if (st == DVPP_OK)
-        st = dvpp_pipeline_plan_make(&j->pipe, &src, &plan, err);
-    if (st != DVPP_OK)
-        return st;
-    if (j->res->frames == 0)
-        return plan_slice(j, &plan, err);
-    if (!same_output(&j->slice, &plan, j->res->is_tensor)) {
-        char what[96];
-        snprintf(what, sizeof(what), "the pipeline's output with it (%ux%u -> %ux%u)",
-                 j->res->is_tensor ? j->slice.w : j->slice.img_w,
-                 j->res->is_tensor ? j->slice.h : j->slice.img_h,
-                 j->res->is_tensor ? plan.w : plan.img_w,
-                 j->res->is_tensor ? plan.h : plan.img_h);
-        return size_changed(j, img->width, img->height, what, err);
-    }
-    return DVPP_OK;
+    if (st == DVPP_OK && j->res->frames == 0)
+        st = plan_slice(j, &plan, err);
+    return st;
 }
 
 static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)

@@ -83,6 +83,32 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
 
 void dvpp_video_result_fini(dvpp_video_result *res);
 
+/* The resolution rule of dvpp_video_run, for front ends that run each kept
+ * frame themselves (the daemon's socket decode, one frame per ring slot),
+ * so that every front end takes or refuses a stream whose resolution
+ * changes alike: the first kept frame fixes the output; a later frame of
+ * another size runs with its own plan as long as it makes the same output,
+ * else DVPP_EUNSUPPORTED ("video") naming the frame and both sizes. Plain
+ * data of one decode (zeroed at its start). */
+typedef struct dvpp_video_shape {
+    uint32_t first_w, first_h;   /* the first kept frame's size */
+    size_t first_bytes;          /* its bytes (frames copied as they are) */
+    dvpp_pipeline_plan first;    /* its plan (frames through a pipeline) */
+} dvpp_video_shape;
+
+/* Kept frame @t (from 0) @img, @bytes as laid out, copied as it is: frame
+ * 0 fixes the shape, a later one must have it. */
+dvpp_status dvpp_video_shape_copy(dvpp_video_shape *s, uint64_t t, const dvpp_image *img,
+                                  size_t bytes, dvpp_err *err);
+
+/* Kept frame @t (from 0) through @pipe, whose raw input is the frame
+ * (@data, @len bytes): probed under @lim (every op held to the limits) and
+ * planned into @plan; frame 0 fixes the output, a later frame must make
+ * the same (tensor: C, H, W, dtype, layout; image: format, size, bytes). */
+dvpp_status dvpp_video_shape_plan(dvpp_video_shape *s, uint64_t t, const dvpp_pipeline *pipe,
+                                  const uint8_t *data, size_t len, const dvpp_limits *lim,
+                                  dvpp_pipeline_plan *plan, dvpp_err *err);
+
 /* For front ends that gather frames themselves (e.g. from the daemon):
  * store @fi at index res->frames of the list, growing it (*cap entries
  * allocated); res->frames is the caller's to advance. DVPP_ENOMEM. */

@@ -99,17 +99,23 @@ static dvpp_status frames_to_jpeg(dvpp_task *task, http_video *v, dvpp_err *err)
     for (uint64_t t = 0; st == DVPP_OK && t < res->frames; t++) {
         const dvpp_video_frame_info *f = &res->frame[t];
         /* The fixed text, the boundary and three numbers of at most 20
-         * digits take under 300 bytes; the time takes what it takes. */
-        char time[HTTP_FRAME_TIME_MAX], head[HTTP_FRAME_TIME_MAX + 320];
-        int n;
+         * digits take under 300 bytes, the geometry's four "%.17g" under
+         * 200; the time takes what it takes. */
+        char time[HTTP_FRAME_TIME_MAX], geom[160], head[HTTP_FRAME_TIME_MAX + 520];
+        int g = 0, n;
         http_frame_time_format(time, f->time_s);
+        geom[0] = '\0';
+        if (v->rq.has_pipe) /* this frame's own (a stream whose resolution changes) */
+            g = snprintf(geom, sizeof(geom), "X-Dvpp-Scale: %.17g,%.17g\r\n"
+                         "X-Dvpp-Pad: %.17g,%.17g\r\n", f->geom.scale_x, f->geom.scale_y,
+                         f->geom.pad_x, f->geom.pad_y);
         n = snprintf(head, sizeof(head),
                      "--%s\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
                      "X-Dvpp-Frame-Index: %" PRIu64 "\r\nX-Dvpp-Frame-Pts: %" PRId64
-                     "\r\nX-Dvpp-Frame-Time: %s\r\nX-Dvpp-Key-Frame: %d\r\n\r\n",
+                     "\r\nX-Dvpp-Frame-Time: %s\r\nX-Dvpp-Key-Frame: %d\r\n%s\r\n",
                      v->boundary, end[t + 1] - end[t], f->index, f->pts, time,
-                     f->key ? 1 : 0);
-        if (n < 0 || (size_t)n >= sizeof(head)) {
+                     f->key ? 1 : 0, geom);
+        if (g < 0 || (size_t)g >= sizeof(geom) || n < 0 || (size_t)n >= sizeof(head)) {
             st = dvpp_err_set(err, DVPP_EIO, "video", "a JPEG part's headers do not fit");
             break;
         }
@@ -289,24 +295,27 @@ dvpp_status http_video_submit(http_req *r, dvpp_err *err)
 /* --- the answer ---------------------------------------------------------------------- */
 
 /* The frame lists of a decode (X-Dvpp-Frame-Index, -Pts, -Time and
- * X-Dvpp-Key-Frames), exactly sized (http_framelist). libmicrohttpd
- * builds the answer's headers in the connection's memory, so the lists
- * together get a quarter of it; when they would not fit they are left out
- * together and X-Dvpp-Frame-Lists says why (the frames are still counted
- * by X-Dvpp-Frames). */
-static void frame_list_headers(struct MHD_Response *resp, const dvpp_video_result *res,
-                               size_t memory)
+ * X-Dvpp-Key-Frames; with a pipeline whose frames map back differently, a
+ * stream whose resolution changes, X-Dvpp-Frame-Scales and -Pads too),
+ * exactly sized (http_framelist). libmicrohttpd builds the answer's
+ * headers in the connection's memory, so the lists together get a quarter
+ * of it; when they would not fit they are left out together and
+ * X-Dvpp-Frame-Lists says why (the frames are still counted by
+ * X-Dvpp-Frames). */
+static void frame_list_headers(struct MHD_Response *resp, const http_video *v, size_t memory)
 {
+    const dvpp_video_result *res = &v->res;
     size_t budget = memory / 4 > 256 ? memory / 4 - 256 : 0; /* names, separators */
+    bool geometry = v->rq.has_pipe && http_frame_geometry_varies(res->frame, res->frames);
     http_frame_lists l;
     dvpp_err e;
 
     dvpp_err_clear(&e);
-    if (http_frame_lists_make(res->frame, res->frames, budget, &l, &e) != DVPP_OK) {
+    if (http_frame_lists_make(res->frame, res->frames, geometry, budget, &l, &e) != DVPP_OK) {
         http_header_printf(resp, "X-Dvpp-Frame-Lists", "omitted: %s", e.msg);
         return;
     }
-    for (int k = 0; k < HTTP_FRAME_LISTS; k++)
+    for (int k = 0; k < (geometry ? HTTP_FRAME_LISTS : HTTP_FRAME_GEOM_LIST); k++)
         http_header(resp, http_frame_list_names[k], (const char *)l.list[k].data);
     http_frame_lists_fini(&l);
 }
@@ -428,7 +437,7 @@ enum MHD_Result http_video_answer(http_req *r)
         return MHD_NO;
     video_timing_headers(r, resp);
     http_header_printf(resp, "X-Dvpp-Frames", "%" PRIu64, res->frames);
-    frame_list_headers(resp, res, r->h->cfg.connection_memory);
+    frame_list_headers(resp, v, r->h->cfg.connection_memory);
     http_header_printf(resp, "X-Dvpp-Video", "%s %ux%u %.6g",
                        dvpp_video_codec_name(res->info.codec), res->info.width,
                        res->info.height, res->info.fps);

@@ -176,9 +176,9 @@ static dvpp_status baton_take(sjob *j, dvpp_err *err)
 typedef struct vdec_run {
     sjob *j;
     dvpp_worker *w;              /* the held baton's */
-    dvpp_pipeline pipe;
-    bool planned;
-    dvpp_tensor t;               /* one frame's tensor (pipe) */
+    dvpp_pipeline pipe;          /* the channel's, the frame as its raw input */
+    dvpp_video_shape shape;      /* the first kept frame's: the library's rule
+                                    for a stream whose resolution changes */
     dvpp_err stop;               /* why the check stopped the decoder */
 } vdec_run;
 
@@ -214,19 +214,28 @@ static dvpp_status take_slot(vdec_run *v, uint32_t *slot, dvpp_err *err)
     }
 }
 
-/* Write frame @f into @slot: its pixels, or the pipeline's output. */
+/* Write frame @f into @slot: its pixels, or the pipeline's output. As in
+ * dvpp_video_run (HTTP, dvppctl), a frame whose size differs from the
+ * first kept frame's runs with its own plan (its geometry in the slot's
+ * meta) when the output keeps its shape, and is refused (EUNSUPPORTED,
+ * naming the frame and both sizes) when the output would follow it. */
 static dvpp_status fill_slot(vdec_run *v, const dvpp_vframe *f, uint32_t slot,
                              sjob *n, dvpp_err *err)
 {
     vchan *ch = v->j->vc;
     uint8_t *dst = ipc_ring_payload(ch->ring, slot);
     uint64_t cap = ipc_ring_slot_bytes(ch->ring);
+    dvpp_pipeline_plan plan;
+    dvpp_tensor t;
     dvpp_planes pl;
     dvpp_status st = dvpp_image_planes(f->image, &pl, err);
 
     if (st != DVPP_OK)
         return st;
     if (!ch->has_pipe) {
+        st = dvpp_video_shape_copy(&v->shape, v->j->frames, f->image, pl.total, err);
+        if (st != DVPP_OK)
+            return st;
         if (pl.total > cap)
             return dvpp_err_set(err, DVPP_ENOSPC, "ring", "a frame has %zu bytes, a slot %llu",
                                 pl.total, (unsigned long long)cap);
@@ -239,26 +248,21 @@ static dvpp_status fill_slot(vdec_run *v, const dvpp_vframe *f, uint32_t slot,
     }
     v->pipe.raw = (dvpp_pipe_raw){f->image->format, f->image->width, f->image->height,
                                   f->image->width_stride, f->image->height_stride};
-    if (!v->planned) {
-        dvpp_pipe_source src = {.width = f->image->width, .height = f->image->height};
-        dvpp_pipeline_plan plan;
-        st = dvpp_pipeline_plan_make(&v->pipe, &src, &plan, err);
-        if (st == DVPP_OK)
-            st = dvpp_tensor_init(&v->t, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w,
-                                  err);
-        if (st != DVPP_OK)
-            return st;
-        v->planned = true;
-    }
-    if (v->t.bytes > cap)
+    st = dvpp_video_shape_plan(&v->shape, v->j->frames, &v->pipe, f->image->data, pl.total,
+                               &v->j->vd->lim, &plan, err);
+    if (st == DVPP_OK)
+        st = dvpp_tensor_init(&t, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w, err);
+    if (st != DVPP_OK)
+        return st;
+    if (t.bytes > cap)
         return dvpp_err_set(err, DVPP_ENOSPC, "ring", "a frame's tensor has %zu bytes, a "
-                            "slot %llu", v->t.bytes, (unsigned long long)cap);
+                            "slot %llu", t.bytes, (unsigned long long)cap);
     memset(&n->out, 0, sizeof(n->out));
-    n->out.tensor = v->t;
+    n->out.tensor = t;
     n->out.tensor.data = dst;
     st = dvpp_pipeline_run(v->w, &v->pipe, f->image->data, pl.total, &n->out, err);
     if (st == DVPP_OK)
-        dvppd_slot_meta_tensor(&n->meta, &v->t, &n->out.geom);
+        dvppd_slot_meta_tensor(&n->meta, &t, &n->out.geom); /* this frame's geometry */
     return st;
 }
 

@@ -8,11 +8,15 @@
  *      of http.connection_memory the lists get), then frames of 17 bytes:
  *      index (8, big-endian), pts (8, big-endian, any int64), a flag byte
  *      (bit 0: key frame; bit 1: the time is the next 8 bytes as a raw
- *      double, any bit pattern: NaN, infinities, 1e308; else pts/90000).
+ *      double, any bit pattern: NaN, infinities, 1e308; else pts/90000;
+ *      bit 2 of the first frame's: the geometry lists too; bit 3: the
+ *      frame's scale and pad are the next 32 bytes as four raw doubles,
+ *      else made from its index).
  *      The lists are checked against the frames: every entry parses back
- *      to the frame's value (times compare as the "%.6f" text), the lists
- *      hold exactly the frames in order and fit the budget; a refusal must
- *      mean the exact lists would not have fitted.
+ *      to the frame's value (times compare as the "%.6f" text, geometry
+ *      entries as "%.17g,%.17g" joined by ';'), the lists hold exactly the
+ *      frames in order and fit the budget; a refusal must mean the exact
+ *      lists would not have fitted.
  *   1  a multipart body as it comes: a boundary length byte and that many
  *      boundary bytes (mapped to RFC 2046 characters), a part limit byte,
  *      then the body. Counting and splitting must agree, every part must
@@ -92,8 +96,8 @@ static void check_times(const char *s, size_t len, const double *t, size_t n)
         abort();
 }
 
-/* The bytes the four lists need, counted without the module. */
-static size_t needed(const dvpp_video_frame_info *f, size_t n)
+/* The bytes the lists need, counted without the module. */
+static size_t needed(const dvpp_video_frame_info *f, size_t n, bool geometry)
 {
     char b[HTTP_FRAME_TIME_MAX];
     size_t total = 0, keys = 0;
@@ -104,8 +108,45 @@ static size_t needed(const dvpp_video_frame_info *f, size_t n)
                  (size_t)snprintf(b, sizeof(b), "%.6f", f[i].time_s) + 3 * (i > 0);
         if (f[i].key)
             total += (size_t)snprintf(b, sizeof(b), "%" PRIu64, f[i].index) + (keys++ > 0);
+        if (geometry)
+            total += (size_t)snprintf(b, sizeof(b), "%.17g,%.17g", f[i].geom.scale_x,
+                                      f[i].geom.scale_y) +
+                     (size_t)snprintf(b, sizeof(b), "%.17g,%.17g", f[i].geom.pad_x,
+                                      f[i].geom.pad_y) + 2 * (i > 0);
     }
     return total;
+}
+
+/* A geometry list as the module must write it, built here with snprintf
+ * into a buffer of its own: scales (@pads false) or pads of @f[0..n-1]. */
+static void check_geometry(const char *s, size_t len, const dvpp_video_frame_info *f, size_t n,
+                           bool pads)
+{
+    size_t pos = 0;
+    char e[64];
+
+    if (strlen(s) != len)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        int k = snprintf(e, sizeof(e), "%s%.17g,%.17g", i ? ";" : "",
+                         pads ? f[i].geom.pad_x : f[i].geom.scale_x,
+                         pads ? f[i].geom.pad_y : f[i].geom.scale_y);
+        if (k <= 0 || (size_t)k >= sizeof(e) || pos + (size_t)k > len ||
+            memcmp(s + pos, e, (size_t)k))
+            abort();
+        pos += (size_t)k;
+    }
+    if (pos != len)
+        abort();
+}
+
+static double raw_double(fuzz_reader *r)
+{
+    uint64_t bits = be64(r);
+    double d;
+
+    memcpy(&d, &bits, sizeof(d));
+    return d;
 }
 
 static void frame_lists(fuzz_reader *r)
@@ -114,6 +155,7 @@ static void frame_lists(fuzz_reader *r)
     static uint64_t idx[MAX_FRAMES], pts[MAX_FRAMES], keys[MAX_FRAMES];
     static double times[MAX_FRAMES];
     size_t budget = (size_t)fuzz_u16(r) * 4, n = 0, nk = 0;
+    bool geometry = false;
     http_frame_lists l;
     dvpp_status st;
 
@@ -129,26 +171,37 @@ static void frame_lists(fuzz_reader *r)
         } else {
             f[n].time_s = (double)f[n].pts / 90000.0;
         }
+        if (n == 0)
+            geometry = flags & 4;
+        if (flags & 8) {
+            f[n].geom.scale_x = raw_double(r), f[n].geom.scale_y = raw_double(r);
+            f[n].geom.pad_x = raw_double(r), f[n].geom.pad_y = raw_double(r);
+        } else {
+            f[n].geom = (dvpp_pipe_geom){1.0 / (double)(f[n].index % 7 + 1), 0.3,
+                                         (double)(f[n].index % 9), 0.5};
+        }
         idx[n] = f[n].index, pts[n] = (uint64_t)f[n].pts, times[n] = f[n].time_s;
         if (f[n].key)
             keys[nk++] = f[n].index;
         n++;
     }
-    st = http_frame_lists_make(n ? f : NULL, n, budget, &l, NULL);
+    st = http_frame_lists_make(n ? f : NULL, n, geometry, budget, &l, NULL);
     if (st == DVPP_ELIMIT) {
-        if (needed(f, n) <= budget)
+        if (needed(f, n, geometry) <= budget)
             abort(); /* refused lists that fit */
         http_frame_lists_fini(&l);
         return;
     }
     if (st != DVPP_OK)
         return; /* out of memory */
-    if (l.total != needed(f, n) || l.total > budget)
+    if (l.total != needed(f, n, geometry) || l.total > budget)
         abort();
     check_int_list((const char *)l.list[0].data, l.list[0].len, idx, n, false);
     check_int_list((const char *)l.list[1].data, l.list[1].len, pts, n, true);
     check_times((const char *)l.list[2].data, l.list[2].len, times, n);
     check_int_list((const char *)l.list[3].data, l.list[3].len, keys, nk, false);
+    check_geometry((const char *)l.list[4].data, l.list[4].len, f, geometry ? n : 0, false);
+    check_geometry((const char *)l.list[5].data, l.list[5].len, f, geometry ? n : 0, true);
     http_frame_lists_fini(&l);
 }
 
