@@ -537,6 +537,37 @@ def test_stalled_worker_past_the_deadline(tmp_path, data, monkeypatch):
 # (3) Allocations that fail during batches
 
 
+def test_the_suspended_gauge_counts_requests_waiting_on_their_job(tmp_path, data,
+                                                                  monkeypatch):
+    """dvppd_http_suspended: a request whose body is still arriving counts
+    in dvppd_http_inflight (from its headers on) but not here; once its
+    body is read and its job is on a (stalled) worker it does, until the
+    job ends (here at its 2 s deadline: 503 ETIMEDOUT). The stop tests wait
+    on it to know every job is submitted. Before the gauge: absent."""
+    d = start(str(tmp_path), "gauge", faults="stall_ms=60000", monkeypatch=monkeypatch,
+              http_extra={"request_timeout_s": 2 * SLOW})
+    s = None
+    try:
+        jpg = data.small
+        s = d.raw(timeout=30 * SLOW)
+        s.sendall(f"POST /v1/preprocess?{Q_U8} HTTP/1.1\r\nHost: t\r\n"
+                  f"Content-Length: {len(jpg)}\r\n\r\n".encode() + jpg[:10])
+        daemon_util.wait_for(lambda: metrics(d).get("dvppd_http_inflight", 0) >= 2,
+                             "the request's headers", 20 * SLOW)
+        assert metrics(d)["dvppd_http_suspended"] == 0
+        s.sendall(jpg[10:])
+        daemon_util.wait_for(lambda: metrics(d).get("dvppd_http_suspended") == 1,
+                             "the request on a worker", 20 * SLOW)
+        status, _, answer = read_raw_response(s)
+        assert status == 503 and b"ETIMEDOUT" in answer, (status, answer)
+        daemon_util.wait_for(lambda: metrics(d).get("dvppd_http_suspended") == 0,
+                             "the answered request", 20 * SLOW)
+    finally:
+        if s:
+            s.close()
+        stop_daemon(d)
+
+
 def _post_in_thread(d, path, body, out):
     """POST in a thread: (status, json error code or None), or the
     exception's repr, appended to @out."""

@@ -778,35 +778,6 @@ def assert_clean_stop(d, rc, took):
     assert took < 4, f"the stop took {took:.1f} s:\n{log}"
 
 
-def test_the_suspended_gauge_counts_requests_waiting_on_their_job(tmp_path):
-    """dvppd_http_suspended: a request whose body is still arriving counts
-    in dvppd_http_inflight (from its headers on) but not here; once its
-    body is read and its job is on a (stalled) worker it does, until the
-    job ends (here its 2 s deadline: 503 ETIMEDOUT). The stop tests wait on
-    it to know every job is submitted. Before the gauge: None."""
-    d = start(str(tmp_path), "gauge", http={"request_timeout_s": 2 * SLOW},
-              env={"DVPPD_FAULTS": "stall_ms=60000"})
-    s = None
-    try:
-        png, _ = small_png()
-        s = d.raw(timeout=30 * SLOW)
-        s.sendall(f"POST /v1/preprocess?w=8&h=6 HTTP/1.1\r\nHost: t\r\n"
-                  f"Content-Length: {len(png)}\r\n\r\n".encode() + png[:10])
-        wait_for(lambda: metric(d, "dvppd_http_inflight") >= 2, "the request's headers")
-        assert metric(d, "dvppd_http_suspended") == 0
-        s.sendall(png[10:])
-        wait_for(lambda: metric(d, "dvppd_http_suspended") == 1, "the request on a worker")
-        head = s.recv(65536)
-        assert head.startswith(b"HTTP/1.1 503"), head
-        assert b"ETIMEDOUT" in head or b"ETIMEDOUT" in s.recv(65536), head
-        wait_for(lambda: metric(d, "dvppd_http_suspended") == 0, "the answered request")
-        assert metric(d, "dvppd_http_inflight") >= 1  # this GET
-    finally:
-        if s:
-            s.close()
-        stop_daemon(d)
-
-
 def test_stop_with_ring_requests_on_stalled_workers_and_a_trickled_body(tmp_path):
     """SIGTERM with a short drain (1 s) while two ?ring= requests wait on
     workers stalled for 60 s (DVPPD_FAULTS) and a third ?ring= request's
