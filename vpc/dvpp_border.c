@@ -326,8 +326,8 @@ static void border_yuv_planes(const border_job *j)
     }
 }
 
-static dvpp_status check_border(const dvpp_image *src, const dvpp_image *dst,
-                                const dvpp_border *b, dvpp_err *err)
+dvpp_status dvpp_border_check(const dvpp_image *src, const dvpp_image *dst,
+                              const dvpp_border *b, dvpp_err *err)
 {
     const dvpp_pixfmt_info *fi;
     uint64_t dw, dh;
@@ -365,9 +365,6 @@ static dvpp_status check_border(const dvpp_image *src, const dvpp_image *dst,
                             src->width, src->height, b->top, b->bottom,
                             b->left, b->right, (unsigned long long)dw,
                             (unsigned long long)dh, dst->width, dst->height);
-    if (!src->data || !dst->data)
-        return dvpp_err_set(err, DVPP_EINVAL, "data",
-                            "make-border needs both pixel buffers");
     return DVPP_OK;
 }
 
@@ -377,7 +374,9 @@ dvpp_status dvpp_border_make(const dvpp_image *src, dvpp_image *dst,
     border_job j;
     dvpp_status st;
 
-    st = check_border(src, dst, b, err);
+    st = dvpp_border_check(src, dst, b, err);
+    if (st == DVPP_OK && (!src->data || !dst->data))
+        st = dvpp_err_set(err, DVPP_EINVAL, "data", "make-border needs both pixel buffers");
     if (st != DVPP_OK)
         return st;
     memset(&j, 0, sizeof(j));

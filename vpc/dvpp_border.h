@@ -46,4 +46,10 @@ bool dvpp_border_type_parse(const char *s, dvpp_border_type *out);
 dvpp_status dvpp_border_make(const dvpp_image *src, dvpp_image *dst,
                              const dvpp_border *b, dvpp_err *err);
 
+/* The checks of dvpp_border_make that need no pixels (formats, type,
+ * margins on subsampled axes, the destination's size); the data of @src
+ * and @dst may be NULL. What a planner calls before it allocates. */
+dvpp_status dvpp_border_check(const dvpp_image *src, const dvpp_image *dst,
+                              const dvpp_border *b, dvpp_err *err);
+
 #endif

@@ -73,7 +73,7 @@ static dvpp_status get_plan(dvpp_vpc_ctx *c, dvpp_parity parity,
 }
 
 /* What the engine runs for @o in this context. */
-static dvpp_status engine_params(const dvpp_vpc_ctx *c, const dvpp_resize_opts *o,
+static dvpp_status engine_params(dvpp_profile prof, const dvpp_resize_opts *o,
                                  dvpp_parity *parity, dvpp_interp *interp,
                                  dvpp_err *err)
 {
@@ -95,7 +95,7 @@ static dvpp_status engine_params(const dvpp_vpc_ctx *c, const dvpp_resize_opts *
         *parity = modes[o->ascend_mode].parity;
         *interp = modes[o->ascend_mode].interp;
         /* V200 treats mode 0 as bilinear. */
-        if (o->ascend_mode == 0 && c->profile == DVPP_PROFILE_ASCEND310P)
+        if (o->ascend_mode == 0 && prof == DVPP_PROFILE_ASCEND310P)
             *interp = DVPP_INTERP_BILINEAR;
         return DVPP_OK;
     }
@@ -116,7 +116,7 @@ dvpp_status dvpp_vpc_plan(dvpp_vpc_ctx *c, const dvpp_resize_opts *o,
 {
     dvpp_parity parity;
     dvpp_interp interp;
-    dvpp_status st = engine_params(c, o, &parity, &interp, err);
+    dvpp_status st = engine_params(c->profile, o, &parity, &interp, err);
 
     if (st != DVPP_OK)
         return st;
@@ -150,8 +150,14 @@ static int packed422_y1(dvpp_pixfmt f)
     }
 }
 
-/* Views of region (x, y, w, h) of every plane of @img; x and y must be
- * even for subsampled planes (checked by the callers). */
+/* Views of region (x, y, w, h) of every plane of @img. A subsampled
+ * plane's view starts at the chroma sample that covers the region's first
+ * pixel and holds as many samples as a region of that size on the grid
+ * (ceil(w / 2)): a region at an odd origin (a crop) takes its chroma as a
+ * crop on the grid would, shifted by half a sample; it stays inside the
+ * plane (floor(x / 2) + ceil(w / 2) <= ceil((x + w) / 2)). Packed 4:2:2
+ * regions start on a pixel pair (callers convert them from one), and a
+ * destination region starts on the grid (check_paste). */
 static int region_views(const dvpp_image *img, const dvpp_planes *pl,
                         uint32_t x, uint32_t y, uint32_t w, uint32_t h,
                         pview v[DVPP_MAX_PLANES])
@@ -162,8 +168,8 @@ static int region_views(const dvpp_image *img, const dvpp_planes *pl,
         uint32_t sx = i ? fi->chroma_sx : 0, sy = i ? fi->chroma_sy : 0;
         unsigned ch = i == 0 ? fi->bpp : pl->count == 2 ? 2 : 1;
         uint32_t x0 = x >> sx, y0 = y >> sy;
-        v[i].w = ((x + w + (1u << sx) - 1) >> sx) - x0;
-        v[i].h = ((y + h + (1u << sy) - 1) >> sy) - y0;
+        v[i].w = (w + (1u << sx) - 1) >> sx;
+        v[i].h = (h + (1u << sy) - 1) >> sy;
         v[i].ch = ch;
         v[i].y1 = packed422_y1(img->format);
         v[i].to_edge = x + w >= img->width;
@@ -422,8 +428,10 @@ static dvpp_status try_fused(dvpp_vpc_ctx *c, const dvpp_image *src,
     dvpp_status st;
 
     *done = false;
+    /* The row kernels take chroma pairs from the row's first pixel: a
+     * crop at an odd column converts from the pair before it (step 2). */
     if (!is_yuv420(src->format) || !is_rgb_family(dst->format) ||
-        (cw == pw && ch == ph))
+        (cw == pw && ch == ph) || cr->left % 2)
         return DVPP_OK;
     st = get_plan(c, parity, interp, cw, ch, pw, ph, fd->bpp, &plan, err);
     if (st != DVPP_OK || !dvpp_resize_plan_streams(plan))
@@ -441,38 +449,105 @@ static dvpp_status try_fused(dvpp_vpc_ctx *c, const dvpp_image *src,
 
 /* --- checks ------------------------------------------------------------------------- */
 
-static dvpp_status check_region(const dvpp_image *img, const dvpp_roi *r,
+static dvpp_status check_inside(const dvpp_image *img, const dvpp_roi *r,
                                 const char *field, dvpp_err *err)
 {
-    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(img->format);
-
     if (r->left > r->right || r->top > r->bottom || r->right >= img->width ||
         r->bottom >= img->height)
         return dvpp_err_set(err, DVPP_EINVAL, field,
                             "%s (%u, %u, %u, %u) is not inside the %ux%u image",
                             field, r->left, r->top, r->right, r->bottom,
                             img->width, img->height);
-    if ((fi->chroma_sx && r->left % 2) || (fi->chroma_sy && r->top % 2))
-        return dvpp_err_set(err, DVPP_EINVAL, field,
-                            "%s origin (%u, %u) must be even for %s, whose "
-                            "chroma is subsampled", field, r->left, r->top,
-                            dvpp_pixfmt_name(img->format));
     return DVPP_OK;
+}
+
+/* A paste shares no chroma sample with the pixels around it, which it
+ * must leave untouched: it starts on the grid of @img's subsampling
+ * (dvpp_vpc_paste_grid). A crop may start anywhere (region_views). */
+static dvpp_status check_paste(const dvpp_image *img, const dvpp_roi *r,
+                               dvpp_err *err)
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(img->format);
+    dvpp_status st = check_inside(img, r, "paste", err);
+
+    if (st == DVPP_OK && ((fi->chroma_sx && r->left % 2) || (fi->chroma_sy && r->top % 2)))
+        st = dvpp_err_set(err, DVPP_EINVAL, "paste",
+                          "paste origin (%u, %u) must be even for %s, whose "
+                          "chroma is subsampled", r->left, r->top,
+                          dvpp_pixfmt_name(img->format));
+    return st;
+}
+
+/* The layouts of both images (sizes against the data when it is set). */
+static dvpp_status check_layouts(const dvpp_image *src, const dvpp_image *dst,
+                                 dvpp_err *err)
+{
+    dvpp_planes pl;
+    dvpp_status st = dvpp_image_planes(src, &pl, err);
+
+    return st == DVPP_OK ? dvpp_image_planes(dst, &pl, err) : st;
 }
 
 static dvpp_status check_images(const dvpp_image *src, const dvpp_image *dst,
                                 dvpp_err *err)
 {
-    dvpp_planes pl;
-    dvpp_status st = dvpp_image_planes(src, &pl, err);
+    dvpp_status st = check_layouts(src, dst, err);
 
     if (st == DVPP_OK && !src->data)
         st = dvpp_err_set(err, DVPP_EINVAL, "image", "input image has no data");
-    if (st == DVPP_OK)
-        st = dvpp_image_planes(dst, &pl, err);
     if (st == DVPP_OK && !dst->data)
         st = dvpp_err_set(err, DVPP_EINVAL, "image", "output image has no data");
     return st;
+}
+
+/* The format a crop-resize-paste resizes in: the output's for YUV -> RGB
+ * (convert-then-resize, as cv2 users do), else a resizable layout of the
+ * input's. */
+static dvpp_pixfmt work_format(dvpp_pixfmt src, dvpp_pixfmt dst)
+{
+    return dvpp_pixfmt_get(src)->is_yuv && is_rgb_family(dst) ? dst : resize_format(src);
+}
+
+static dvpp_status check_csc(dvpp_pixfmt from, dvpp_pixfmt to, dvpp_err *err)
+{
+    if (from == to || dvpp_csc_supported(from, to))
+        return DVPP_OK;
+    return dvpp_err_set(err, DVPP_EFORMAT, "format", "cannot convert %s to %s",
+                        dvpp_pixfmt_name(from), dvpp_pixfmt_name(to));
+}
+
+dvpp_status dvpp_vpc_check_crop_resize_paste(dvpp_profile prof, const dvpp_image *src,
+                                             const dvpp_roi *crop, const dvpp_image *dst,
+                                             const dvpp_roi *paste,
+                                             const dvpp_resize_opts *o, dvpp_err *err)
+{
+    dvpp_roi cr, pr;
+    dvpp_parity parity;
+    dvpp_interp interp;
+    dvpp_pixfmt fmt;
+    dvpp_status st;
+
+    /* The profile's rules first: they own the texts for bad layouts. */
+    if (dvpp_profile_is_ascend(prof)) {
+        st = dvpp__vpc_check_ascend(prof, src, crop, dst, paste, o, err);
+        if (st != DVPP_OK)
+            return st;
+    }
+    st = check_layouts(src, dst, err);
+    if (st != DVPP_OK)
+        return st;
+    cr = crop ? *crop : (dvpp_roi){0, 0, src->width - 1, src->height - 1};
+    pr = paste ? *paste : (dvpp_roi){0, 0, dst->width - 1, dst->height - 1};
+    st = check_inside(src, &cr, "crop", err);
+    if (st == DVPP_OK)
+        st = check_paste(dst, &pr, err);
+    if (st == DVPP_OK)
+        st = engine_params(prof, o, &parity, &interp, err);
+    if (st != DVPP_OK)
+        return st;
+    fmt = work_format(src->format, dst->format);
+    st = check_csc(src->format, fmt, err);
+    return st == DVPP_OK ? check_csc(fmt, dst->format, err) : st;
 }
 
 /* Ascend VPC writes alpha 0 into RGBA-family outputs. */
@@ -506,32 +581,20 @@ dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
     uint32_t cw, ch, pw, ph;
     dvpp_status st;
 
-    /* The profile's rules first: they own the texts for bad layouts. */
-    if (dvpp_profile_is_ascend(c->profile)) {
-        st = dvpp__vpc_check_ascend(c->profile, src, crop, dst, paste, o, err);
-        if (st != DVPP_OK)
-            return st;
-    }
-    st = check_images(src, dst, err);
+    st = dvpp_vpc_check_crop_resize_paste(c->profile, src, crop, dst, paste, o, err);
+    if (st == DVPP_OK)
+        st = check_images(src, dst, err);
+    if (st == DVPP_OK)
+        st = engine_params(c->profile, o, &parity, &interp, err);
     if (st != DVPP_OK)
         return st;
     cr = crop ? *crop : cr;
     pr = paste ? *paste : pr;
-    st = check_region(src, &cr, "crop", err);
-    if (st == DVPP_OK)
-        st = check_region(dst, &pr, "paste", err);
-    if (st == DVPP_OK)
-        st = engine_params(c, o, &parity, &interp, err);
-    if (st != DVPP_OK)
-        return st;
     cw = dvpp_roi_width(&cr), ch = dvpp_roi_height(&cr);
     pw = dvpp_roi_width(&pr), ph = dvpp_roi_height(&pr);
 
-    /* 1. The format the resize runs in: the output's for YUV -> RGB
-     * (convert-then-resize, as cv2 users do), else a resizable layout. */
-    fmt = dvpp_pixfmt_get(src->format)->is_yuv && is_rgb_family(dst->format)
-              ? dst->format
-              : resize_format(src->format);
+    /* 1. The format the resize runs in. */
+    fmt = work_format(src->format, dst->format);
     cur = src;
     if (fmt != src->format && fmt == dst->format) {
         bool done;
@@ -541,40 +604,46 @@ dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
     }
     if (fmt != src->format) {
         /* 2. Convert just the crop, reading it in place when the layout
-         * allows a view, else from a copy of the region. */
+         * allows a view, else from a copy of the region. The window
+         * converted starts on the source's chroma grid (a pixel pair of
+         * packed 4:2:2, a 2x2 block of 4:2:0), so every pixel converts
+         * with its own chroma; the resize then starts at the crop's
+         * offset inside it. */
+        const dvpp_pixfmt_info *fs = dvpp_pixfmt_get(src->format);
         dvpp_image view;
         const dvpp_image *from = src;
-        uint32_t x0 = cr.left; /* first column converted */
-        if (cw != src->width || ch != src->height) {
-            if (dvpp_pixfmt_get(src->format)->planes == 1) {
-                unsigned bpp = dvpp_pixfmt_get(src->format)->bpp;
-                size_t top = (size_t)cr.top * src->width_stride;
+        uint32_t x0 = cr.left & ~((1u << fs->chroma_sx) - 1); /* first column converted */
+        uint32_t y0 = cr.top & ~((1u << fs->chroma_sy) - 1);  /* first row */
+        uint32_t gh = cr.bottom + 1 - y0;
+        if (cr.right + 1 - x0 != src->width || gh != src->height) {
+            if (fs->planes == 1) {
+                size_t top = (size_t)y0 * src->width_stride;
                 /* A window that ends on the buffer's last row right of
                  * column 0 leaves its view's last row short of a whole
                  * stride: convert from column 0 then, and let the resize
                  * skip the columns left of the crop. */
-                if ((uint64_t)ch * src->width_stride > src->size - top - (size_t)x0 * bpp)
+                if ((uint64_t)gh * src->width_stride > src->size - top - (size_t)x0 * fs->bpp)
                     x0 = 0;
                 view = *src;
-                view.data += top + (size_t)x0 * bpp;
-                view.width = cr.right + 1 - x0, view.height = ch, view.height_stride = ch;
+                view.data += top + (size_t)x0 * fs->bpp;
+                view.width = cr.right + 1 - x0, view.height = gh, view.height_stride = gh;
                 view.size -= (size_t)(view.data - src->data);
                 from = &view;
             } else {
-                st = tmp_image(c, 0, src->format, cw, ch, &t, err);
+                st = tmp_image(c, 0, src->format, cr.right + 1 - x0, gh, &t, err);
                 if (st != DVPP_OK)
                     return st;
-                copy_region(src, cr.left, cr.top, cw, ch, t, 0, 0);
+                copy_region(src, x0, y0, cr.right + 1 - x0, gh, t, 0, 0);
                 from = t;
             }
         }
-        st = tmp_image(c, 1, fmt, cr.right + 1 - x0, ch, &t, err);
+        st = tmp_image(c, 1, fmt, cr.right + 1 - x0, gh, &t, err);
         if (st == DVPP_OK)
             st = convert(c, from, t, err);
         if (st != DVPP_OK)
             return st;
         cur = t;
-        cr = (dvpp_roi){cr.left - x0, 0, cr.right - x0, ch - 1};
+        cr = (dvpp_roi){cr.left - x0, cr.top - y0, cr.right - x0, cr.bottom - y0};
     }
     /* 3. Resize the crop window (no copy), straight into the output when
      * the formats agree. */
@@ -640,12 +709,15 @@ void dvpp_vpc_temp_bytes(dvpp_pixfmt src_fmt, uint32_t src_w, uint32_t src_h,
     pr = paste ? *paste : (dvpp_roi){0, 0, dst_w - 1, dst_h - 1};
     cw = dvpp_roi_width(&cr), ch = dvpp_roi_height(&cr);
     pw = dvpp_roi_width(&pr), ph = dvpp_roi_height(&pr);
-    fmt = fs->is_yuv && is_rgb_family(dst_fmt) ? dst_fmt : resize_format(src_fmt);
+    fmt = work_format(src_fmt, dst_fmt);
     if (fmt != src_fmt) {
-        if ((cw != src_w || ch != src_h) && fs->planes > 1)
-            slots[0] = max_sz(slots[0], dvpp_vpc_image_bytes(src_fmt, cw, ch));
+        /* the window converted starts on the chroma grid (step 2) */
+        uint32_t gw = cr.right + 1 - (cr.left & ~((1u << fs->chroma_sx) - 1));
+        uint32_t gh = cr.bottom + 1 - (cr.top & ~((1u << fs->chroma_sy) - 1));
+        if ((gw != src_w || gh != src_h) && fs->planes > 1)
+            slots[0] = max_sz(slots[0], dvpp_vpc_image_bytes(src_fmt, gw, gh));
         /* the conversion may start at column 0 (step 2) */
-        slots[1] = max_sz(slots[1], dvpp_vpc_image_bytes(fmt, cr.right + 1, ch));
+        slots[1] = max_sz(slots[1], dvpp_vpc_image_bytes(fmt, cr.right + 1, gh));
     }
     if (fmt == dst_fmt && o && o->parity == DVPP_PARITY_PIL &&
         o->interp != DVPP_INTERP_NEAREST && dvpp_pixfmt_get(fmt)->has_alpha &&
@@ -658,10 +730,10 @@ void dvpp_vpc_temp_bytes(dvpp_pixfmt src_fmt, uint32_t src_w, uint32_t src_h,
     }
 }
 
-dvpp_status dvpp_vpc_convert(dvpp_vpc_ctx *c, const dvpp_image *src,
-                             dvpp_image *dst, dvpp_err *err)
+dvpp_status dvpp_vpc_check_convert(dvpp_profile prof, const dvpp_image *src,
+                                   const dvpp_image *dst, dvpp_err *err)
 {
-    dvpp_status st = check_images(src, dst, err);
+    dvpp_status st = check_layouts(src, dst, err);
 
     if (st != DVPP_OK)
         return st;
@@ -669,32 +741,53 @@ dvpp_status dvpp_vpc_convert(dvpp_vpc_ctx *c, const dvpp_image *src,
         return dvpp_err_set(err, DVPP_EINVAL, "size",
                             "convert keeps the size: %ux%u -> %ux%u", src->width,
                             src->height, dst->width, dst->height);
-    if (c->profile == DVPP_PROFILE_ASCEND310)
+    if (prof == DVPP_PROFILE_ASCEND310)
         return dvpp_err_set(err, DVPP_EPROFILE, "format",
                             "Ascend310 VPC has no ConvertColor: use a resize "
                             "with a different output format");
-    if (c->profile == DVPP_PROFILE_ASCEND310P &&
-        (!dvpp__vpc_ascend_input_ok(c->profile, src->format) ||
-         !dvpp__vpc_ascend_output_ok(c->profile, dst->format)))
+    if (prof == DVPP_PROFILE_ASCEND310P &&
+        (!dvpp__vpc_ascend_input_ok(prof, src->format) ||
+         !dvpp__vpc_ascend_output_ok(prof, dst->format)))
         return dvpp_err_set(err, DVPP_EPROFILE, "format",
                             "Ascend310P VPC: ConvertColor %s -> %s is not "
                             "supported!", dvpp_pixfmt_name(src->format),
                             dvpp_pixfmt_name(dst->format));
-    return convert(c, src, dst, err);
+    return check_csc(src->format, dst->format, err);
+}
+
+dvpp_status dvpp_vpc_convert(dvpp_vpc_ctx *c, const dvpp_image *src,
+                             dvpp_image *dst, dvpp_err *err)
+{
+    dvpp_status st = dvpp_vpc_check_convert(c->profile, src, dst, err);
+
+    if (st == DVPP_OK)
+        st = check_images(src, dst, err);
+    return st == DVPP_OK ? convert(c, src, dst, err) : st;
+}
+
+dvpp_status dvpp_vpc_check_make_border(dvpp_profile prof, const dvpp_image *src,
+                                       const dvpp_image *dst, const dvpp_border *b,
+                                       dvpp_err *err)
+{
+    dvpp_status st = check_layouts(src, dst, err);
+
+    if (st != DVPP_OK)
+        return st;
+    if (prof == DVPP_PROFILE_ASCEND310)
+        return dvpp_err_set(err, DVPP_EPROFILE, "border",
+                            "Ascend310 VPC has no MakeBorder (Ascend310P only)");
+    return dvpp_border_check(src, dst, b, err);
 }
 
 dvpp_status dvpp_vpc_make_border(dvpp_vpc_ctx *c, const dvpp_image *src,
                                  dvpp_image *dst, const dvpp_border *b,
                                  dvpp_err *err)
 {
-    dvpp_status st = check_images(src, dst, err);
+    dvpp_status st = dvpp_vpc_check_make_border(c->profile, src, dst, b, err);
 
-    if (st != DVPP_OK)
-        return st;
-    if (c->profile == DVPP_PROFILE_ASCEND310)
-        return dvpp_err_set(err, DVPP_EPROFILE, "border",
-                            "Ascend310 VPC has no MakeBorder (Ascend310P only)");
-    return dvpp_border_make(src, dst, b, err);
+    if (st == DVPP_OK)
+        st = check_images(src, dst, err);
+    return st == DVPP_OK ? dvpp_border_make(src, dst, b, err) : st;
 }
 
 dvpp_status dvpp_vpc_batch_crop_resize_paste(dvpp_vpc_ctx *c,
@@ -841,6 +934,45 @@ dvpp_status dvpp_resize_geometry(uint32_t sw, uint32_t sh, dvpp_resize_mode mode
     return DVPP_OK;
 }
 
+/* [*lo, *hi] (inclusive) onto @grid's multiple @m and size rule, unless
+ * it is all of [0, n). */
+static void snap_span(uint32_t *lo, uint32_t *hi, uint32_t n, uint32_t m, bool even)
+{
+    uint32_t len;
+
+    if (*lo == 0 && *hi + 1 == n)
+        return;
+    len = *hi - *lo + 1;
+    *lo -= *lo % m;
+    if (even && len > 1)
+        len &= ~1u;
+    *hi = *lo + len - 1;
+}
+
+void dvpp_resize_geometry_snap(dvpp_resize_geom *g, const dvpp_roi_grid *crop,
+                               const dvpp_roi_grid *paste)
+{
+    /* A crop's source size is not in @g: any crop snaps (the one grid
+     * that moves crops, ascend310's YUV420SP parity, refuses an odd
+     * right edge of the whole picture too). */
+    dvpp_roi cr = g->crop, pr = g->paste;
+
+    if (crop) {
+        snap_span(&g->crop.left, &g->crop.right, UINT32_MAX, crop->x, crop->even_size);
+        snap_span(&g->crop.top, &g->crop.bottom, UINT32_MAX, crop->y, crop->even_size);
+    }
+    if (paste) {
+        snap_span(&g->paste.left, &g->paste.right, g->out_w, paste->x, paste->even_size);
+        snap_span(&g->paste.top, &g->paste.bottom, g->out_h, paste->y, paste->even_size);
+    }
+    if (!memcmp(&cr, &g->crop, sizeof(cr)) && !memcmp(&pr, &g->paste, sizeof(pr)))
+        return; /* on the grids already: the mode's own numbers stay */
+    g->scale_x = (double)dvpp_roi_width(&g->paste) / dvpp_roi_width(&g->crop);
+    g->scale_y = (double)dvpp_roi_height(&g->paste) / dvpp_roi_height(&g->crop);
+    g->pad_x = g->paste.left - g->crop.left * g->scale_x;
+    g->pad_y = g->paste.top - g->crop.top * g->scale_y;
+}
+
 /* The pad colour as one pixel of an RGB-family format (alpha opaque). */
 static void rgb_pad_pixel(dvpp_pixfmt f, const uint8_t pad[3], uint8_t px[4])
 {
@@ -908,20 +1040,39 @@ static dvpp_status fill_image(dvpp_vpc_ctx *c, const dvpp_image *d, const uint8_
     return DVPP_OK;
 }
 
+static bool has_bars(const dvpp_resize_geom *g)
+{
+    return g->paste.left || g->paste.top || g->paste.right + 1 < g->out_w ||
+           g->paste.bottom + 1 < g->out_h;
+}
+
+dvpp_status dvpp_vpc_check_resize_mode(dvpp_profile prof, const dvpp_image *src,
+                                       const dvpp_resize_geom *g, const dvpp_image *dst,
+                                       const dvpp_resize_opts *o, dvpp_err *err)
+{
+    dvpp_status st = DVPP_OK;
+
+    if (dst->width != g->out_w || dst->height != g->out_h)
+        return dvpp_err_set(err, DVPP_EINVAL, "size",
+                            "output is %ux%u, the geometry needs %ux%u",
+                            dst->width, dst->height, g->out_w, g->out_h);
+    /* the bars: the pad colour converted from RGB (fill_image) */
+    if (has_bars(g) && !is_rgb_family(dst->format))
+        st = check_csc(DVPP_PIXEL_RGB, dst->format, err);
+    return st == DVPP_OK
+               ? dvpp_vpc_check_crop_resize_paste(prof, src, &g->crop, dst, &g->paste, o, err)
+               : st;
+}
+
 dvpp_status dvpp_vpc_resize_mode(dvpp_vpc_ctx *c, const dvpp_image *src,
                                  const dvpp_resize_geom *g, dvpp_image *dst,
                                  const uint8_t pad[3],
                                  const dvpp_resize_opts *o, dvpp_err *err)
 {
-    if (dst->width != g->out_w || dst->height != g->out_h)
-        return dvpp_err_set(err, DVPP_EINVAL, "size",
-                            "output is %ux%u, the geometry needs %ux%u",
-                            dst->width, dst->height, g->out_w, g->out_h);
-    if (dst->data && (g->paste.left || g->paste.top ||
-                      g->paste.right + 1 < g->out_w || g->paste.bottom + 1 < g->out_h)) {
-        dvpp_status st = fill_image(c, dst, pad, err);
-        if (st != DVPP_OK)
-            return st;
-    }
-    return dvpp_vpc_crop_resize_paste(c, src, &g->crop, dst, &g->paste, o, err);
+    dvpp_status st = dvpp_vpc_check_resize_mode(c->profile, src, g, dst, o, err);
+
+    if (st == DVPP_OK && dst->data && has_bars(g))
+        st = fill_image(c, dst, pad, err);
+    return st == DVPP_OK ? dvpp_vpc_crop_resize_paste(c, src, &g->crop, dst, &g->paste, o, err)
+                         : st;
 }

@@ -101,7 +101,13 @@ void dvpp_vpc_ctx_fini(dvpp_vpc_ctx *c);
 /* Crop @crop (NULL: all of @src) of @src, scale it to @paste (NULL: all of
  * @dst) and write it there; the rest of @dst is untouched. @dst's
  * descriptor and data are the caller's. crop, resize, crop-resize and
- * crop-and-paste are this call with NULL arguments. */
+ * crop-and-paste are this call with NULL arguments.
+ * A crop may start on any pixel of a subsampled source: resized or copied
+ * in YUV, its chroma grid restarts at the crop's first pixel (output
+ * sample k is source sample floor(left / 2) + k, as a crop of 4:2:0 stays
+ * 4:2:0); converted to RGB, every pixel keeps its own colour (as the whole
+ * image converted, then cropped). A paste starts on @dst's chroma grid
+ * (dvpp_vpc_paste_grid), DVPP_EINVAL "paste" otherwise. */
 dvpp_status dvpp_vpc_crop_resize_paste(dvpp_vpc_ctx *c, const dvpp_image *src,
                                        const dvpp_roi *crop, dvpp_image *dst,
                                        const dvpp_roi *paste,
@@ -140,6 +146,71 @@ dvpp_status dvpp_vpc_convert(dvpp_vpc_ctx *c, const dvpp_image *src,
 dvpp_status dvpp_vpc_make_border(dvpp_vpc_ctx *c, const dvpp_image *src,
                                  dvpp_image *dst, const dvpp_border *b,
                                  dvpp_err *err);
+
+/* The checks each call above makes before it reads a pixel, on image
+ * descriptors whose data may be NULL (geometry only: format, size,
+ * strides), with a context of profile @prof: the profile's rules and
+ * texts, the regions, the interpolation, the conversions, the margins.
+ * The calls run the same checks (and then that the data is there), so a
+ * planner that gives these the descriptors the run will use refuses,
+ * before anything is allocated, exactly what the run would refuse, with
+ * the same status and message. Pure functions. */
+dvpp_status dvpp_vpc_check_crop_resize_paste(dvpp_profile prof, const dvpp_image *src,
+                                             const dvpp_roi *crop, const dvpp_image *dst,
+                                             const dvpp_roi *paste,
+                                             const dvpp_resize_opts *o, dvpp_err *err);
+dvpp_status dvpp_vpc_check_convert(dvpp_profile prof, const dvpp_image *src,
+                                   const dvpp_image *dst, dvpp_err *err);
+dvpp_status dvpp_vpc_check_make_border(dvpp_profile prof, const dvpp_image *src,
+                                       const dvpp_image *dst, const dvpp_border *b,
+                                       dvpp_err *err);
+
+/* @img's geometry (data NULL) for a @fmt picture of @w x @h as VPC
+ * outputs are laid out under @prof: tight in native; the ascend
+ * profiles' DVPP strides (reference §5: ALIGN(w, 16) pixels per row, at
+ * least 32 bytes, 4:2:0 and 4:4:0 heights ALIGN(h, 2)). */
+dvpp_status dvpp_vpc_image_init(dvpp_image *img, dvpp_profile prof, dvpp_pixfmt fmt,
+                                uint32_t w, uint32_t h, dvpp_err *err);
+
+/* The bytes a buffer of @img's layout needs for VPC under @prof: the
+ * layout's, and in the ascend profiles at least ACL's CalcImageSize
+ * (widthStride * heightStride * {3/2 for 4:2:0 and YUV400, 2 for 4:2:2
+ * and 4:4:0 semi-planar, 3 for 4:4:4}). SIZE_MAX for a bad layout. */
+size_t dvpp_vpc_buffer_bytes(dvpp_profile prof, const dvpp_image *img);
+
+/* Whether a picture laid out as @img (its geometry; data and size are not
+ * read) meets @prof's VPC rules (always in native): strides, and a
+ * layout whose bytes cover dvpp_vpc_buffer_bytes. One that does not is
+ * copied into dvpp_vpc_image_init's layout first, as DVPP users copy host
+ * pixels into acldvppMalloc buffers. */
+bool dvpp_vpc_layout_ok(dvpp_profile prof, const dvpp_image *img);
+
+/* Where a region may start, and which sizes it may have, in a picture of
+ * one format under one profile: its left and top offsets are multiples of
+ * x and y, and with even_size its width and height are even. */
+typedef struct dvpp_roi_grid {
+    uint32_t x, y;  /* 1, 2 or 16 */
+    bool even_size;
+} dvpp_roi_grid;
+
+/* The grid of a paste into a @fmt picture under @prof. A chroma sample
+ * cannot belong both to the paste and to the pixels around it, which a
+ * paste leaves untouched: the origin is a multiple of @fmt's subsampling
+ * on each axis (every profile: this is how the paste is written). The
+ * ascend profiles add DVPP's rules (reference/dvpp-aipp.md §5): the left
+ * offset a multiple of 16; ascend310 with YUV420SP output, left and top
+ * even, right and bottom odd (an even width and height). */
+void dvpp_vpc_paste_grid(dvpp_profile prof, dvpp_pixfmt fmt, dvpp_roi_grid *g);
+
+/* The grid of a crop from a @fmt picture under @prof: any origin and size
+ * (dvpp_vpc_crop_resize_paste takes crops at odd offsets of subsampled
+ * chroma), except ascend310 with a YUV420SP input: left and top even,
+ * right and bottom odd. */
+void dvpp_vpc_crop_grid(dvpp_profile prof, dvpp_pixfmt fmt, dvpp_roi_grid *g);
+
+/* @a becomes a grid that meets both @a and @b (multiples are powers of
+ * two, so the larger one). */
+void dvpp_roi_grid_join(dvpp_roi_grid *a, const dvpp_roi_grid *b);
 
 /* acldvppVpcBatchCropResizePasteAsync: @nsrc inputs, @roi_nums[i] ROIs
  * cut from input i; @crops, @dsts and @pastes (NULL: whole outputs) hold
@@ -185,6 +256,23 @@ typedef struct dvpp_resize_geom {
 dvpp_status dvpp_resize_geometry(uint32_t src_w, uint32_t src_h,
                                  dvpp_resize_mode mode, uint32_t w, uint32_t h,
                                  dvpp_resize_geom *g, dvpp_err *err);
+
+/* Put what @mode placed inside @g onto the grids: a letterbox's paste
+ * onto @paste, a fill's centre crop onto @crop (either NULL: anywhere).
+ * Offsets are rounded down to the grid's multiples and, where it asks for
+ * even sizes, sizes down to even, as DVPP's users normalise ROIs (ACLLite:
+ * lt = (x >> 1) << 1, rb = ((x >> 1) << 1) - 1); a crop or paste that is
+ * the whole image stays, so no mode grows bars of its own. The scales and
+ * offsets are recomputed from the rounded rectangles: boxes still map
+ * back exactly. */
+void dvpp_resize_geometry_snap(dvpp_resize_geom *g, const dvpp_roi_grid *crop,
+                               const dvpp_roi_grid *paste);
+
+/* The checks of dvpp_vpc_resize_mode (as dvpp_vpc_check_crop_resize_paste,
+ * and the pad colour's conversion into @dst's format). */
+dvpp_status dvpp_vpc_check_resize_mode(dvpp_profile prof, const dvpp_image *src,
+                                       const dvpp_resize_geom *g, const dvpp_image *dst,
+                                       const dvpp_resize_opts *o, dvpp_err *err);
 
 /* Resize @src by @g into @dst (g->out_w x g->out_h, format chosen by the
  * caller, allocated by the caller); letterbox padding is filled with the

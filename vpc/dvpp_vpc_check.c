@@ -289,3 +289,75 @@ dvpp_status dvpp__vpc_check_batch(dvpp_profile p, uint32_t max_native,
     *total = (uint32_t)sum;
     return DVPP_OK;
 }
+
+void dvpp_vpc_paste_grid(dvpp_profile p, dvpp_pixfmt fmt, dvpp_roi_grid *g)
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(fmt);
+
+    g->x = fi && fi->chroma_sx ? 2 : 1;
+    g->y = fi && fi->chroma_sy ? 2 : 1;
+    g->even_size = false;
+    if (dvpp_profile_is_ascend(p))
+        g->x = 16; /* "outputArea leftOffset should be 16 aligned" */
+    if (p == DVPP_PROFILE_ASCEND310 && is_420sp(fmt))
+        g->y = 2, g->even_size = true;
+}
+
+void dvpp_vpc_crop_grid(dvpp_profile p, dvpp_pixfmt fmt, dvpp_roi_grid *g)
+{
+    bool parity = p == DVPP_PROFILE_ASCEND310 && is_420sp(fmt);
+
+    g->x = g->y = parity ? 2 : 1;
+    g->even_size = parity;
+}
+
+void dvpp_roi_grid_join(dvpp_roi_grid *a, const dvpp_roi_grid *b)
+{
+    a->x = a->x > b->x ? a->x : b->x;
+    a->y = a->y > b->y ? a->y : b->y;
+    a->even_size = a->even_size || b->even_size;
+}
+
+dvpp_status dvpp_vpc_image_init(dvpp_image *img, dvpp_profile p, dvpp_pixfmt fmt,
+                                uint32_t w, uint32_t h, dvpp_err *err)
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(fmt);
+    bool asc = dvpp_profile_is_ascend(p);
+    dvpp_status st;
+
+    st = dvpp_image_init(img, fmt, w, h, asc ? 16 : 1, asc && fi && fi->chroma_sy ? 2 : 1,
+                         err);
+    if (st == DVPP_OK && asc && img->width_stride < 32)
+        img->width_stride = 32; /* "widthStride should not be smaller than 32" */
+    return st;
+}
+
+size_t dvpp_vpc_buffer_bytes(dvpp_profile p, const dvpp_image *img)
+{
+    dvpp_image geo = *img;
+    dvpp_planes pl;
+    unsigned num, den;
+    uint64_t acl;
+
+    geo.data = NULL;
+    if (dvpp_image_planes(&geo, &pl, NULL) != DVPP_OK)
+        return SIZE_MAX;
+    if (!dvpp_profile_is_ascend(p))
+        return pl.total;
+    size_factor(img->format, &num, &den);
+    acl = (uint64_t)img->width_stride * img->height_stride * num / den;
+    return acl > pl.total && acl <= SIZE_MAX ? (size_t)acl : pl.total;
+}
+
+bool dvpp_vpc_layout_ok(dvpp_profile p, const dvpp_image *img)
+{
+    dvpp_image geo = *img;
+    dvpp_planes pl;
+
+    geo.data = NULL; /* the layout: its strides, and what its bytes can hold */
+    if (!dvpp_profile_is_ascend(p))
+        return true;
+    return check_stride(p, &geo, "Input", NULL) == DVPP_OK &&
+           dvpp_image_planes(&geo, &pl, NULL) == DVPP_OK &&
+           pl.total >= dvpp_vpc_buffer_bytes(p, &geo);
+}

@@ -241,10 +241,27 @@ static void test_nv12_same_size_crop_is_a_copy(void **state)
     for (uint32_t y = 0; y < 10; y++)
         assert_memory_equal(dvpp_image_row(&dst, &pd, 1, y),
                             dvpp_image_row(&src, &ps, 1, y + 3) + 10, 32);
-    /* An odd origin cannot keep 4:2:0 chroma aligned. */
-    crop.left = 11;
+    /* An odd origin: luma from there, chroma from the sample covering the
+     * crop's first pixel on (the 2x2 grid restarts at the crop's origin,
+     * as a crop of 4:2:0 keeps 4:2:0). It was refused (EINVAL). */
+    crop = (dvpp_roi){11, 7, 42, 26};
     assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &src, &crop, &dst, NULL, &o, NULL),
-                     DVPP_EINVAL);
+                     DVPP_OK);
+    for (uint32_t y = 0; y < 20; y++)
+        assert_memory_equal(dvpp_image_row(&dst, &pd, 0, y),
+                            dvpp_image_row(&src, &ps, 0, y + 7) + 11, 32);
+    for (uint32_t y = 0; y < 10; y++)
+        assert_memory_equal(dvpp_image_row(&dst, &pd, 1, y),
+                            dvpp_image_row(&src, &ps, 1, y + 3) + 10, 32);
+    /* A paste must still start on the grid: it shares no chroma sample
+     * with the pixels around it, which it leaves as they are. */
+    crop = (dvpp_roi){0, 0, 9, 5};
+    {
+        dvpp_roi paste = {3, 2, 12, 7};
+        assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &src, &crop, &dst, &paste, &o,
+                                                    NULL),
+                         DVPP_EINVAL);
+    }
     dvpp_image_free(&src);
     dvpp_image_free(&dst);
     dvpp_vpc_ctx_fini(&c);
@@ -672,6 +689,206 @@ static void test_fused_yuv_to_resized_rgb(void **state)
                 part, 640, 480);
 }
 
+/* --- crops at odd origins ---------------------------------------------------- */
+
+/* Y of pixel (x, y) and the chroma sample (cx, cy) of @img, by the
+ * format's definition (planes, pairs), read independently of the VPC. */
+static void yuv_at(const dvpp_image *img, uint32_t x, uint32_t y, uint32_t cx,
+                   uint32_t cy, uint8_t out[3])
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(img->format);
+    dvpp_planes pl;
+    bool v_first = img->format == DVPP_PIXEL_NV21 || img->format == DVPP_PIXEL_YVU422SP ||
+                   img->format == DVPP_PIXEL_YVU440SP ||
+                   img->format == DVPP_PIXEL_YVU_PLANAR_420;
+
+    dvpp_image_planes(img, &pl, NULL);
+    if (fi->planes == 1) { /* packed 4:2:2: Y0 U Y1 V in its own byte order */
+        static const struct { dvpp_pixfmt f; int y0, y1, u, v; } k[] = {
+            {DVPP_PIXEL_YUYV, 0, 2, 1, 3}, {DVPP_PIXEL_UYVY, 1, 3, 0, 2},
+            {DVPP_PIXEL_YVYU, 0, 2, 3, 1}, {DVPP_PIXEL_VYUY, 1, 3, 2, 0}};
+        for (int i = 0; i < 4; i++)
+            if (k[i].f == img->format) {
+                const uint8_t *row = dvpp_image_row(img, &pl, 0, y);
+                out[0] = row[4 * (x / 2) + (x % 2 ? k[i].y1 : k[i].y0)];
+                out[1] = dvpp_image_row(img, &pl, 0, cy)[4 * cx + k[i].u];
+                out[2] = dvpp_image_row(img, &pl, 0, cy)[4 * cx + k[i].v];
+            }
+        return;
+    }
+    out[0] = dvpp_image_row(img, &pl, 0, y)[x];
+    if (fi->planes == 2) {
+        const uint8_t *c = dvpp_image_row(img, &pl, 1, cy) + 2 * (size_t)cx;
+        out[1] = c[v_first], out[2] = c[!v_first];
+    } else {
+        out[1] = dvpp_image_row(img, &pl, v_first ? 2 : 1, cy)[cx];
+        out[2] = dvpp_image_row(img, &pl, v_first ? 1 : 2, cy)[cx];
+    }
+}
+
+/* A crop at any origin of a subsampled format keeps the format: luma from
+ * the origin, and the chroma grid restarting at the crop's first pixel,
+ * from the sample that covers it (output sample k = source sample
+ * floor(left / 2) + k). Each format, odd and even origins and sizes. They
+ * were refused with EINVAL ("crop origin must be even"). */
+static void test_crop_at_odd_origins(void **state)
+{
+    static const dvpp_pixfmt fmts[] = {
+        DVPP_PIXEL_NV12, DVPP_PIXEL_NV21, DVPP_PIXEL_I420, DVPP_PIXEL_YVU_PLANAR_420,
+        DVPP_PIXEL_YUV422SP, DVPP_PIXEL_YVU422SP, DVPP_PIXEL_YUV440SP, DVPP_PIXEL_YUYV,
+        DVPP_PIXEL_UYVY, DVPP_PIXEL_YVYU, DVPP_PIXEL_VYUY};
+    static const uint32_t crops[][4] = {{1, 0, 6, 4}, {0, 1, 5, 5}, {1, 1, 7, 3},
+                                        {3, 2, 10, 9}, {5, 7, 1, 1}, {1, 3, 22, 14}};
+    dvpp_resize_opts o;
+    dvpp_vpc_ctx c;
+
+    (void)state;
+    dvpp_resize_opts_init(&o);
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_NATIVE);
+    for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
+        for (size_t k = 0; k < sizeof(crops) / sizeof(crops[0]); k++) {
+            const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(fmts[f]);
+            uint32_t l = crops[k][0], t = crops[k][1], w = crops[k][2], h = crops[k][3];
+            dvpp_image src = make_image(fmts[f], 29, 19, 1, 1);
+            dvpp_image dst = blank(fmts[f], w, h, 1, 1);
+            dvpp_roi r = {l, t, l + w - 1, t + h - 1};
+            assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &src, &r, &dst, NULL, &o, NULL),
+                             DVPP_OK);
+            for (uint32_t y = 0; y < h; y++)
+                for (uint32_t x = 0; x < w; x++) {
+                    uint32_t cx = x >> fi->chroma_sx, cy = y >> fi->chroma_sy;
+                    uint8_t got[3], want[3];
+                    yuv_at(&dst, x, y, cx, cy, got);
+                    yuv_at(&src, l + x, t + y, (l >> fi->chroma_sx) + cx,
+                           (t >> fi->chroma_sy) + cy, want);
+                    if (memcmp(got, want, 3))
+                        fail_msg("%s crop %u,%u %ux%u: pixel %u,%u is %u,%u,%u, want "
+                                 "%u,%u,%u", fi->name, l, t, w, h, x, y, got[0], got[1],
+                                 got[2], want[0], want[1], want[2]);
+                }
+            dvpp_image_free(&src);
+            dvpp_image_free(&dst);
+        }
+    dvpp_vpc_ctx_fini(&c);
+}
+
+/* A crop at an odd origin of 4:2:0 / 4:2:2 into RGB: every pixel keeps its
+ * own colour, as converting the whole image and cropping the RGB (cv2's
+ * cvtColor, then a slice or resize): the 1:1 crop, a resize with an odd
+ * left (the two-step path) and with an odd top only (the fused rows). */
+static void test_crop_at_odd_origins_to_rgb(void **state)
+{
+    static const dvpp_pixfmt fmts[] = {DVPP_PIXEL_NV12, DVPP_PIXEL_I420, DVPP_PIXEL_YUYV,
+                                       DVPP_PIXEL_YUV422SP};
+    static const uint32_t crops[][6] = {{1, 1, 9, 7, 9, 7}, {3, 2, 20, 11, 13, 29},
+                                        {2, 5, 17, 9, 40, 21}, {1, 0, 31, 23, 16, 16}};
+    dvpp_resize_opts o;
+    dvpp_vpc_ctx c;
+
+    (void)state;
+    dvpp_resize_opts_init(&o);
+    dvpp_vpc_ctx_init(&c, DVPP_PROFILE_NATIVE);
+    for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
+        for (size_t k = 0; k < sizeof(crops) / sizeof(crops[0]); k++) {
+            const uint32_t *q = crops[k];
+            dvpp_image src = make_image(fmts[f], 40, 30, 1, 1);
+            dvpp_image whole = blank(DVPP_PIXEL_RGB, 40, 30, 1, 1);
+            dvpp_image got = blank(DVPP_PIXEL_RGB, q[4], q[5], 1, 1);
+            dvpp_image want = blank(DVPP_PIXEL_RGB, q[4], q[5], 1, 1);
+            dvpp_roi r = {q[0], q[1], q[0] + q[2] - 1, q[1] + q[3] - 1};
+            assert_int_equal(dvpp_vpc_convert(&c, &src, &whole, NULL), DVPP_OK);
+            assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &whole, &r, &want, NULL, &o,
+                                                        NULL), DVPP_OK);
+            assert_int_equal(dvpp_vpc_crop_resize_paste(&c, &src, &r, &got, NULL, &o, NULL),
+                             DVPP_OK);
+            if (memcmp(got.data, want.data, want.size))
+                fail_msg("%s crop %u,%u %ux%u -> rgb %ux%u differs from convert + crop",
+                         dvpp_pixfmt_name(fmts[f]), q[0], q[1], q[2], q[3], q[4], q[5]);
+            dvpp_image_free(&src), dvpp_image_free(&whole);
+            dvpp_image_free(&got), dvpp_image_free(&want);
+        }
+    dvpp_vpc_ctx_fini(&c);
+}
+
+/* The paste grids (reference/dvpp-aipp.md §5) and a letterbox snapped to
+ * them: 64x48 into 97x20 is pasted at x 35 (odd); on NV12's grid at 34,
+ * under the ascend profiles at 32 (left % 16); ascend310 NV12 also even
+ * top and sizes (27 -> 26 wide); boxes still map back through the
+ * recomputed scale and offsets. */
+static void test_paste_grid_and_snap(void **state)
+{
+    dvpp_roi_grid g, n;
+    dvpp_resize_geom geo, base;
+
+    (void)state;
+    dvpp_vpc_paste_grid(DVPP_PROFILE_NATIVE, DVPP_PIXEL_RGB, &g);
+    assert_true(g.x == 1 && g.y == 1 && !g.even_size);
+    dvpp_vpc_paste_grid(DVPP_PROFILE_NATIVE, DVPP_PIXEL_NV12, &g);
+    assert_true(g.x == 2 && g.y == 2 && !g.even_size);
+    dvpp_vpc_paste_grid(DVPP_PROFILE_NATIVE, DVPP_PIXEL_YUYV, &g);
+    assert_true(g.x == 2 && g.y == 1);
+    dvpp_vpc_paste_grid(DVPP_PROFILE_NATIVE, DVPP_PIXEL_YUV440SP, &g);
+    assert_true(g.x == 1 && g.y == 2);
+    dvpp_vpc_paste_grid(DVPP_PROFILE_ASCEND310P, DVPP_PIXEL_RGB, &g);
+    assert_true(g.x == 16 && g.y == 1 && !g.even_size);
+    dvpp_vpc_paste_grid(DVPP_PROFILE_ASCEND310P, DVPP_PIXEL_NV12, &g);
+    assert_true(g.x == 16 && g.y == 2 && !g.even_size);
+    dvpp_vpc_paste_grid(DVPP_PROFILE_ASCEND310, DVPP_PIXEL_NV21, &g);
+    assert_true(g.x == 16 && g.y == 2 && g.even_size);
+    dvpp_vpc_crop_grid(DVPP_PROFILE_ASCEND310, DVPP_PIXEL_NV12, &g);
+    assert_true(g.x == 2 && g.y == 2 && g.even_size);
+    dvpp_vpc_crop_grid(DVPP_PROFILE_ASCEND310P, DVPP_PIXEL_NV12, &g);
+    assert_true(g.x == 1 && g.y == 1 && !g.even_size);
+    dvpp_vpc_paste_grid(DVPP_PROFILE_NATIVE, DVPP_PIXEL_RGB, &n);
+    dvpp_vpc_paste_grid(DVPP_PROFILE_NATIVE, DVPP_PIXEL_YUYV, &g);
+    dvpp_roi_grid_join(&n, &g);
+    assert_true(n.x == 2 && n.y == 1);
+
+    assert_int_equal(dvpp_resize_geometry(64, 48, DVPP_RESIZE_LETTERBOX, 97, 20, &base,
+                                          NULL), DVPP_OK);
+    assert_int_equal(base.paste.left, 35);
+    geo = base;
+    dvpp_vpc_paste_grid(DVPP_PROFILE_NATIVE, DVPP_PIXEL_RGB, &g);
+    dvpp_resize_geometry_snap(&geo, NULL, &g);
+    assert_memory_equal(&geo, &base, sizeof(geo)); /* on the grid: unchanged */
+    dvpp_vpc_paste_grid(DVPP_PROFILE_NATIVE, DVPP_PIXEL_NV12, &g);
+    dvpp_resize_geometry_snap(&geo, NULL, &g);
+    assert_true(geo.paste.left == 34 && geo.paste.right == 34 + 27 - 1);
+    assert_true(geo.paste.top == 0 && geo.paste.bottom == 19);
+    assert_true(geo.pad_x == 34 && geo.pad_y == 0);
+    assert_true(geo.scale_x == base.scale_x && geo.scale_y == base.scale_y);
+    geo = base;
+    dvpp_vpc_paste_grid(DVPP_PROFILE_ASCEND310, DVPP_PIXEL_NV12, &g);
+    dvpp_resize_geometry_snap(&geo, NULL, &g);
+    assert_true(geo.paste.left == 32 && geo.paste.right == 32 + 26 - 1);
+    assert_true(geo.pad_x == 32 && geo.scale_x == 26.0 / 64);
+    /* 1920x1080 -> 640x643: 141 rows above, 140 on the grid; 1920x1083
+     * -> 640x643: 361 rows high, 360 (even) */
+    assert_int_equal(dvpp_resize_geometry(1920, 1080, DVPP_RESIZE_LETTERBOX, 640, 643,
+                                          &base, NULL), DVPP_OK);
+    assert_true(base.paste.top == 141 && base.paste.bottom == 500);
+    geo = base;
+    dvpp_resize_geometry_snap(&geo, NULL, &g);
+    assert_true(geo.paste.top == 140 && geo.paste.bottom == 499);
+    assert_true(geo.pad_y == 140 && geo.scale_y == base.scale_y);
+    assert_int_equal(dvpp_resize_geometry(1920, 1083, DVPP_RESIZE_LETTERBOX, 640, 643,
+                                          &base, NULL), DVPP_OK);
+    assert_true(base.paste.top == 141 && base.paste.bottom == 501);
+    geo = base;
+    dvpp_resize_geometry_snap(&geo, NULL, &g);
+    assert_true(geo.paste.top == 140 && geo.paste.bottom == 499);
+    assert_true(geo.pad_y == 140 && geo.scale_y == 360.0 / 1083);
+    /* a fill's centre crop on ascend310 YUV420SP's ROI parity */
+    assert_int_equal(dvpp_resize_geometry(101, 50, DVPP_RESIZE_FILL, 40, 40, &base, NULL),
+                     DVPP_OK);
+    assert_true(base.crop.left == 25 && base.crop.right == 74);
+    geo = base;
+    dvpp_vpc_crop_grid(DVPP_PROFILE_ASCEND310, DVPP_PIXEL_NV12, &g);
+    dvpp_resize_geometry_snap(&geo, &g, NULL);
+    assert_true(geo.crop.left == 24 && geo.crop.right == 73);
+    assert_true(geo.scale_x == 40.0 / 50 && geo.pad_x == -24 * (40.0 / 50));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -688,6 +905,9 @@ int main(void)
         cmocka_unit_test(test_letterbox_pad_in_yuv_formats),
         cmocka_unit_test(test_allocation_failures_are_clean),
         cmocka_unit_test(test_fused_yuv_to_resized_rgb),
+        cmocka_unit_test(test_crop_at_odd_origins),
+        cmocka_unit_test(test_crop_at_odd_origins_to_rgb),
+        cmocka_unit_test(test_paste_grid_and_snap),
     };
     return cmocka_run_group_tests_name("vpc", tests, NULL, NULL);
 }
