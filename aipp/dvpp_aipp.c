@@ -184,19 +184,14 @@ static void csc_pixel(const dvpp_aipp_op *op, const uint8_t in[3], uint8_t out[3
     }
 }
 
-/* A tight u8 image of @w x @h pixels with @ch channels in context temp @i. */
-static dvpp_status tmp_pixels(dvpp_aipp_ctx *c, int i, unsigned ch, uint32_t w,
-                              uint32_t h, dvpp_image **out, dvpp_err *err)
+/* Context temp @i with @geo's layout (its memory reused). */
+static dvpp_status tmp_image(dvpp_aipp_ctx *c, int i, dvpp_image geo, dvpp_image **out,
+                             dvpp_err *err)
 {
-    static const dvpp_pixfmt by_ch[5] = {DVPP_PIXEL_UNKNOWN, DVPP_PIXEL_GRAY,
-                                         DVPP_PIXEL_UNKNOWN, DVPP_PIXEL_RGB,
-                                         DVPP_PIXEL_RGBA};
-    dvpp_image geo;
+    uint32_t w = geo.width, h = geo.height;
     dvpp_planes pl;
-    dvpp_status st = dvpp_image_init(&geo, by_ch[ch], w, h, 1, 1, err);
+    dvpp_status st = dvpp_image_planes(&geo, &pl, err);
 
-    if (st == DVPP_OK)
-        st = dvpp_image_planes(&geo, &pl, err);
     if (st != DVPP_OK)
         return st;
     if (!c->tmp[i].data || c->tmp[i].size < pl.total) {
@@ -213,6 +208,19 @@ static dvpp_status tmp_pixels(dvpp_aipp_ctx *c, int i, unsigned ch, uint32_t w,
     c->tmp[i] = geo;
     *out = &c->tmp[i];
     return DVPP_OK;
+}
+
+/* A tight u8 image of @w x @h pixels with @ch channels in context temp @i. */
+static dvpp_status tmp_pixels(dvpp_aipp_ctx *c, int i, unsigned ch, uint32_t w,
+                              uint32_t h, dvpp_image **out, dvpp_err *err)
+{
+    static const dvpp_pixfmt by_ch[5] = {DVPP_PIXEL_UNKNOWN, DVPP_PIXEL_GRAY,
+                                         DVPP_PIXEL_UNKNOWN, DVPP_PIXEL_RGB,
+                                         DVPP_PIXEL_RGBA};
+    dvpp_image geo;
+    dvpp_status st = dvpp_image_init(&geo, by_ch[ch], w, h, 1, 1, err);
+
+    return st == DVPP_OK ? tmp_image(c, i, geo, out, err) : st;
 }
 
 static dvpp_status stage_pixels(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,
@@ -246,11 +254,23 @@ static dvpp_status stage_pixels(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,
 
 /* --- stages 2-4: resize, DTC + layout, padding --------------------------------- */
 
-/* The op's checks against @src and @t; @g its geometry on @src. */
-static dvpp_status check_run(const dvpp_aipp_op *op, const dvpp_image *src,
-                             const dvpp_tensor *t, uint32_t n, dvpp_aipp_geom *g,
-                             dvpp_err *err)
+/* AIPP's resize ratio rule of the ascend profiles (reference §7: [1/16,
+ * 16] per axis). */
+static dvpp_status check_ratio(uint32_t from, uint32_t to, const char *field, dvpp_err *err)
 {
+    if ((uint64_t)to * 16 < from || to > (uint64_t)from * 16)
+        return dvpp_err_set(err, DVPP_EPROFILE, field,
+                            "AIPP resize %u -> %u: the ratio should be between "
+                            "[1/16, 16]", from, to);
+    return DVPP_OK;
+}
+
+/* The op's checks against @src; @g its geometry on @src. */
+static dvpp_status check_image(dvpp_profile prof, const dvpp_aipp_op *op,
+                               const dvpp_image *src, dvpp_aipp_geom *g, dvpp_err *err)
+{
+    dvpp_status st = DVPP_OK;
+
     if (op->mode != DVPP_AIPP_STATIC)
         return dvpp_err_set(err, DVPP_EINVAL, "aipp_mode",
                             "a dynamic op runs with its per-image parameters: "
@@ -275,6 +295,31 @@ static dvpp_status check_run(const dvpp_aipp_op *op, const dvpp_image *src,
         return dvpp_err_set(err, DVPP_EINVAL, "crop",
                             "crop %u,%u %ux%u leaves the %ux%u image", g->x0, g->y0,
                             op->crop_size_w, op->crop_size_h, src->width, src->height);
+    if (dvpp_profile_is_ascend(prof) && (g->resize_w != g->crop_w || g->resize_h != g->crop_h)) {
+        st = check_ratio(g->crop_w, g->resize_w, "resize_output_w", err);
+        if (st == DVPP_OK)
+            st = check_ratio(g->crop_h, g->resize_h, "resize_output_h", err);
+    }
+    return st;
+}
+
+dvpp_status dvpp_aipp_check(dvpp_profile prof, const dvpp_aipp_op *op,
+                            const dvpp_image *src, dvpp_err *err)
+{
+    dvpp_aipp_geom g;
+
+    return check_image(prof, op, src, &g, err);
+}
+
+/* The op's checks against @src and @t; @g its geometry on @src. */
+static dvpp_status check_run(dvpp_profile prof, const dvpp_aipp_op *op,
+                             const dvpp_image *src, const dvpp_tensor *t, uint32_t n,
+                             dvpp_aipp_geom *g, dvpp_err *err)
+{
+    dvpp_status st = check_image(prof, op, src, g, err);
+
+    if (st != DVPP_OK)
+        return st;
     if (t->w != g->out_w || t->h != g->out_h || t->c != dvpp_aipp_channels(op) ||
         n >= t->n)
         return dvpp_err_set(err, DVPP_EINVAL, "tensor",
@@ -284,37 +329,21 @@ static dvpp_status check_run(const dvpp_aipp_op *op, const dvpp_image *src,
     return DVPP_OK;
 }
 
-/* AIPP's resize ratio rule of the ascend profiles (reference §7: [1/16,
- * 16] per axis). */
-static dvpp_status check_ratio(uint32_t from, uint32_t to, const char *field, dvpp_err *err)
-{
-    if ((uint64_t)to * 16 < from || to > (uint64_t)from * 16)
-        return dvpp_err_set(err, DVPP_EPROFILE, field,
-                            "AIPP resize %u -> %u: the ratio should be between "
-                            "[1/16, 16]", from, to);
-    return DVPP_OK;
-}
-
 /* Stage 2, on the u8 pixels of stage 1: AIPP's own resize (the AI Core's,
  * not a VPC call: no VPC stride or format rule applies), bilinear with
  * OpenCV's parity under every profile (the hardware's filter is not
- * documented); the ascend profiles check the ratio. */
+ * documented); the ascend profiles' ratio rule is checked first
+ * (check_image). */
 static dvpp_status resize_pixels(dvpp_aipp_ctx *c, unsigned ch, const dvpp_image *pix,
                                  uint32_t w, uint32_t h, dvpp_image **out, dvpp_err *err)
 {
     const dvpp_resize_plan *plan;
     dvpp_resize_opts ro;
     dvpp_image *rs;
-    dvpp_status st = DVPP_OK;
+    dvpp_status st;
 
-    if (dvpp_profile_is_ascend(c->vpc.profile)) {
-        st = check_ratio(pix->width, w, "resize_output_w", err);
-        if (st == DVPP_OK)
-            st = check_ratio(pix->height, h, "resize_output_h", err);
-    }
     dvpp_resize_opts_init(&ro);
-    if (st == DVPP_OK)
-        st = tmp_pixels(c, 1, ch, w, h, &rs, err);
+    st = tmp_pixels(c, 1, ch, w, h, &rs, err);
     if (st == DVPP_OK)
         st = dvpp_vpc_plan(&c->vpc, &ro, pix->width, pix->height, w, h, ch, &plan, err);
     if (st == DVPP_OK)
@@ -385,7 +414,7 @@ dvpp_status dvpp_aipp_run(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,
     dvpp_image *pix;
     dvpp_status st;
 
-    st = check_run(op, src, t, n, &g, err);
+    st = check_run(c->vpc.profile, op, src, t, n, &g, err);
     if (st == DVPP_OK)
         st = stage_pixels(c, op, src, g.x0, g.y0, g.crop_w, g.crop_h, &pix, err);
     if (st == DVPP_OK && (g.resize_w != g.crop_w || g.resize_h != g.crop_h))
@@ -502,7 +531,7 @@ dvpp_status dvpp_preprocess_run(dvpp_aipp_ctx *c, const dvpp_image *src,
                                 uint32_t n, dvpp_err *err)
 {
     dvpp_pixfmt want = spec->bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB;
-    dvpp_image *rgb;
+    dvpp_image *rgb, geo;
     bool done = false;
     dvpp_status st;
 
@@ -515,15 +544,29 @@ dvpp_status dvpp_preprocess_run(dvpp_aipp_ctx *c, const dvpp_image *src,
         st = try_fused(c, src, g, o, want, t, n, &done, err);
     if (st != DVPP_OK || done)
         return st;
-    st = tmp_pixels(c, 1, 3, g->out_w, g->out_h, &rgb, err);
+    st = dvpp_vpc_image_init(&geo, c->vpc.profile, want, g->out_w, g->out_h, err);
+    if (st == DVPP_OK)
+        st = tmp_image(c, 1, geo, &rgb, err);
     if (st != DVPP_OK)
         return st;
-    rgb->format = want;
     st = dvpp_vpc_resize_mode(&c->vpc, src, g, rgb, pad, o, err);
     if (st != DVPP_OK)
         return st;
     return dvpp_norm_run(&c->norm, rgb->data, rgb->width_stride, rgb->width,
                          rgb->height, t, n, 0, 0, err);
+}
+
+dvpp_status dvpp_preprocess_check(dvpp_profile prof, const dvpp_image *src,
+                                  const dvpp_resize_geom *g, const dvpp_resize_opts *o,
+                                  const dvpp_norm_spec *spec, dvpp_err *err)
+{
+    dvpp_image rgb;
+    dvpp_status st;
+
+    /* the two-step path's image: its checks cover the fused path's */
+    st = dvpp_vpc_image_init(&rgb, prof, spec->bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB,
+                             g->out_w, g->out_h, err);
+    return st == DVPP_OK ? dvpp_vpc_check_resize_mode(prof, src, g, &rgb, o, err) : st;
 }
 
 /* The AFFINE plan of @spec into c->norm. */

@@ -63,6 +63,21 @@ dvpp_status dvpp_aipp_run(dvpp_aipp_ctx *c, const dvpp_aipp_op *op,
                           const dvpp_image *src, const dvpp_tensor *t,
                           uint32_t n, dvpp_err *err);
 
+/* The checks dvpp_aipp_run makes of @op against a @src image before it
+ * reads a pixel (@src's geometry; its data may be NULL), for a context of
+ * profile @prof: static mode, the input format, the source size, CSC on
+ * YUV400, the crop inside the image, and under the ascend profiles the
+ * resize ratio. A planner calls it before anything is allocated. */
+dvpp_status dvpp_aipp_check(dvpp_profile prof, const dvpp_aipp_op *op,
+                            const dvpp_image *src, dvpp_err *err);
+
+/* The checks dvpp_preprocess_run makes (those of the VPC resize into the
+ * RGB/BGR image it normalises, dvpp_vpc_check_resize_mode), for a context
+ * of profile @prof and a @src geometry. */
+dvpp_status dvpp_preprocess_check(dvpp_profile prof, const dvpp_image *src,
+                                  const dvpp_resize_geom *g, const dvpp_resize_opts *o,
+                                  const dvpp_norm_spec *spec, dvpp_err *err);
+
 /* The simple spec: resize @src by @g (dvpp_resize_geometry; letterbox
  * padding takes @pad, given as R,G,B pixel values) with @o, then normalise
  * by @spec into image @n of @t (C = 3, H x W = g->out_h x g->out_w). */

@@ -319,6 +319,9 @@ static dvpp_status check_flavour(const jpeg_plan *pl, const dvpp_limits *lim,
     return dvpp_limits_check_image(lim, in->width, in->height, err);
 }
 
+static dvpp_status plan_from_info(jpeg_plan *pl, const dvpp_jpeg_decode_opts *o,
+                                  const dvpp_limits *lim, dvpp_err *err);
+
 static dvpp_status make_plan(const uint8_t *data, size_t len,
                              const dvpp_jpeg_decode_opts *o,
                              const dvpp_limits *lim, jpeg_plan *pl,
@@ -331,8 +334,15 @@ static dvpp_status make_plan(const uint8_t *data, size_t len,
     if (st != DVPP_OK)
         return st;
     st = dvpp__jpeg_walk(data, len, &pl->info, &pl->mk, err);
-    if (st != DVPP_OK)
-        return st;
+    return st == DVPP_OK ? plan_from_info(pl, o, lim, err) : st;
+}
+
+/* The plan's checks and geometry, from the header the walk read. */
+static dvpp_status plan_from_info(jpeg_plan *pl, const dvpp_jpeg_decode_opts *o,
+                                  const dvpp_limits *lim, dvpp_err *err)
+{
+    dvpp_status st;
+
     if (pl->info.width == 0 || pl->info.height == 0)
         return dvpp_err_set(err, DVPP_ECORRUPT, "jpeg",
                             "JPEG frame header declares an empty %ux%u image",
@@ -389,6 +399,25 @@ dvpp_status dvpp_jpeg_decode_geometry(const uint8_t *data, size_t len,
     if (st != DVPP_OK)
         return st;
     st = plan_image(&pl, out, &planes, err);
+    if (st == DVPP_OK)
+        out->size = planes.total;
+    return st;
+}
+
+dvpp_status dvpp_jpeg_decode_geometry_info(const dvpp_jpeg_info *info,
+                                           const dvpp_jpeg_decode_opts *o,
+                                           const dvpp_limits *lim, dvpp_image *out,
+                                           dvpp_err *err)
+{
+    jpeg_plan pl;
+    dvpp_planes planes;
+    dvpp_status st;
+
+    memset(&pl, 0, sizeof(pl));
+    pl.info = *info;
+    st = plan_from_info(&pl, o, lim, err);
+    if (st == DVPP_OK)
+        st = plan_image(&pl, out, &planes, err);
     if (st == DVPP_OK)
         out->size = planes.total;
     return st;

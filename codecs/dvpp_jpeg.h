@@ -131,6 +131,14 @@ dvpp_status dvpp_jpeg_decode_geometry(const uint8_t *data, size_t len,
                                       const dvpp_limits *lim, dvpp_image *out,
                                       dvpp_err *err);
 
+/* The same, from the header dvpp_jpeg_probe read into @info (no bytes
+ * needed): what a planner holding only the probe's result calls to know
+ * the decoder's output, and its refusals, before the job runs. */
+dvpp_status dvpp_jpeg_decode_geometry_info(const dvpp_jpeg_info *info,
+                                           const dvpp_jpeg_decode_opts *o,
+                                           const dvpp_limits *lim, dvpp_image *out,
+                                           dvpp_err *err);
+
 /* Shrink-on-load: the smallest DCT scale n/8 (n in 1..8) whose output of
  * a @src_w x @src_h image is still at least @dst_w x @dst_h, so a following
  * resize stays a downscale. Returns 8 when no reduction keeps that. */
@@ -170,6 +178,12 @@ void dvpp_jpeg_encode_opts_init(dvpp_jpeg_encode_opts *o);
 dvpp_status dvpp_jpeg_encode(const dvpp_image *in,
                              const dvpp_jpeg_encode_opts *o, dvpp_buf *out,
                              dvpp_err *err);
+
+/* The checks dvpp_jpeg_encode makes before it reads a pixel (quality,
+ * format, size, sampling, the profile's JPEGE rules), on @in's geometry
+ * (its data may be NULL). */
+dvpp_status dvpp_jpeg_encode_check(const dvpp_image *in, const dvpp_jpeg_encode_opts *o,
+                                   dvpp_err *err);
 
 /* "libjpeg-turbo 2.1.5": the library this build decodes with. */
 const char *dvpp_jpeg_library(void);

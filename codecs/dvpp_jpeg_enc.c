@@ -152,8 +152,8 @@ static dvpp_status check_ascend_encode(const dvpp_image *in, dvpp_profile p,
     return DVPP_OK;
 }
 
-static dvpp_status check_encode(const dvpp_image *in, const dvpp_jpeg_encode_opts *o,
-                                int *quality, dvpp_err *err)
+dvpp_status dvpp_jpeg_encode_check(const dvpp_image *in, const dvpp_jpeg_encode_opts *o,
+                                   dvpp_err *err)
 {
     dvpp_planes pl;
     dvpp_status st;
@@ -163,8 +163,6 @@ static dvpp_status check_encode(const dvpp_image *in, const dvpp_jpeg_encode_opt
     if (o->quality < lo || o->quality > 100)
         return dvpp_err_set(err, DVPP_EINVAL, "quality",
                             "JPEG quality %d is not in [%d, 100]", o->quality, lo);
-    /* Ascend 310 level 0 means the best quality (dvpp-aipp.md §3). */
-    *quality = o->quality == 0 ? 100 : o->quality;
     if (!is_420(f) && !is_packed422(f) && f != DVPP_PIXEL_RGB &&
         f != DVPP_PIXEL_BGR && f != DVPP_PIXEL_GRAY && f != DVPP_PIXEL_YUV400)
         return dvpp_err_set(err, DVPP_EFORMAT, "format",
@@ -182,11 +180,21 @@ static dvpp_status check_encode(const dvpp_image *in, const dvpp_jpeg_encode_opt
     st = dvpp_image_planes(in, &pl, err);
     if (st != DVPP_OK)
         return st;
-    if (!in->data)
-        return dvpp_err_set(err, DVPP_EINVAL, "image", "input image has no data");
     if (dvpp_profile_is_ascend(o->profile))
         return check_ascend_encode(in, o->profile, err);
     return DVPP_OK;
+}
+
+static dvpp_status check_encode(const dvpp_image *in, const dvpp_jpeg_encode_opts *o,
+                                int *quality, dvpp_err *err)
+{
+    dvpp_status st = dvpp_jpeg_encode_check(in, o, err);
+
+    /* Ascend 310 level 0 means the best quality (dvpp-aipp.md §3). */
+    *quality = o->quality == 0 ? 100 : o->quality;
+    if (st == DVPP_OK && !in->data)
+        st = dvpp_err_set(err, DVPP_EINVAL, "image", "input image has no data");
+    return st;
 }
 
 /* --- raw YUV input ------------------------------------------------------------ */

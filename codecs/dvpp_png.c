@@ -1005,6 +1005,22 @@ static dvpp_status layout_output(const decode_plan *plan, dvpp_image *out,
     return DVPP_OK;
 }
 
+dvpp_status dvpp_png_decode_geometry_info(const dvpp_png_info *info,
+                                          const dvpp_png_decode_opts *o,
+                                          dvpp_image *out, dvpp_err *err)
+{
+    decode_plan plan;
+    dvpp_planes pl;
+    dvpp_status st = plan_decode(o, info, &plan, err);
+
+    out->data = NULL;
+    if (st == DVPP_OK)
+        st = layout_output(&plan, out, &pl, err);
+    if (st == DVPP_OK)
+        out->size = pl.total;
+    return st;
+}
+
 dvpp_status dvpp_png_decode(const uint8_t *data, size_t len,
                             const dvpp_png_decode_opts *o,
                             const dvpp_limits *lim, dvpp_image *out,
@@ -1209,6 +1225,34 @@ out_destroy:
         w->out->len = start_len;
     png_destroy_write_struct(&w->png, w->info ? &w->info : NULL);
     return st;
+}
+
+dvpp_status dvpp_png_encode_check(const dvpp_image *in, const dvpp_png_encode_opts *o,
+                                  dvpp_err *err)
+{
+    dvpp_planes pl;
+    dvpp_status st;
+    int ctype, level;
+    bool bgr;
+
+    if (!encode_layout(in->format, &ctype, &bgr))
+        return dvpp_err_set(err, DVPP_EFORMAT, "format",
+                            "PNG encode takes rgb, bgr, rgba, bgra, gray or "
+                            "yuv400, not %s",
+                            dvpp_pixfmt_name(in->format));
+    st = dvpp_image_planes(in, &pl, err);
+    if (st != DVPP_OK)
+        return st;
+    if (in->width > PNG_UINT31_MAX || in->height > PNG_UINT31_MAX)
+        return dvpp_err_set(err, DVPP_EINVAL, "size",
+                            "PNG cannot store %ux%u (sides are at most "
+                            "2^31-1)",
+                            in->width, in->height);
+    level = o ? o->level : -1;
+    if (level < -1 || level > 9)
+        return dvpp_err_set(err, DVPP_EINVAL, "level",
+                            "PNG compression level %d is outside -1..9", level);
+    return DVPP_OK;
 }
 
 dvpp_status dvpp_png_encode(const dvpp_image *in, const dvpp_png_encode_opts *o,

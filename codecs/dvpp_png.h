@@ -85,6 +85,14 @@ dvpp_status dvpp_png_decode(const uint8_t *data, size_t len,
                             const dvpp_limits *lim, dvpp_image *out,
                             dvpp_err *err);
 
+/* The output dvpp_png_decode would give for the image @info describes
+ * (dvpp_png_probe), after the checks that need no pixels (format, alpha
+ * mode, the profile's rules): out->data = NULL, out->size = the bytes its
+ * layout needs. What a planner calls before the job runs. */
+dvpp_status dvpp_png_decode_geometry_info(const dvpp_png_info *info,
+                                          const dvpp_png_decode_opts *o,
+                                          dvpp_image *out, dvpp_err *err);
+
 /* acldvppPngPredictDecSize (DVPP's formula, so a 16-bit file predicts
  * twice what the 8-bit decode needs): w'=ALIGN(w,128), h'=ALIGN(h,16),
  * rowBytes = (w' * bitDepth * 3 + 7) >> 3 for RGB, * 4 for RGBA/UNKNOWN;
@@ -101,5 +109,10 @@ typedef struct dvpp_png_encode_opts {
  * to @out (caller owns @out; it may already hold data). */
 dvpp_status dvpp_png_encode(const dvpp_image *in, const dvpp_png_encode_opts *o,
                             dvpp_buf *out, dvpp_err *err);
+
+/* The checks dvpp_png_encode makes before it reads a pixel (format, size,
+ * level), on @in's geometry (its data may be NULL). */
+dvpp_status dvpp_png_encode_check(const dvpp_image *in, const dvpp_png_encode_opts *o,
+                                  dvpp_err *err);
 
 #endif
