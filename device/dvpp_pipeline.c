@@ -7,6 +7,7 @@
 
 #include "dvpp_device.h"
 #include "dvpp_png.h"
+#include "pipeline_int.h"
 
 /* --- init ------------------------------------------------------------------ */
 
@@ -37,8 +38,7 @@ dvpp_status dvpp_pipeline_add_op(dvpp_pipeline *p, const dvpp_pipe_op *op,
     return DVPP_OK;
 }
 
-/* The pixel format an AIPP input_format is fed with (UNKNOWN: none). */
-static dvpp_pixfmt aipp_pixfmt(const dvpp_aipp_op *op)
+dvpp_pixfmt dvpp__pipe_aipp_pixfmt(const dvpp_aipp_op *op)
 {
     switch (op->input_format) {
     case DVPP_AIPP_YUV420SP_U8: return DVPP_PIXEL_NV12;
@@ -52,10 +52,68 @@ static dvpp_pixfmt aipp_pixfmt(const dvpp_aipp_op *op)
     }
 }
 
-static bool png_format_ok(dvpp_pixfmt f)
+bool dvpp__pipe_png_format_ok(dvpp_pixfmt f)
 {
     return f == DVPP_PIXEL_RGB || f == DVPP_PIXEL_BGR || f == DVPP_PIXEL_RGBA ||
            f == DVPP_PIXEL_BGRA || f == DVPP_PIXEL_GRAY || f == DVPP_PIXEL_YUV400;
+}
+
+void dvpp__pipe_aipp_op_for(const dvpp_pipeline *p, uint32_t w, uint32_t h,
+                            dvpp_aipp_op *op)
+{
+    *op = p->aipp;
+    dvpp_aipp_op_for_image(op, w, h);
+}
+
+void dvpp__pipe_copy_opts(dvpp_profile prof, dvpp_resize_opts *o)
+{
+    dvpp_resize_opts_init(o);
+    if (dvpp_profile_is_ascend(prof))
+        o->parity = DVPP_PARITY_ASCEND, o->ascend_mode = 0;
+}
+
+void dvpp__pipe_jpeg_opts(const dvpp_pipeline *p, const dvpp_pipeline_plan *pl,
+                          dvpp_jpeg_decode_opts *o)
+{
+    dvpp_jpeg_decode_opts_init(o);
+    o->format = pl->decode_format;
+    o->scale_num = pl->scale_num;
+    o->no_orient = p->decode.no_orient;
+    o->has_roi = p->decode.has_roi;
+    o->roi = p->decode.roi;
+    o->allow_partial = p->decode.allow_partial;
+    o->profile = p->decode.profile;
+}
+
+void dvpp__pipe_png_opts(const dvpp_pipeline *p, const dvpp_pipeline_plan *pl,
+                         dvpp_png_decode_opts *o)
+{
+    bool asc = dvpp_profile_is_ascend(p->decode.profile);
+
+    dvpp_png_decode_opts_init(o);
+    o->format = pl->decode_format;
+    o->profile = p->decode.profile;
+    o->align_w = asc ? 128 : 1;
+    o->align_h = asc ? 16 : 1;
+}
+
+dvpp_status dvpp__pipe_raw_layout(const dvpp_pipeline *p, dvpp_image *img, dvpp_err *err)
+{
+    dvpp_status st = dvpp_image_init(img, p->raw.format, p->raw.width, p->raw.height, 1, 1,
+                                     err);
+
+    if (st != DVPP_OK)
+        return st;
+    if (p->raw.width_stride)
+        img->width_stride = p->raw.width_stride;
+    if (p->raw.height_stride)
+        img->height_stride = p->raw.height_stride;
+    return dvpp_image_planes(img, &(dvpp_planes){0}, err);
+}
+
+bool dvpp__pipe_raw_copied(const dvpp_pipeline *p, const dvpp_image *layout)
+{
+    return !dvpp_vpc_layout_ok(p->decode.profile, layout);
 }
 
 /* --- validation ---------------------------------------------------------------- */
@@ -103,7 +161,7 @@ static dvpp_status check_decode(const dvpp_pipeline *p, dvpp_err *err)
         return dvpp_err_set(err, DVPP_EINVAL, "decode.format",
                             "unknown decode format %d", (int)d->format);
     if (p->input == DVPP_PIPE_IN_PNG && d->format != DVPP_PIXEL_UNKNOWN &&
-        !png_format_ok(d->format))
+        !dvpp__pipe_png_format_ok(d->format))
         return dvpp_err_set(err, DVPP_EINVAL, "decode.format",
                             "PNG decodes to rgb, bgr, rgba, bgra or gray, not %s",
                             dvpp_pixfmt_name(d->format));
@@ -213,7 +271,7 @@ static dvpp_status check_aipp(const dvpp_pipeline *p, dvpp_err *err)
                             "(dvpp_aipp_dynamic_op) first");
     if (p->aipp.mode != DVPP_AIPP_STATIC)
         return dvpp_err_set(err, DVPP_EINVAL, "aipp.mode", "aipp_mode must be static");
-    if (aipp_pixfmt(&p->aipp) == DVPP_PIXEL_UNKNOWN)
+    if (dvpp__pipe_aipp_pixfmt(&p->aipp) == DVPP_PIXEL_UNKNOWN)
         return dvpp_err_set(err, DVPP_EINVAL, "aipp.input_format",
                             "input_format %s is not supported",
                             dvpp_aipp_format_name(p->aipp.input_format));
@@ -254,7 +312,7 @@ static dvpp_status check_output(const dvpp_pipeline *p, dvpp_err *err)
         return dvpp_err_set(err, DVPP_EINVAL, "out_align",
                             "stride alignment above %u", DVPP_PIPE_MAX_ALIGN);
     if (p->encoding == DVPP_PIPE_ENC_PNG && p->out_format != DVPP_PIXEL_UNKNOWN &&
-        !png_format_ok(p->out_format))
+        !dvpp__pipe_png_format_ok(p->out_format))
         return dvpp_err_set(err, DVPP_EINVAL, "out_format",
                             "PNG encodes rgb, bgr, rgba, bgra or gray");
     if (p->encoding == DVPP_PIPE_ENC_JPEG &&
@@ -288,350 +346,6 @@ dvpp_status dvpp_pipeline_validate(const dvpp_pipeline *p,
     if (st == DVPP_OK)
         st = check_output(p, err);
     return st;
-}
-
-/* --- planning ------------------------------------------------------------------ */
-
-static dvpp_pixfmt plan_decode_format(const dvpp_pipeline *p, bool is_jpeg)
-{
-    dvpp_pixfmt f = p->decode.format;
-
-    if (p->input == DVPP_PIPE_IN_RAW)
-        return p->raw.format;
-    if (f == DVPP_PIXEL_UNKNOWN) {
-        if (p->post == DVPP_PIPE_POST_AIPP)
-            f = aipp_pixfmt(&p->aipp);
-        else if (p->output == DVPP_PIPE_OUT_IMAGE && p->out_format != DVPP_PIXEL_UNKNOWN)
-            f = p->out_format;
-        else
-            f = DVPP_PIXEL_RGB;
-    }
-    if (!is_jpeg && !png_format_ok(f))
-        f = DVPP_PIXEL_RGB;
-    return f;
-}
-
-/* Shrink-on-load: the DCT scale keeping the first resize a downscale. */
-static dvpp_status plan_shrink(const dvpp_pipeline *p, const dvpp_jpeg_info *ji,
-                               uint32_t dw, uint32_t dh, uint8_t *scale,
-                               dvpp_err *err)
-{
-    const dvpp_pipe_resize *r = &p->ops[0].u.resize;
-    bool swap = !p->decode.no_orient && ji->orientation >= 5;
-    dvpp_resize_geom g;
-    uint32_t tw, th;
-    dvpp_status st;
-
-    st = dvpp_resize_geometry(dw, dh, r->mode, r->w, r->h, &g, err);
-    if (st != DVPP_OK)
-        return st;
-    /* The whole source at the resize's scale. */
-    tw = (uint32_t)ceil(dw * g.scale_x - 1e-9);
-    th = (uint32_t)ceil(dh * g.scale_y - 1e-9);
-    tw = tw < 1 ? 1 : tw > dw ? dw : tw;
-    th = th < 1 ? 1 : th > dh ? dh : th;
-    *scale = dvpp_jpeg_shrink_scale(ji->width, ji->height, swap ? th : tw,
-                                    swap ? tw : th);
-    return DVPP_OK;
-}
-
-static dvpp_status plan_source(const dvpp_pipeline *p, const dvpp_pipe_source *src,
-                               dvpp_pipeline_plan *pl, dvpp_err *err)
-{
-    uint32_t dw = src->width, dh = src->height;
-    dvpp_status st;
-
-    pl->scale_num = 8;
-    pl->decode_format = plan_decode_format(p, src->is_jpeg);
-    pl->geom.scale_x = pl->geom.scale_y = 1.0;
-    if (src->is_jpeg) {
-        bool orient = !p->decode.no_orient;
-        dw = orient ? src->jpeg.display_width : src->jpeg.width;
-        dh = orient ? src->jpeg.display_height : src->jpeg.height;
-        if (p->decode.shrink_on_load) {
-            st = plan_shrink(p, &src->jpeg, dw, dh, &pl->scale_num, err);
-            if (st != DVPP_OK)
-                return st;
-        }
-    }
-    pl->src_w = dvpp_jpeg_scaled_side(dw, pl->scale_num);
-    pl->src_h = dvpp_jpeg_scaled_side(dh, pl->scale_num);
-    pl->geom.scale_x = (double)pl->src_w / dw;
-    pl->geom.scale_y = (double)pl->src_h / dh;
-    if (src->is_jpeg && p->decode.has_roi) {
-        const dvpp_jpeg_roi *r = &p->decode.roi;
-        if ((uint64_t)r->x + r->w > pl->src_w || (uint64_t)r->y + r->h > pl->src_h)
-            return dvpp_err_set(err, DVPP_EINVAL, "decode.roi",
-                                "ROI %u,%u %ux%u outside %ux%u", r->x, r->y, r->w,
-                                r->h, pl->src_w, pl->src_h);
-        pl->src_w = r->w, pl->src_h = r->h;
-        pl->geom.pad_x = -(double)r->x, pl->geom.pad_y = -(double)r->y;
-    }
-    /* The JPEG decoder's Ascend 310P rule: odd 4:2:0 outputs are rounded
-     * down to even; plan the image it will really produce. */
-    if (src->is_jpeg && p->decode.profile == DVPP_PROFILE_ASCEND310P &&
-        (pl->decode_format == DVPP_PIXEL_NV12 || pl->decode_format == DVPP_PIXEL_NV21)) {
-        pl->src_w &= ~1u;
-        pl->src_h &= ~1u;
-    }
-    return DVPP_OK;
-}
-
-static dvpp_status plan_op(const dvpp_pipeline *p, uint32_t i,
-                           dvpp_pipeline_plan *pl, dvpp_err *err)
-{
-    const dvpp_pipe_op *op = &p->ops[i];
-    dvpp_pipe_geom *g = &pl->geom;
-    char f[DVPP_ERR_FIELD_LEN];
-    dvpp_status st;
-
-    switch (op->kind) {
-    case DVPP_PIPE_OP_CROP:
-        if (op->u.crop.right >= pl->img_w || op->u.crop.bottom >= pl->img_h) {
-            snprintf(f, sizeof(f), "ops[%u].crop", i);
-            return dvpp_err_set(err, DVPP_EINVAL, f, "%s: outside the %ux%u image",
-                                f, pl->img_w, pl->img_h);
-        }
-        pl->img_w = dvpp_roi_width(&op->u.crop);
-        pl->img_h = dvpp_roi_height(&op->u.crop);
-        g->pad_x -= op->u.crop.left, g->pad_y -= op->u.crop.top;
-        return DVPP_OK;
-    case DVPP_PIPE_OP_RESIZE: {
-        const dvpp_pipe_resize *r = &op->u.resize;
-        dvpp_resize_geom *rg = &pl->resize[i];
-        dvpp_err re;
-        st = dvpp_resize_geometry(pl->img_w, pl->img_h, r->mode, r->w, r->h, rg, &re);
-        if (st != DVPP_OK) {
-            snprintf(f, sizeof(f), "ops[%u].resize", i);
-            return dvpp_err_set(err, st, f, "%s: %s", f, re.msg);
-        }
-        g->scale_x *= rg->scale_x, g->scale_y *= rg->scale_y;
-        g->pad_x = g->pad_x * rg->scale_x + rg->pad_x;
-        g->pad_y = g->pad_y * rg->scale_y + rg->pad_y;
-        pl->img_w = rg->out_w, pl->img_h = rg->out_h;
-        return DVPP_OK;
-    }
-    case DVPP_PIPE_OP_CONVERT:
-        pl->img_format = op->u.convert;
-        return DVPP_OK;
-    default: { /* BORDER */
-        uint64_t w = (uint64_t)pl->img_w + op->u.border.left + op->u.border.right;
-        uint64_t h = (uint64_t)pl->img_h + op->u.border.top + op->u.border.bottom;
-        if (w > UINT32_MAX || h > UINT32_MAX) {
-            snprintf(f, sizeof(f), "ops[%u].border", i);
-            return dvpp_err_set(err, DVPP_ELIMIT, f, "%s: the image would be %llux%llu", f,
-                                (unsigned long long)w, (unsigned long long)h);
-        }
-        pl->img_w = (uint32_t)w, pl->img_h = (uint32_t)h;
-        g->pad_x += op->u.border.left, g->pad_y += op->u.border.top;
-        return DVPP_OK;
-    }
-    }
-}
-
-static const char *op_kind_name(dvpp_pipe_op_kind k)
-{
-    static const char *const names[] = {"crop", "resize", "convert", "border"};
-    return (unsigned)k <= DVPP_PIPE_OP_BORDER ? names[k] : "op";
-}
-
-/* The image op @i makes, held to the source's limits (a border or a
- * SHORTER/LONGER resize can make it larger than anything admitted). */
-static dvpp_status check_op_size(const dvpp_pipeline *p, uint32_t i,
-                                 const dvpp_pipe_source *src,
-                                 const dvpp_pipeline_plan *pl, dvpp_err *err)
-{
-    char f[DVPP_ERR_FIELD_LEN];
-    dvpp_err le;
-
-    if (!src->has_limits ||
-        dvpp_limits_check_image(&src->limits, pl->img_w, pl->img_h, &le) == DVPP_OK)
-        return DVPP_OK;
-    snprintf(f, sizeof(f), "ops[%u].%s", i, op_kind_name(p->ops[i].kind));
-    return dvpp_err_set(err, DVPP_ELIMIT, f, "%s: %s", f, le.msg);
-}
-
-/* The AIPP op for a @w x @h image (dvpp_aipp_op_for_image). */
-static void aipp_op_for(const dvpp_pipeline *p, uint32_t w, uint32_t h,
-                        dvpp_aipp_op *op)
-{
-    *op = p->aipp;
-    dvpp_aipp_op_for_image(op, w, h);
-}
-
-static dvpp_status plan_output(const dvpp_pipeline *p, dvpp_pipeline_plan *pl,
-                               dvpp_err *err)
-{
-    dvpp_planes planes;
-    dvpp_image img;
-    dvpp_status st;
-
-    if (p->post == DVPP_PIPE_POST_NORM) {
-        pl->c = 3, pl->h = pl->img_h, pl->w = pl->img_w;
-        pl->dtype = p->norm.dtype, pl->layout = p->norm.layout;
-        return DVPP_OK;
-    }
-    if (p->post == DVPP_PIPE_POST_AIPP) {
-        dvpp_aipp_op op;
-        dvpp_tensor t;
-        aipp_op_for(p, pl->img_w, pl->img_h, &op);
-        st = dvpp_aipp_tensor(&op, 1, p->aipp_layout, p->aipp_dtype, &t, err);
-        if (st != DVPP_OK)
-            return st;
-        pl->c = t.c, pl->h = t.h, pl->w = t.w;
-        pl->dtype = t.dtype, pl->layout = t.layout;
-        return DVPP_OK;
-    }
-    pl->out_format = p->out_format == DVPP_PIXEL_UNKNOWN ? pl->img_format
-                                                          : p->out_format;
-    st = dvpp_image_init(&img, pl->out_format, pl->img_w, pl->img_h,
-                         p->out_align_w, p->out_align_h, err);
-    if (st == DVPP_OK)
-        st = dvpp_image_planes(&img, &planes, err);
-    if (st == DVPP_OK)
-        pl->out_bytes = planes.total;
-    return st;
-}
-
-/* --- planning: the memory of the intermediates ------------------------------------- */
-
-static size_t add_sat(size_t a, size_t b)
-{
-    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
-}
-
-static size_t max_sz(size_t a, size_t b)
-{
-    return a > b ? a : b;
-}
-
-/* What the worker's buffers and the contexts' temporaries hold for one
- * run, accumulated along the plan (see run_ops, run_post). */
-typedef struct work_acc {
-    size_t decode;                  /* buf[0] */
-    size_t ping[2];                 /* buf[1], buf[2]: ops 0, 2, ... / 1, 3, ... */
-    size_t last;                    /* buf[3]: the conversion before AIPP/output */
-    size_t vpc[DVPP_VPC_TEMPS];     /* the VPC context's temporaries */
-    size_t aipp;                    /* the AIPP context's intermediates */
-} work_acc;
-
-/* The decoder's output in buffer 0 (raw input is read in place). */
-static size_t decode_bytes(const dvpp_pipeline *p, const dvpp_pipe_source *src,
-                           const dvpp_pipeline_plan *pl)
-{
-    bool asc = dvpp_profile_is_ascend(p->decode.profile);
-    uint32_t aw = 1, ah = 1;
-    dvpp_image img;
-    dvpp_planes planes;
-
-    if (p->input == DVPP_PIPE_IN_RAW)
-        return 0;
-    if (asc) /* the decoders' ascend strides (JPEGD: 128/64 x 16, PNG 128 x 16) */
-        aw = src->is_jpeg && p->decode.profile == DVPP_PROFILE_ASCEND310P ? 64 : 128, ah = 16;
-    if (dvpp_image_init(&img, pl->decode_format, pl->src_w, pl->src_h, aw, ah, NULL) != DVPP_OK ||
-        dvpp_image_planes(&img, &planes, NULL) != DVPP_OK)
-        return SIZE_MAX;
-    return planes.total;
-}
-
-/* Op @i of @p, from @in (format, size before the op) to the plan's
- * current image. */
-static void work_op(const dvpp_pipeline *p, uint32_t i, const dvpp_pipeline_plan *pl,
-                    dvpp_pixfmt in_fmt, uint32_t in_w, uint32_t in_h, work_acc *a)
-{
-    const dvpp_pipe_op *op = &p->ops[i];
-
-    a->ping[i % 2] = max_sz(a->ping[i % 2],
-                            dvpp_vpc_image_bytes(pl->img_format, pl->img_w, pl->img_h));
-    if (op->kind == DVPP_PIPE_OP_CROP) {
-        dvpp_resize_opts ro;
-        dvpp_resize_opts_init(&ro);
-        dvpp_vpc_temp_bytes(in_fmt, in_w, in_h, &op->u.crop, in_fmt, pl->img_w, pl->img_h,
-                            NULL, &ro, a->vpc);
-    } else if (op->kind == DVPP_PIPE_OP_RESIZE) {
-        dvpp_vpc_temp_bytes(in_fmt, in_w, in_h, &pl->resize[i].crop, in_fmt, pl->img_w,
-                            pl->img_h, &pl->resize[i].paste, &op->u.resize.opts, a->vpc);
-    }
-}
-
-/* The post step: normalise (dvpp_preprocess_run: a resized RGB image and
- * the VPC temporaries of its resize), AIPP (its input conversion and
- * intermediates) or the output image's conversion. */
-static void work_post(const dvpp_pipeline *p, const dvpp_pipeline_plan *pl,
-                      dvpp_pixfmt in_fmt, uint32_t in_w, uint32_t in_h, work_acc *a)
-{
-    dvpp_pixfmt want = p->norm.bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB;
-
-    if (p->post == DVPP_PIPE_POST_NORM && pl->fuse_resize_norm) {
-        const dvpp_pipe_op *op = &p->ops[p->nops - 1];
-        const dvpp_resize_geom *g = &pl->resize[p->nops - 1];
-        a->aipp = max_sz(a->aipp, dvpp_vpc_image_bytes(want, g->out_w, g->out_h));
-        dvpp_vpc_temp_bytes(in_fmt, in_w, in_h, &g->crop, want, g->out_w, g->out_h,
-                            &g->paste, &op->u.resize.opts, a->vpc);
-    } else if (p->post == DVPP_PIPE_POST_NORM) {
-        a->aipp = max_sz(a->aipp, dvpp_vpc_image_bytes(want, pl->img_w, pl->img_h));
-        dvpp_vpc_temp_bytes(pl->img_format, pl->img_w, pl->img_h, NULL, want, pl->img_w,
-                            pl->img_h, NULL, NULL, a->vpc);
-    } else if (p->post == DVPP_PIPE_POST_AIPP) {
-        dvpp_aipp_op op;
-        aipp_op_for(p, pl->img_w, pl->img_h, &op);
-        if (!dvpp_aipp_accepts(&op, pl->img_format))
-            a->last = dvpp_vpc_image_bytes(aipp_pixfmt(&op), pl->img_w, pl->img_h);
-        a->aipp = max_sz(a->aipp, dvpp_aipp_temp_bytes(&op, pl->img_w, pl->img_h));
-    } else if (pl->img_format != pl->out_format) {
-        a->last = dvpp_vpc_image_bytes(pl->out_format, pl->img_w, pl->img_h);
-    }
-}
-
-static size_t work_total(const work_acc *a)
-{
-    size_t t = add_sat(add_sat(a->decode, a->ping[0]), add_sat(a->ping[1], a->last));
-
-    for (int k = 0; k < DVPP_VPC_TEMPS; k++)
-        t = add_sat(t, a->vpc[k]);
-    return add_sat(t, a->aipp);
-}
-
-dvpp_status dvpp_pipeline_plan_make(const dvpp_pipeline *p,
-                                    const dvpp_pipe_source *src,
-                                    dvpp_pipeline_plan *pl, dvpp_err *err)
-{
-    dvpp_pixfmt in_fmt;
-    uint32_t in_w, in_h, nrun;
-    work_acc a;
-    dvpp_status st;
-
-    memset(pl, 0, sizeof(*pl));
-    memset(&a, 0, sizeof(a));
-    st = plan_source(p, src, pl, err);
-    if (st != DVPP_OK)
-        return st;
-    pl->img_w = pl->src_w, pl->img_h = pl->src_h;
-    pl->img_format = pl->decode_format;
-    pl->fuse_resize_norm = p->post == DVPP_PIPE_POST_NORM && p->nops > 0 &&
-                           p->ops[p->nops - 1].kind == DVPP_PIPE_OP_RESIZE;
-    nrun = pl->fuse_resize_norm ? p->nops - 1 : p->nops; /* ops run_ops runs */
-    a.decode = decode_bytes(p, src, pl);
-    in_fmt = pl->img_format, in_w = pl->img_w, in_h = pl->img_h;
-    /* in_*: the image the next op (or the fused resize, or the post step)
-     * starts from */
-    for (uint32_t i = 0; i < p->nops; i++) {
-        st = plan_op(p, i, pl, err);
-        if (st == DVPP_OK)
-            st = check_op_size(p, i, src, pl, err);
-        if (st != DVPP_OK)
-            return st;
-        if (i < nrun) {
-            work_op(p, i, pl, in_fmt, in_w, in_h, &a);
-            in_fmt = pl->img_format, in_w = pl->img_w, in_h = pl->img_h;
-        }
-    }
-    st = plan_output(p, pl, err);
-    if (st != DVPP_OK)
-        return st;
-    work_post(p, pl, in_fmt, in_w, in_h, &a);
-    pl->work_bytes = work_total(&a);
-    return DVPP_OK;
 }
 
 /* --- worker ---------------------------------------------------------------------- */
@@ -706,7 +420,9 @@ static dvpp_status worker_buf(dvpp_worker *w, int i, size_t size, dvpp_err *err)
     return DVPP_OK;
 }
 
-/* A tight @fmt image of @width x @height in worker buffer @i, zeroed. */
+/* A @fmt image of @width x @height in worker buffer @i, zeroed, laid out
+ * as VPC outputs are in the worker's profile (dvpp_vpc_image_init: tight
+ * in native, DVPP strides in the ascend profiles). */
 static dvpp_status worker_image(dvpp_worker *w, int i, dvpp_pixfmt fmt,
                                 uint32_t width, uint32_t height, dvpp_image *img,
                                 dvpp_err *err)
@@ -714,15 +430,19 @@ static dvpp_status worker_image(dvpp_worker *w, int i, dvpp_pixfmt fmt,
     dvpp_planes pl;
     dvpp_status st;
 
-    st = dvpp_image_init(img, fmt, width, height, 1, 1, err);
+    size_t n = 0;
+
+    st = dvpp_vpc_image_init(img, w->aipp.vpc.profile, fmt, width, height, err);
     if (st == DVPP_OK)
         st = dvpp_image_planes(img, &pl, err);
-    if (st == DVPP_OK)
-        st = worker_buf(w, i, pl.total, err);
+    if (st == DVPP_OK) { /* YUV400 takes a 4:2:0 buffer under the ascend profiles */
+        n = dvpp_vpc_buffer_bytes(w->aipp.vpc.profile, img);
+        st = worker_buf(w, i, n, err);
+    }
     if (st != DVPP_OK)
         return st;
-    memset(w->buf[i], 0, pl.total);
-    img->data = w->buf[i], img->size = pl.total;
+    memset(w->buf[i], 0, n);
+    img->data = w->buf[i], img->size = n;
     return DVPP_OK;
 }
 
@@ -764,6 +484,7 @@ static dvpp_status probe_source(const dvpp_pipeline *p, dvpp_pipe_input kind,
     case DVPP_PIPE_IN_PNG:
         st = dvpp_png_probe(in, len, &pi, err);
         src->width = pi.width, src->height = pi.height;
+        src->png = pi;
         return st;
     case DVPP_PIPE_IN_RAW:
         src->width = p->raw.width, src->height = p->raw.height;
@@ -781,17 +502,10 @@ static dvpp_status decode_jpeg(dvpp_worker *w, const dvpp_pipeline *p,
     dvpp_jpeg_decode_opts o;
     dvpp_status st;
 
-    dvpp_jpeg_decode_opts_init(&o);
-    o.format = pl->decode_format;
-    o.scale_num = pl->scale_num;
-    o.no_orient = p->decode.no_orient;
-    o.has_roi = p->decode.has_roi;
-    o.roi = p->decode.roi;
-    o.allow_partial = p->decode.allow_partial;
-    o.profile = p->decode.profile;
+    dvpp__pipe_jpeg_opts(p, pl, &o);
     st = dvpp_jpeg_decode_geometry(in, len, &o, &w->limits, img, err);
     if (st == DVPP_OK)
-        st = worker_buf(w, 0, img->size, err);
+        st = worker_buf(w, 0, dvpp_vpc_buffer_bytes(p->decode.profile, img), err);
     if (st != DVPP_OK)
         return st;
     img->data = w->buf[0], img->size = w->cap[0];
@@ -803,42 +517,56 @@ static dvpp_status decode_png(dvpp_worker *w, const dvpp_pipeline *p,
                               const dvpp_pipeline_plan *pl, const uint8_t *in,
                               size_t len, dvpp_image *img, dvpp_err *err)
 {
-    bool asc = dvpp_profile_is_ascend(p->decode.profile);
     dvpp_png_decode_opts o;
     dvpp_planes planes;
     dvpp_status st;
 
-    dvpp_png_decode_opts_init(&o);
-    o.format = pl->decode_format;
-    o.profile = p->decode.profile;
-    o.align_w = asc ? 128 : 1;
-    o.align_h = asc ? 16 : 1;
+    dvpp__pipe_png_opts(p, pl, &o);
     st = dvpp_image_init(img, o.format, pl->src_w, pl->src_h, o.align_w, o.align_h,
                          err);
     if (st == DVPP_OK)
         st = dvpp_image_planes(img, &planes, err);
     if (st == DVPP_OK)
-        st = worker_buf(w, 0, planes.total, err);
+        st = worker_buf(w, 0, dvpp_vpc_buffer_bytes(p->decode.profile, img), err);
     if (st != DVPP_OK)
         return st;
     img->data = w->buf[0], img->size = w->cap[0];
     return dvpp_png_decode(in, len, &o, &w->limits, img, err);
 }
 
-static dvpp_status wrap_raw(const dvpp_pipeline *p, const uint8_t *in, size_t len,
-                            dvpp_image *img, dvpp_err *err)
+/* Copy @img into worker buffer 0 laid out for VPC (dvpp__pipe_raw_copied:
+ * the ascend profiles refuse the caller's strides, as DVPP refuses host
+ * memory; dvppctl copies such inputs the same way). */
+static dvpp_status copy_raw(dvpp_worker *w, dvpp_image *img, dvpp_err *err)
+{
+    dvpp_planes sp, dp;
+    dvpp_image to;
+    dvpp_status st;
+
+    st = worker_image(w, 0, img->format, img->width, img->height, &to, err);
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(img, &sp, err);
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(&to, &dp, err);
+    if (st != DVPP_OK)
+        return st;
+    for (int k = 0; k < sp.count; k++)
+        for (uint32_t y = 0; y < sp.p[k].rows; y++)
+            memcpy(dvpp_image_row(&to, &dp, k, y), dvpp_image_row(img, &sp, k, y),
+                   sp.p[k].row_bytes);
+    *img = to;
+    return DVPP_OK;
+}
+
+static dvpp_status wrap_raw(dvpp_worker *w, const dvpp_pipeline *p, const uint8_t *in,
+                            size_t len, dvpp_image *img, dvpp_err *err)
 {
     dvpp_planes planes;
     dvpp_status st;
 
-    st = dvpp_image_init(img, p->raw.format, p->raw.width, p->raw.height, 1, 1, err);
-    if (st != DVPP_OK)
-        return st;
-    if (p->raw.width_stride)
-        img->width_stride = p->raw.width_stride;
-    if (p->raw.height_stride)
-        img->height_stride = p->raw.height_stride;
-    st = dvpp_image_planes(img, &planes, err);
+    st = dvpp__pipe_raw_layout(p, img, err);
+    if (st == DVPP_OK)
+        st = dvpp_image_planes(img, &planes, err);
     if (st != DVPP_OK)
         return st;
     if (planes.total > len)
@@ -847,7 +575,7 @@ static dvpp_status wrap_raw(const dvpp_pipeline *p, const uint8_t *in, size_t le
                             planes.total);
     img->data = (uint8_t *)(uintptr_t)in; /* read only */
     img->size = len;
-    return DVPP_OK;
+    return dvpp__pipe_raw_copied(p, img) ? copy_raw(w, img, err) : DVPP_OK;
 }
 
 static dvpp_status load_input(dvpp_worker *w, const dvpp_pipeline *p,
@@ -856,7 +584,7 @@ static dvpp_status load_input(dvpp_worker *w, const dvpp_pipeline *p,
                               dvpp_err *err)
 {
     if (kind == DVPP_PIPE_IN_RAW)
-        return wrap_raw(p, in, len, img, err);
+        return wrap_raw(w, p, in, len, img, err);
     if (kind == DVPP_PIPE_IN_JPEG)
         return decode_jpeg(w, p, pl, in, len, img, err);
     return decode_png(w, p, pl, in, len, img, err);
@@ -878,7 +606,7 @@ static dvpp_status run_op(dvpp_worker *w, const dvpp_pipeline *p,
     case DVPP_PIPE_OP_CROP:
         st = worker_image(w, dst_buf, src->format, dvpp_roi_width(&op->u.crop),
                           dvpp_roi_height(&op->u.crop), dst, err);
-        dvpp_resize_opts_init(&ro);
+        dvpp__pipe_copy_opts(p->decode.profile, &ro);
         return st ? st
                   : dvpp_vpc_crop_resize_paste(vpc, src, &op->u.crop, dst, NULL,
                                                &ro, err);
@@ -954,7 +682,7 @@ static dvpp_status run_norm(dvpp_worker *w, const dvpp_pipeline *p,
     }
     st = dvpp_resize_geometry(img->width, img->height, DVPP_RESIZE_STRETCH,
                               img->width, img->height, &g, err);
-    dvpp_resize_opts_init(&ro);
+    dvpp__pipe_copy_opts(p->decode.profile, &ro);
     return st ? st
               : dvpp_preprocess_run(&w->aipp, img, &g, &ro, zero, &p->norm,
                                     &out->tensor, out->n, err);
@@ -968,9 +696,9 @@ static dvpp_status run_aipp(dvpp_worker *w, const dvpp_pipeline *p,
     dvpp_aipp_op op;
     dvpp_status st;
 
-    aipp_op_for(p, img->width, img->height, &op);
+    dvpp__pipe_aipp_op_for(p, img->width, img->height, &op);
     if (!dvpp_aipp_accepts(&op, img->format)) {
-        st = worker_image(w, 3, aipp_pixfmt(&op), img->width, img->height, &conv,
+        st = worker_image(w, 3, dvpp__pipe_aipp_pixfmt(&op), img->width, img->height, &conv,
                           err);
         if (st == DVPP_OK)
             st = dvpp_vpc_convert(&w->aipp.vpc, img, &conv, err);

@@ -47,6 +47,7 @@
 #include "dvpp_jpeg.h"
 #include "dvpp_limits.h"
 #include "dvpp_mem.h"
+#include "dvpp_png.h"
 #include "dvpp_profile.h"
 #include "dvpp_status.h"
 #include "dvpp_tensor.h"
@@ -178,6 +179,8 @@ typedef struct dvpp_pipe_source {
     bool is_jpeg;
     dvpp_jpeg_info jpeg;         /* is_jpeg: from dvpp_jpeg_probe */
     uint32_t width, height;      /* otherwise: PNG/raw size */
+    dvpp_png_info png;           /* a probed PNG (zero otherwise: an 8-bit
+                                    RGB picture of width x height) */
     /* Set by dvpp_pipeline_probe: the limits the input was checked
      * against, which the planner holds the output of every op to. A
      * source filled by hand has none (false): its plan sizes an output,
@@ -235,7 +238,31 @@ typedef struct dvpp_pipeline_plan {
  * the AIPP op cannot take the image. With @src's limits (a probed
  * source): DVPP_ELIMIT "ops[i].<kind>" when the image an op makes (a
  * border, a SHORTER/LONGER resize...) passes max_side or max_pixels, the
- * message naming the limit; nothing is allocated. */
+ * message naming the limit; nothing is allocated.
+ *
+ * A plan that succeeds runs: every check dvpp_pipeline_run makes before
+ * it touches a pixel is made here first, on the image descriptors the run
+ * will hold. The decoder's (dvpp_jpeg_decode_geometry_info,
+ * dvpp_png_decode_geometry_info: its own status and field); each VPC
+ * call's (dvpp_vpc_check_*: the profile's rules and texts, regions,
+ * conversions, margins) as "ops[i].<kind>", the message "ops[i].<kind>:
+ * <the rule>"; the normalisation's resize ("norm", or the fused
+ * "ops[i].resize"), AIPP's ("aipp": its input conversion, its own
+ * checks) and the output's conversion ("out_format").
+ *
+ * Placement: a letterbox's picture starts on the grid of every format it
+ * is pasted or delivered in (dvpp_vpc_paste_grid: the chroma grid of 4:2:0
+ * and 4:2:2, and DVPP's rules in the ascend profiles: left % 16, ascend310
+ * YUV420SP even top and even sizes), rounded down from the centre; a
+ * fill's centre crop on the ascend310 YUV420SP ROI parity; plan.resize[i]
+ * and plan.geom report where the picture really is.
+ *
+ * The decode format, when the pipeline leaves it to the planner, is what
+ * the next stage wants (AIPP's input, the output image's format, else
+ * RGB) as a format the decoder writes (no packed YUV from JPEG: its
+ * semi-planar twin; JPEGD of the ascend profiles: NV12/NV21; PNG: the RGB
+ * family or grey); an op that cannot run in it (an odd border of 4:2:0
+ * chroma) is refused saying so (decode.format chooses another). */
 dvpp_status dvpp_pipeline_plan_make(const dvpp_pipeline *p,
                                     const dvpp_pipe_source *src,
                                     dvpp_pipeline_plan *plan, dvpp_err *err);
