@@ -209,20 +209,14 @@ static int decode_prepare(ctl_args *a, void *state, dvpp_err *err)
  * output. Both give the same bytes when the resize runs in the output's
  * format, or in an RGB-family format: the pad lands there exactly and the
  * last conversion makes of it what the offline one does (every output
- * format, tests/e2e/test_dvppctl_socket_bars.py), except where the
- * offline VPC refuses a paste origin that is odd on an axis the output's
- * chroma subsamples. A grey resize format drops the pad's chroma, and one
- * YUV layout into another resamples the bars' chroma with the picture's:
- * those, padded, stay offline. */
-static bool bars_agree(dvpp_pixfmt in, dvpp_pixfmt out, const dvpp_resize_geom *g)
+ * format, tests/e2e/test_dvppctl_socket_bars.py); both put the picture on
+ * the output's chroma grid (dvpp_vpc_paste_grid), so no chroma sample
+ * straddles its edge. A grey resize format drops the pad's chroma, and
+ * one YUV layout into another resamples the bars' chroma with the
+ * picture's: those, padded, stay offline. */
+static bool bars_agree(dvpp_pixfmt in, dvpp_pixfmt out)
 {
-    const dvpp_pixfmt_info *fo = dvpp_pixfmt_get(out);
-
-    if (in == out)
-        return true;
-    if (!is_rgb_family(in) || !fo)
-        return false;
-    return !(fo->chroma_sx && g->paste.left % 2) && !(fo->chroma_sy && g->paste.top % 2);
+    return in == out || (is_rgb_family(in) && dvpp_pixfmt_get(out));
 }
 
 static int check_bars(const ctl_job *j, const ctl_source *s, uint32_t i,
@@ -239,7 +233,7 @@ static int check_bars(const ctl_job *j, const ctl_source *s, uint32_t i,
     if (g->paste.left == 0 && g->paste.top == 0 && g->paste.right + 1 == g->out_w &&
         g->paste.bottom + 1 == g->out_h)
         return 0;
-    if (bars_agree(in, out, g))
+    if (bars_agree(in, out))
         return 0;
     fprintf(stderr, "dvppctl resize: --mode letterbox into %s from %s (the daemon paints "
                     "the bars in %s, then converts them) is not available with "

@@ -179,14 +179,24 @@ static const char *resize_check(const ctl_args *a)
     return a->nrois ? "resize takes no --roi; use crop" : NULL;
 }
 
+/* The named mode's geometry, its crop and paste on the grids of the VPC
+ * call that makes them (the letterbox's picture on the output's chroma
+ * grid, and DVPP's ROI rules under the ascend profiles): the rule the
+ * daemon's planner follows, so both put the picture in the same place. */
 static dvpp_status resize_shape(const ctl_args *a, const dvpp_image *src,
                                 void *state, dvpp_pixfmt *fmt, uint32_t *w,
                                 uint32_t *h, dvpp_err *err)
 {
     dvpp_resize_geom *g = state;
+    dvpp_roi_grid cg, pg;
     dvpp_status st = dvpp_resize_geometry(src->width, src->height, a->mode,
                                           a->size_w, a->size_h, g, err);
     *fmt = a->format_set ? a->format : src->format;
+    if (st == DVPP_OK) {
+        dvpp_vpc_crop_grid(a->jpeg.profile, src->format, &cg);
+        dvpp_vpc_paste_grid(a->jpeg.profile, *fmt, &pg);
+        dvpp_resize_geometry_snap(g, &cg, &pg);
+    }
     *w = g->out_w, *h = g->out_h;
     return st;
 }

@@ -6,10 +6,12 @@ whole image converted afterwards) writes the bytes the offline command
 with 'the bars' colour is given in the output's format', the Y,U,V pad of
 before f0943ff. The bars are also checked against cv2's RGB2YUV_I420 of the
 pad; what still differs (a grey resize format, one YUV layout into
-another, an odd paste origin the offline VPC refuses) stays refused.
+another) stays refused. A picture centred on an odd column or row of a
+subsampled output goes on its chroma grid, offline and in the daemon.
 
 Run with Debian's /usr/bin/python3 (numpy, cv2).
 """
+import json
 import os
 import subprocess
 
@@ -122,13 +124,23 @@ def test_bars_that_would_differ_stay_offline(daemon, tmp_path, sources, fmt_in, 
     assert not os.path.exists(str(tmp_path / "x.raw"))
 
 
-def test_an_odd_paste_origin_the_offline_vpc_refuses_stays_offline(daemon, tmp_path,
-                                                                   sources):
-    """64x48 into 97x20: the picture is pasted at x 35, odd for NV12's
-    chroma; offline refuses it (EINVAL), so the daemon is not asked."""
-    path, _ = sources["rgb"]
-    local, remote, _, b = both(daemon, tmp_path, path, "--format", "nv12", "--size",
-                               "97x20", "--mode", "letterbox", "--pad", PAD)
-    assert local.returncode == 1 and "must be even for nv12" in local.stderr, local.stderr
-    assert remote.returncode == 2 and "not available with --socket" in remote.stderr
-    assert b is None
+@pytest.mark.parametrize("src", ["rgb", "bgra"])
+@pytest.mark.parametrize("fmt,size,at", [("nv12", "97x20", (34, 0)), ("i420", "20x97", (0, 40)),
+                                         ("yuyv", "97x20", (34, 0)), ("rgb", "97x20", (35, 0))])
+def test_an_odd_paste_origin_goes_on_the_chroma_grid(daemon, tmp_path, sources, src, fmt,
+                                                     size, at):
+    """64x48 into 97x20 centres the picture at x 35, odd for NV12's chroma:
+    offline refused it (EINVAL 'must be even for nv12') and --socket did not
+    ask the daemon, which pasted at 35 in RGB and converted. Both now put it
+    on the output's chroma grid (34; 20x97: row 41 -> 40), report it in the
+    geometry, and write the same bytes; RGB keeps 35."""
+    path, extra = sources[src]
+    local, remote, a, b = both(daemon, tmp_path, path, *extra, "--format", fmt, "--size",
+                               size, "--mode", "letterbox", "--pad", PAD)
+    assert local.returncode == 0, local.stderr
+    assert remote.returncode == 0, remote.stderr
+    assert remote.stdout == local.stdout
+    geom = json.loads(local.stdout)
+    assert (geom["pad_x"], geom["pad_y"]) == at, geom
+    assert tuple(geom["paste"][:2]) == at
+    assert a == b, f"{src} -> {fmt} {size}: the daemon's bytes differ"
