@@ -16,7 +16,8 @@
  * Fusions the planner picks (dvpp_pipeline_plan):
  *   - shrink-on-load: the JPEG is decoded with DCT scaling n/8, the largest
  *     reduction that keeps the first resize a downscale
- *     (dvpp_jpeg_shrink_scale on that resize's target);
+ *     (dvpp_jpeg_shrink_scale on that resize's target); none under the
+ *     ascend profiles, whose JPEGD has no DCT scaling;
  *   - resize + normalise: when the last VPC op is a resize and a normalise
  *     spec follows, the two run as one dvpp_preprocess_run into the
  *     destination tensor (no intermediate image of the pipeline).

@@ -99,7 +99,9 @@ static dvpp_status plan_source(const dvpp_pipeline *p, const dvpp_pipe_source *s
         bool orient = !p->decode.no_orient;
         dw = orient ? src->jpeg.display_width : src->jpeg.width;
         dh = orient ? src->jpeg.display_height : src->jpeg.height;
-        if (p->decode.shrink_on_load) {
+        /* Ascend JPEGD has no DCT-domain scaling: shrink-on-load (the
+         * default of /v1/image) is then no reduction at all. */
+        if (p->decode.shrink_on_load && !dvpp_profile_is_ascend(p->decode.profile)) {
             st = plan_shrink(p, &src->jpeg, dw, dh, &pl->scale_num, err);
             if (st != DVPP_OK)
                 return st;

@@ -477,6 +477,8 @@ static void sweep_jpeg(sweep *s, dvpp_profile prof)
                     op_border(&p, 1, 0, 1, 0, DVPP_BORDER_CONSTANT);
                 else
                     op_resize(&p, DVPP_RESIZE_FIT, 9, 9);
+                /* shrink-on-load (the default of /v1/image) every other time */
+                p.decode.shrink_on_load = p.ops[0].kind == DVPP_PIPE_OP_RESIZE && g % 2;
                 p.out_format = k_fmts[g];
                 sweep_one(s, &p, jpg.data, jpg.len, img.width, img.height, img.format);
             }
@@ -921,6 +923,42 @@ static void test_ascend_rules(void **state)
     run_image_out(w, &p, &img, &pl, &got);
     assert_true(pl.resize[0].paste.top == 18 && pl.resize[0].paste.bottom == 18 + 38 - 1);
     free(got);
+    /* a JPEG with shrink-on-load (the default of /v1/image): Ascend JPEGD
+     * has no DCT scaling, so none is planned (it planned 4/8 and failed
+     * EPROFILE 'scale must be 8/8' at run time) */
+    {
+        dvpp_image rgb = raw_image(DVPP_PIXEL_RGB, 64, 48);
+        dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+        dvpp_jpeg_encode_opts jo;
+        dvpp_pipe_source src;
+        dvpp_buf jpg;
+        dvpp_err e;
+        assert_non_null(out);
+        dvpp_jpeg_encode_opts_init(&jo);
+        dvpp_buf_init(&jpg);
+        assert_int_equal(dvpp_jpeg_encode(&rgb, &jo, &jpg, NULL), DVPP_OK);
+        dvpp_pipeline_init(&p);
+        p.decode.profile = DVPP_PROFILE_ASCEND310P;
+        op_resize(&p, DVPP_RESIZE_STRETCH, 16, 12);
+        p.decode.shrink_on_load = true;
+        p.out_format = DVPP_PIXEL_NV12;
+        assert_int_equal(dvpp_pipeline_probe(&p, jpg.data, jpg.len, NULL, &src, NULL), DVPP_OK);
+        if (dvpp_pipeline_plan_make(&p, &src, &pl, &e) != DVPP_OK)
+            fail_msg("%s: %s", e.field, e.msg);
+        assert_int_equal(pl.scale_num, 8);
+        got = malloc(pl.out_bytes);
+        assert_non_null(got);
+        out->image.data = got, out->image.size = pl.out_bytes;
+        if (dvpp_pipeline_run(w, &p, jpg.data, jpg.len, out, &e) != DVPP_OK)
+            fail_msg("%s: %s", e.field, e.msg);
+        p.decode.profile = DVPP_PROFILE_NATIVE; /* native still shrinks */
+        assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &pl, NULL), DVPP_OK);
+        assert_int_equal(pl.scale_num, 2);
+        free(got);
+        free(out);
+        dvpp_buf_fini(&jpg);
+        dvpp_image_free(&rgb);
+    }
     /* a crop (and the tight 100-byte stride of the raw input) */
     raw_pipeline(&p, DVPP_PROFILE_ASCEND310P, &img);
     op_crop(&p, 2, 2, 41, 31);
