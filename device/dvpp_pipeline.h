@@ -249,7 +249,11 @@ typedef struct dvpp_pipeline_plan {
  * conversions, margins) as "ops[i].<kind>", the message "ops[i].<kind>:
  * <the rule>"; the normalisation's resize ("norm", or the fused
  * "ops[i].resize"), AIPP's ("aipp": its input conversion, its own
- * checks) and the output's conversion ("out_format").
+ * checks), the output's conversion ("out_format") and encoder
+ * ("encoding"). An encoded output that keeps the last format gets one its
+ * encoder takes (PNG: the RGB family or grey; JPEG: 4:2:0, packed 4:2:2,
+ * RGB/BGR or grey, JPEGE of the ascend profiles YUV420SP or packed 4:2:2;
+ * else RGB, RGBA or NV12).
  *
  * Placement: a letterbox's picture starts on the grid of every format it
  * is pasted or delivered in (dvpp_vpc_paste_grid: the chroma grid of 4:2:0
