@@ -101,22 +101,16 @@ static bool same_output(const dvpp_pipeline_plan *a, const dvpp_pipeline_plan *b
            a->img_h == b->img_h && a->out_bytes == b->out_bytes;
 }
 
-dvpp_status dvpp_video_shape_plan(dvpp_video_shape *s, uint64_t t, const dvpp_pipeline *pipe,
-                                  const uint8_t *data, size_t len, const dvpp_limits *lim,
-                                  dvpp_pipeline_plan *plan, dvpp_err *err)
+/* Kept frame @t of @w x @h, which made @plan: frame 0 fixes the output, a
+ * later frame must make the same. */
+static dvpp_status shape_output(dvpp_video_shape *s, uint64_t t, uint32_t w, uint32_t h,
+                                const dvpp_pipeline_plan *plan, bool tensor, dvpp_err *err)
 {
-    bool tensor = pipe->output == DVPP_PIPE_OUT_TENSOR;
-    dvpp_pipe_source src;
-    dvpp_status st = dvpp_pipeline_probe(pipe, data, len, lim, &src, err);
     char what[96];
 
-    if (st == DVPP_OK)
-        st = dvpp_pipeline_plan_make(pipe, &src, plan, err);
-    if (st != DVPP_OK)
-        return st;
     if (t == 0) {
         s->first = *plan;
-        s->first_w = pipe->raw.width, s->first_h = pipe->raw.height;
+        s->first_w = w, s->first_h = h;
         return DVPP_OK;
     }
     if (same_output(&s->first, plan, tensor))
@@ -124,7 +118,41 @@ dvpp_status dvpp_video_shape_plan(dvpp_video_shape *s, uint64_t t, const dvpp_pi
     snprintf(what, sizeof(what), "the pipeline's output with it (%ux%u -> %ux%u)",
              tensor ? s->first.w : s->first.img_w, tensor ? s->first.h : s->first.img_h,
              tensor ? plan->w : plan->img_w, tensor ? plan->h : plan->img_h);
-    return size_changed(s, t, pipe->raw.width, pipe->raw.height, what, err);
+    return size_changed(s, t, w, h, what, err);
+}
+
+dvpp_status dvpp_video_shape_plan(dvpp_video_shape *s, uint64_t t, const dvpp_pipeline *pipe,
+                                  const uint8_t *data, size_t len, const dvpp_limits *lim,
+                                  dvpp_pipeline_plan *plan, dvpp_err *err)
+{
+    dvpp_pipe_source src;
+    dvpp_status st = dvpp_pipeline_probe(pipe, data, len, lim, &src, err);
+
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_plan_make(pipe, &src, plan, err);
+    if (st != DVPP_OK)
+        return st;
+    return shape_output(s, t, pipe->raw.width, pipe->raw.height, plan,
+                        pipe->output == DVPP_PIPE_OUT_TENSOR, err);
+}
+
+dvpp_status dvpp_video_shape_tensor(dvpp_video_shape *s, uint64_t t, uint32_t w, uint32_t h,
+                                    const dvpp_tensor *out, dvpp_err *err)
+{
+    bool nhwc = out->layout == DVPP_LAYOUT_NHWC;
+    dvpp_pipeline_plan plan;
+
+    /* C, H, W as stored (NC1HWC0: C1 x C0 lanes, which one pipeline keeps
+     * for every frame, as it keeps C) */
+    memset(&plan, 0, sizeof(plan));
+    plan.dtype = out->dtype;
+    plan.layout = out->layout;
+    plan.c = (uint32_t)(nhwc ? out->shape[3]
+                             : out->layout == DVPP_LAYOUT_NC1HWC0 ? out->shape[1] * out->shape[4]
+                                                                  : out->shape[1]);
+    plan.h = (uint32_t)out->shape[nhwc ? 1 : 2];
+    plan.w = (uint32_t)out->shape[nhwc ? 2 : 3];
+    return shape_output(s, t, w, h, &plan, true, err);
 }
 
 /* Before the first slice: reserve what the container says the batch will

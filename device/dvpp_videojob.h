@@ -83,10 +83,12 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
 
 void dvpp_video_result_fini(dvpp_video_result *res);
 
-/* The resolution rule of dvpp_video_run, for front ends that run each kept
- * frame themselves (the daemon's socket decode, one frame per ring slot),
- * so that every front end takes or refuses a stream whose resolution
- * changes alike: the first kept frame fixes the output; a later frame of
+/* The resolution rule of dvpp_video_run, for front ends that gather the
+ * frames of one decode into one batch themselves (dvppctl video-decode
+ * --socket), so that every batch takes or refuses a stream whose
+ * resolution changes alike (the daemon's socket decode, one frame per ring
+ * slot with its own descriptor, delivers every frame with its own shape
+ * and needs no rule): the first kept frame fixes the output; a later frame of
  * another size runs with its own plan as long as it makes the same output,
  * else DVPP_EUNSUPPORTED ("video") naming the frame and both sizes. Plain
  * data of one decode (zeroed at its start). */
@@ -108,6 +110,15 @@ dvpp_status dvpp_video_shape_copy(dvpp_video_shape *s, uint64_t t, const dvpp_im
 dvpp_status dvpp_video_shape_plan(dvpp_video_shape *s, uint64_t t, const dvpp_pipeline *pipe,
                                   const uint8_t *data, size_t len, const dvpp_limits *lim,
                                   dvpp_pipeline_plan *plan, dvpp_err *err);
+
+/* Kept frame @t (from 0), @w x @h, whose pipeline output was made
+ * elsewhere (a daemon's decode channel, one frame per ring slot) as @out
+ * (its dtype, layout and stored shape: a 1 x ... slot descriptor; data
+ * unused): the rule and the words of dvpp_video_shape_plan, for a front
+ * end that gathers such frames into one batch (dvppctl video-decode
+ * --socket) and must refuse what dvpp_video_run refuses. */
+dvpp_status dvpp_video_shape_tensor(dvpp_video_shape *s, uint64_t t, uint32_t w, uint32_t h,
+                                    const dvpp_tensor *out, dvpp_err *err);
 
 /* For front ends that gather frames themselves (e.g. from the daemon):
  * store @fi at index res->frames of the list, growing it (*cap entries

@@ -9,7 +9,10 @@
  * With --socket (or $DVPPD_SOCKET) video-decode runs in a dvppd decode
  * channel (proto/PROTOCOL.md "Video channels"), an entry of the remote
  * runner's table, and writes what comes back with the offline writers, so
- * the files are byte-identical; video-info stays local (a header read).
+ * the files are byte-identical; the daemon delivers each frame with its
+ * own shape, and a change the one .npy cannot hold is refused here by
+ * dvpp_video_run's rule (dvpp_video_shape), in its words. video-info stays
+ * local (a header read).
  * Flags a VideoOpen cannot carry are refused with "not available with
  * --socket" (exit 2).
  */
@@ -272,6 +275,7 @@ typedef struct remote_decode {
     size_t cap;                  /* entries allocated at res->frame */
     size_t cap_slice;            /* bytes a frame takes offline (the cap counts these) */
     uint64_t max_bytes;          /* the batch's cap, dvpp_video_run's */
+    dvpp_video_shape shape;      /* dvpp_video_run's rule: one shape */
     dvpp_status st;              /* why the callback stopped the decode */
     dvpp_err err;
 } remote_decode;
@@ -301,17 +305,21 @@ static int decode_socket_check(const ctl_args *a)
     return 0;
 }
 
-/* Record @f's index, pts, time and key flag. */
+/* Record @f's index, pts, time, key flag and geometry (a tensor's own). */
 static dvpp_status note_remote_frame(remote_decode *d, const dvppc_frame *f, dvpp_err *err)
 {
+    const dvppc_result *r = &f->result;
     dvpp_video_frame_info fi = {.index = f->index, .pts = f->pts, .time_s = f->time_s,
                                 .key = f->key, .geom = {1.0, 1.0, 0.0, 0.0}};
 
+    if (d->rq->has_pipe)
+        fi.geom = (dvpp_pipe_geom){r->scale_x, r->scale_y, r->pad_x, r->pad_y};
     return dvpp_video_result_note(d->res, &d->cap, &fi, err);
 }
 
 /* A frame's pixels (@img, a view of the slot): the first fixes the
- * geometry, a later one of another size fails as offline. */
+ * geometry; a later one of another size (the daemon delivers each frame
+ * with its own) is refused as offline, in dvpp_video_run's words. */
 static dvpp_status remote_pixels(remote_decode *d, const dvpp_image *img, size_t *n,
                                  dvpp_err *err)
 {
@@ -324,6 +332,9 @@ static dvpp_status remote_pixels(remote_decode *d, const dvpp_image *img, size_t
     if (st != DVPP_OK)
         return st;
     *n = pl.total;
+    st = dvpp_video_shape_copy(&d->shape, r->frames, img, pl.total, err);
+    if (st != DVPP_OK)
+        return st;
     if (r->frames == 0) {
         r->image = *img;
         r->image.data = NULL;
@@ -338,9 +349,6 @@ static dvpp_status remote_pixels(remote_decode *d, const dvpp_image *img, size_t
         d->cap_slice = st == DVPP_OK ? opl.total : 0;
         return st;
     }
-    if (img->width != r->image.width || img->height != r->image.height)
-        return dvpp_err_set(err, DVPP_EUNSUPPORTED, "video", "the frame size changes at frame "
-                            "%llu", (unsigned long long)r->frames);
     if (img->format != r->image.format || img->width_stride != r->image.width_stride ||
         img->height_stride != r->image.height_stride)
         return dvpp_err_set(err, DVPP_EIO, "meta", "dvppd changed the frames' layout at "
@@ -348,11 +356,19 @@ static dvpp_status remote_pixels(remote_decode *d, const dvpp_image *img, size_t
     return DVPP_OK;
 }
 
-/* A frame's tensor (1 x ...): the first fixes the shape. */
-static dvpp_status remote_tensor(remote_decode *d, const dvpp_tensor *t, dvpp_err *err)
+/* Frame @f's tensor @t (1 x ...): the first fixes the shape; a later one
+ * of another shape (the daemon plans each frame on its own: a fit across
+ * aspect ratios) is refused as offline, in dvpp_video_run's words, naming
+ * the frame's size (its meta's width x height). */
+static dvpp_status remote_tensor(remote_decode *d, const dvppc_frame *f, const dvpp_tensor *t,
+                                 dvpp_err *err)
 {
     dvpp_video_result *r = d->res;
+    dvpp_status st = dvpp_video_shape_tensor(&d->shape, r->frames, f->result.meta.width,
+                                             f->result.meta.height, t, err);
 
+    if (st != DVPP_OK)
+        return st;
     if (r->frames == 0) {
         if (t->shape[0] != 1)
             return dvpp_err_set(err, DVPP_EIO, "meta", "dvppd answered a frame tensor of "
@@ -402,7 +418,7 @@ static int remote_frame(void *ctx, const dvppc_frame *f)
     if (st == DVPP_OK && d->rq->has_pipe) {
         st = ctl_out_tensor(&f->result, &t, &d->err);
         if (st == DVPP_OK)
-            st = remote_tensor(d, &t, &d->err);
+            st = remote_tensor(d, f, &t, &d->err);
         data = t.data, n = t.bytes;
     } else if (st == DVPP_OK) {
         st = ctl_out_image(&f->result, &img, &d->err);
@@ -422,26 +438,35 @@ static int remote_frame(void *ctx, const dvppc_frame *f)
     return 0;
 }
 
-/* A ring for the frames of @rq: slots of one frame's output, planned from
- * the stream's size (@in, or unknown: REMOTE_MIN_SLOT). */
-static dvpp_status remote_ring(dvppc_conn *c, const dvpp_video_request *rq,
-                               const dvpp_video_info *in, dvppc_ring **ring, dvpp_err *err)
+/* One frame's output for @rq, planned from the stream's size (@in, or
+ * unknown: REMOTE_MIN_SLOT). A size that cannot be planned here is left to
+ * the daemon to refuse. */
+static uint64_t planned_slot(const dvpp_video_request *rq, const dvpp_video_info *in)
 {
-    uint64_t bytes = REMOTE_MIN_SLOT, max = dvppc_info(c)->max_ring_bytes;
-    uint32_t slots = REMOTE_DECODE_SLOTS;
     dvpp_image img;
     dvpp_tensor t;
     dvpp_planes pl;
+
+    if (in && rq->has_pipe && frame_tensor(rq, in, &t, NULL) == DVPP_OK)
+        return t.bytes;
+    if (in && !rq->has_pipe &&
+        dvpp_image_init(&img, rq->vdec.format, in->width, in->height, 16, 2, NULL) == DVPP_OK &&
+        dvpp_image_planes(&img, &pl, NULL) == DVPP_OK)
+        return pl.total;
+    return REMOTE_MIN_SLOT;
+}
+
+/* A ring for the frames of @rq: slots of @bytes, or (0) of planned_slot's. */
+static dvpp_status remote_ring(dvppc_conn *c, const dvpp_video_request *rq,
+                               const dvpp_video_info *in, uint64_t bytes, dvppc_ring **ring,
+                               dvpp_err *err)
+{
+    uint64_t max = dvppc_info(c)->max_ring_bytes;
+    uint32_t slots = REMOTE_DECODE_SLOTS;
     dvppc_error e;
 
-    /* A size that cannot be planned here is left to the daemon to refuse. */
-    if (in && rq->has_pipe && frame_tensor(rq, in, &t, NULL) == DVPP_OK)
-        bytes = t.bytes;
-    else if (in && !rq->has_pipe &&
-             dvpp_image_init(&img, rq->vdec.format, in->width, in->height, 16, 2, NULL) ==
-                 DVPP_OK &&
-             dvpp_image_planes(&img, &pl, NULL) == DVPP_OK)
-        bytes = pl.total;
+    if (!bytes)
+        bytes = planned_slot(rq, in);
     while (slots > 1 && slots * bytes > max)
         slots--;
     memset(&e, 0, sizeof(e));
@@ -512,6 +537,75 @@ static int vdec_prepare(ctl_args *a, void *state, dvpp_err *err)
     return 0;
 }
 
+/* The frame a pass stopped at, looked at again (remote_look_at). */
+typedef struct remote_look {
+    remote_decode *d;
+    uint64_t k;                  /* the kept frame to look at */
+    uint64_t seen;               /* frames delivered so far */
+    size_t bytes;                /* its bytes, once seen */
+} remote_look;
+
+/* dvppc_frame_fn of the look: the frames before k are skipped; frame k's
+ * bytes are noted and, for k >= 1, it goes through remote_frame's rule
+ * (its refusal in d->st and d->err). */
+static int look_frame(void *ctx, const dvppc_frame *f)
+{
+    remote_look *l = ctx;
+    remote_decode *d = l->d;
+    dvpp_image img;
+    dvpp_tensor t;
+    size_t n;
+    dvpp_status st;
+
+    if (l->seen++ != l->k || !f->result.data)
+        return 0;
+    l->bytes = f->result.len;
+    if (l->k == 0)
+        return 0;
+    if (d->rq->has_pipe) {
+        st = ctl_out_tensor(&f->result, &t, &d->err);
+        if (st == DVPP_OK)
+            st = remote_tensor(d, f, &t, &d->err);
+    } else {
+        st = ctl_out_image(&f->result, &img, &d->err);
+        if (st == DVPP_OK)
+            st = remote_pixels(d, &img, &n, &d->err);
+    }
+    d->st = st;
+    return (int)st;
+}
+
+/* Kept frame @k passed the slots, which are sized from the stream's
+ * header (that may give another frame's size: the last SPS an Annex-B
+ * stream of two sizes shows): decode up to it again into one slot as large
+ * as the daemon and the batch's cap allow (a sparse memfd: only what the
+ * frame writes becomes memory) to see it. A frame k >= 1 changed the
+ * output's shape: refused in dvpp_video_run's words (v->d.st); frame 0's
+ * bytes (*bytes, 0 when unseen) size the slots of a second pass. */
+static void remote_look_at(dvppc_conn *c, vdec_channel *v, dvppc_vdec_opts o, uint64_t k,
+                           size_t *bytes)
+{
+    uint64_t cap = dvppc_info(c)->max_ring_bytes;
+    remote_look l = {.d = &v->d, .k = k};
+    dvppc_ring *ring = NULL;
+    dvppc_error e;
+
+    memset(&e, 0, sizeof(e));
+    if (cap > v->d.max_bytes)
+        cap = v->d.max_bytes;
+    o.max_frames = k + 1;
+    if (dvppc_ring_open(c, NULL, 1, cap, &ring, &e) == 0)
+        dvppc_video_decode(c, &o, v->in.data, v->in.len, ring, look_frame, &l, &e);
+    dvppc_ring_close(ring);
+    *bytes = l.bytes;
+}
+
+/* The daemon's word that a frame passed the slots. */
+static bool past_the_slots(const dvppc_error *e)
+{
+    return (dvpp_status)e->status == DVPP_ENOSPC && strcmp(e->field, "ring") == 0;
+}
+
 static dvpp_status vdec_talk(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *err)
 {
     vdec_channel *v = state;
@@ -520,19 +614,32 @@ static dvpp_status vdec_talk(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *
                          .fps = vd->fps, .keyframes_only = vd->keyframes_only,
                          .start_s = vd->start_s, .end_s = vd->end_s,
                          .max_frames = vd->max_frames, .spec = v->spec};
+    size_t bytes = 0;           /* the slots: planned from the stream's header */
     dvppc_error e;
-    dvpp_status st = remote_ring(c, &v->rq, v->known ? &v->res.info : NULL, &v->ring, err);
+    dvpp_status st;
 
     (void)a;
-    memset(&e, 0, sizeof(e));
-    if (st == DVPP_OK && dvppc_video_decode(c, &o, v->in.data, v->in.len, v->ring,
-                                            remote_frame, &v->d, &e) != 0) {
-        /* The callback's own reason, else the daemon's or the transport's. */
-        if (v->d.st != DVPP_OK && err)
-            *err = v->d.err;
-        st = v->d.st != DVPP_OK ? v->d.st : ctl_from_client(&e, err);
+    for (int pass = 0;; pass++) {
+        memset(&e, 0, sizeof(e));
+        st = remote_ring(c, &v->rq, v->known ? &v->res.info : NULL, bytes, &v->ring, err);
+        if (st != DVPP_OK ||
+            dvppc_video_decode(c, &o, v->in.data, v->in.len, v->ring, remote_frame, &v->d,
+                               &e) == 0)
+            return st;
+        if (v->d.st == DVPP_OK && past_the_slots(&e)) {
+            dvppc_ring_close(v->ring);
+            v->ring = NULL;
+            remote_look_at(c, v, o, v->res.frames, &bytes);
+            /* Frame 0 passed slots planned from a header: once more, its size. */
+            if (v->d.st == DVPP_OK && v->res.frames == 0 && bytes && pass == 0)
+                continue;
+        }
+        break;
     }
-    return st;
+    /* The callback's own reason, else the daemon's or the transport's. */
+    if (v->d.st != DVPP_OK && err)
+        *err = v->d.err;
+    return v->d.st != DVPP_OK ? v->d.st : ctl_from_client(&e, err);
 }
 
 /* The result as dvpp_video_run leaves it, then written and listed as

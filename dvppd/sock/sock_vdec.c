@@ -177,8 +177,6 @@ typedef struct vdec_run {
     sjob *j;
     dvpp_worker *w;              /* the held baton's */
     dvpp_pipeline pipe;          /* the channel's, the frame as its raw input */
-    dvpp_video_shape shape;      /* the first kept frame's: the library's rule
-                                    for a stream whose resolution changes */
     dvpp_err stop;               /* why the check stopped the decoder */
 } vdec_run;
 
@@ -214,18 +212,50 @@ static dvpp_status take_slot(vdec_run *v, uint32_t *slot, dvpp_err *err)
     }
 }
 
-/* Write frame @f into @slot: its pixels, or the pipeline's output. As in
- * dvpp_video_run (HTTP, dvppctl), a frame whose size differs from the
- * first kept frame's runs with its own plan (its geometry in the slot's
- * meta) when the output keeps its shape, and is refused (EUNSUPPORTED,
- * naming the frame and both sizes) when the output would follow it. */
+/* Frame @f's output (@what, @bytes) does not fit a slot of the channel's
+ * ring (@cap bytes): refused before anything is written. */
+static dvpp_status too_big(const vdec_run *v, const dvpp_vframe *f, const char *what,
+                           size_t bytes, uint64_t cap, dvpp_err *err)
+{
+    return dvpp_err_set(err, DVPP_ENOSPC, "ring", "frame %llu (%ux%u) %s %zu bytes where a "
+                        "slot of ring %u holds %llu: open the ring with larger slots",
+                        (unsigned long long)v->j->frames, f->image->width, f->image->height,
+                        what, bytes, v->j->vc->ring_id, (unsigned long long)cap);
+}
+
+/* The tensor the channel's pipeline makes of frame @f (@len bytes), planned
+ * for this frame alone: probed as raw input, so every op's image is held
+ * to the limits. */
+static dvpp_status plan_frame(vdec_run *v, const dvpp_vframe *f, size_t len, dvpp_tensor *t,
+                              dvpp_err *err)
+{
+    const dvpp_image *img = f->image;
+    dvpp_pipe_source src;
+    dvpp_pipeline_plan plan;
+    dvpp_status st;
+
+    v->pipe.raw = (dvpp_pipe_raw){img->format, img->width, img->height, img->width_stride,
+                                  img->height_stride};
+    st = dvpp_pipeline_probe(&v->pipe, img->data, len, &v->j->vd->lim, &src, err);
+    if (st == DVPP_OK)
+        st = dvpp_pipeline_plan_make(&v->pipe, &src, &plan, err);
+    if (st == DVPP_OK)
+        st = dvpp_tensor_init(t, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w, err);
+    return st;
+}
+
+/* Write frame @f into @slot: its pixels, or the pipeline's output. Every
+ * frame is its own slot with its own descriptor, so each is planned on its
+ * own: a stream whose resolution changes is delivered, every frame with
+ * its own shape (its pixels, or the tensor its own plan makes) and
+ * geometry. (A batch of one shape, HTTP's and dvppctl's, refuses such a
+ * stream instead: dvpp_video_shape.) */
 static dvpp_status fill_slot(vdec_run *v, const dvpp_vframe *f, uint32_t slot,
                              sjob *n, dvpp_err *err)
 {
     vchan *ch = v->j->vc;
     uint8_t *dst = ipc_ring_payload(ch->ring, slot);
     uint64_t cap = ipc_ring_slot_bytes(ch->ring);
-    dvpp_pipeline_plan plan;
     dvpp_tensor t;
     dvpp_planes pl;
     dvpp_status st = dvpp_image_planes(f->image, &pl, err);
@@ -233,12 +263,8 @@ static dvpp_status fill_slot(vdec_run *v, const dvpp_vframe *f, uint32_t slot,
     if (st != DVPP_OK)
         return st;
     if (!ch->has_pipe) {
-        st = dvpp_video_shape_copy(&v->shape, v->j->frames, f->image, pl.total, err);
-        if (st != DVPP_OK)
-            return st;
         if (pl.total > cap)
-            return dvpp_err_set(err, DVPP_ENOSPC, "ring", "a frame has %zu bytes, a slot %llu",
-                                pl.total, (unsigned long long)cap);
+            return too_big(v, f, "has", pl.total, cap, err);
         memcpy(dst, f->image->data, pl.total);
         n->out.image = *f->image;
         n->out.image.data = NULL;
@@ -246,24 +272,21 @@ static dvpp_status fill_slot(vdec_run *v, const dvpp_vframe *f, uint32_t slot,
                                   {(int64_t)pl.total}, pl.total, 1, 1, 0, 0};
         return DVPP_OK;
     }
-    v->pipe.raw = (dvpp_pipe_raw){f->image->format, f->image->width, f->image->height,
-                                  f->image->width_stride, f->image->height_stride};
-    st = dvpp_video_shape_plan(&v->shape, v->j->frames, &v->pipe, f->image->data, pl.total,
-                               &v->j->vd->lim, &plan, err);
-    if (st == DVPP_OK)
-        st = dvpp_tensor_init(&t, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w, err);
+    st = plan_frame(v, f, pl.total, &t, err);
     if (st != DVPP_OK)
         return st;
     if (t.bytes > cap)
-        return dvpp_err_set(err, DVPP_ENOSPC, "ring", "a frame's tensor has %zu bytes, a "
-                            "slot %llu", t.bytes, (unsigned long long)cap);
+        return too_big(v, f, "makes a tensor of", t.bytes, cap, err);
     memset(&n->out, 0, sizeof(n->out));
     n->out.tensor = t;
     n->out.tensor.data = dst;
     st = dvpp_pipeline_run(v->w, &v->pipe, f->image->data, pl.total, &n->out, err);
-    if (st == DVPP_OK)
-        dvppd_slot_meta_tensor(&n->meta, &t, &n->out.geom); /* this frame's geometry */
-    return st;
+    if (st != DVPP_OK)
+        return st;
+    dvppd_slot_meta_tensor(&n->meta, &t, &n->out.geom); /* this frame's geometry */
+    n->out.image = *f->image; /* the frame's size, for its VideoFrame */
+    n->out.image.data = NULL;
+    return DVPP_OK;
 }
 
 static dvpp_status vdec_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
@@ -403,10 +426,12 @@ void sock_send_video_frame(sjob *j)
     sock_envelope_init(&e, j->id);
     dvpp__video_frame__init(&vf);
     sock_slot_result(j, "video", &r, &meta, &g, shape);
+    /* The decoded frame's size, a tensor's too (the picture it was made
+     * of: a stream whose resolution changes shows where it does). */
+    meta.width = j->out.image.width;
+    meta.height = j->out.image.height;
     if (j->spec.pipe.output != DVPP_PIPE_OUT_TENSOR) { /* the frame's own pixels */
         meta.format = (char *)dvpp_pixfmt_name(j->out.image.format);
-        meta.width = j->out.image.width;
-        meta.height = j->out.image.height;
         meta.width_stride = j->out.image.width_stride;
         meta.height_stride = j->out.image.height_stride;
     }

@@ -707,7 +707,10 @@ class VideoFrame(Result):
     -2**63 when the stream has none, as Annex-B), ``time_s`` (without pts:
     index / frame rate) and ``key``. Without a spec its payload is the frame's
     pixels (``meta.format``, ``width``, ``height``, ``width_stride`` = bytes of
-    a row of plane 0, ``height_stride`` = its rows); with one, the tensor."""
+    a row of plane 0, ``height_stride`` = its rows); with one, the tensor
+    (``meta.width``/``height``: the frame it was made of). Every frame has its
+    own meta, shape and ``geom``: in a stream whose resolution changes each
+    comes at its own size (or as the tensor its own plan makes)."""
 
     def __init__(self, client, env_id, vf, seq, ring=None):
         super().__init__(client, env_id, vf.result, seq, ring)
