@@ -474,6 +474,13 @@ static bool wait_until_zero(atomic_long *n, uint64_t deadline_ns)
  * a frame, a strip, the stall hook) before a stop gives up on them. */
 #define CANCEL_GRACE_NS 5000000000ull
 
+/* How long, after the last canceled job resumed its connection, the answers
+ * get to be queued and sent before MHD_stop_daemon closes what is left: a
+ * resumed connection is answered on its own thread a moment later, and a
+ * stop that came first would cut it without its 503. A slow reader is cut
+ * after this. */
+#define ANSWER_FLUSH_NS 1000000000ull
+
 bool dvppd_http_stop(dvppd_http *h, unsigned timeout_s)
 {
     if (!h)
@@ -497,6 +504,7 @@ bool dvppd_http_stop(dvppd_http *h, unsigned timeout_s)
                      atomic_load(&h->suspended));
             return false;
         }
+        wait_until_zero(&h->inflight, dvpp_now_ns() + ANSWER_FLUSH_NS);
     }
     /* Connections idle in keep-alive, or still reading a body, or still
      * sending an answer, are closed here (each request freed through
