@@ -2,6 +2,7 @@
 #include "dvpp_video.h"
 
 #include "dvpp_cpu.h"
+#include "video_int.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -110,10 +111,13 @@ typedef struct demux {
     AVFormatContext *fmt;
     int stream;
     dvpp_video_codec codec;
+    int *declared;           /* [2 x nb_streams]: each stream's size before
+                                probing (keep_declared; av_calloc'd) */
 } demux;
 
 static void demux_close(demux *d)
 {
+    av_freep(&d->declared);
     if (d->fmt)
         avformat_close_input(&d->fmt);
     if (d->io) {
@@ -144,348 +148,47 @@ static dvpp_status check_size(const dvpp_limits *lim, int w, int h, dvpp_err *er
 
 /* --- the size a stream claims ---------------------------------------------------- */
 
-/* FFmpeg drops an SPS whose picture it cannot represent
- * (av_image_check_size: (8w + 1024)(h + 128) < 2^31, so 16384 x 16384 is
- * out) and then reports no size at all; and its probing decoders allocate
- * per-macroblock tables for a size they do accept before max_pixels stops
- * the frame buffers (about 50 MB for 16384 x 8192). So the claim is read
- * here first: the container's size, else the first H.264 or H.265 SPS (up
- * to the picture size: no VUI, no cropping). */
+/* The claim is read by hand (dvpp_video_sps.c) and held to the limits
+ * before libavformat's probing decoders run: the container's size, else
+ * the first H.264 or H.265 SPS's coded size. */
 
-typedef struct bitr {
-    const uint8_t *p;
-    size_t bits, pos;
-    bool over;                  /* read past the end */
-} bitr;
-
-static uint32_t rd_bits(bitr *b, unsigned n)
+/* The first SPS of @st in decode order: for a raw Annex-B stream the first
+ * one in @data, for MPEG-TS the first one in its PID's payload (both in
+ * the stream's own order, whatever extradata probing made), else the
+ * first one in the extradata (MP4, MKV). False for another codec or when
+ * nothing says. */
+static bool first_sps(const AVFormatContext *fmt, const AVStream *st, const uint8_t *data,
+                      size_t len, video_pic *pic)
 {
-    uint32_t v = 0;
+    const AVCodecParameters *cp = st->codecpar;
+    bool hevc = cp->codec_id == AV_CODEC_ID_HEVC;
 
-    for (unsigned i = 0; i < n; i++, b->pos++) {
-        if (b->pos >= b->bits) {
-            b->over = true;
-            return 0;
-        }
-        v = v << 1 | ((b->p[b->pos / 8] >> (7 - b->pos % 8)) & 1);
-    }
-    return v;
-}
-
-/* ue(v); se(v) is skipped the same way. */
-static uint32_t rd_ue(bitr *b)
-{
-    unsigned zeros = 0;
-
-    while (!b->over && rd_bits(b, 1) == 0)
-        if (++zeros > 31) {
-            b->over = true;
-            return 0;
-        }
-    return zeros ? (uint32_t)((1ull << zeros) - 1 + rd_bits(b, zeros)) : 0;
-}
-
-static void skip_scaling_list(bitr *b, int size)
-{
-    int last = 8, next = 8;
-
-    for (int j = 0; j < size && !b->over; j++) {
-        if (next != 0) {
-            uint32_t u = rd_ue(b);
-            int delta = u & 1 ? (int)((u + 1) / 2) : -(int)(u / 2);
-            next = (last + delta + 256) % 256;
-        }
-        last = next ? next : last;
-    }
-}
-
-static bool high_profile(uint32_t p)
-{
-    static const uint8_t high[] = {100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139,
-                                   134, 135};
-
-    for (size_t i = 0; i < sizeof(high); i++)
-        if (p == high[i])
-            return true;
-    return false;
-}
-
-/* The first bytes of the RBSP of NAL @nal (@n bytes, @hdr header bytes
- * first, emulation prevention bytes in place) into @rbsp: how many. */
-static size_t nal_rbsp(const uint8_t *nal, size_t n, size_t hdr, uint8_t *rbsp, size_t cap)
-{
-    size_t len = 0;
-    unsigned zeros = 0;
-
-    for (size_t i = hdr; i < n && len < cap; i++) {
-        if (zeros >= 2 && nal[i] == 3) {
-            zeros = 0;
-            continue;
-        }
-        zeros = nal[i] == 0 ? zeros + 1 : 0;
-        rbsp[len++] = nal[i];
-    }
-    return len;
-}
-
-/* The coded size of the H.264 SPS NAL @nal (header byte first, emulation
- * prevention bytes in place). */
-static bool sps_size(const uint8_t *nal, size_t n, uint64_t *w, uint64_t *h)
-{
-    uint8_t rbsp[512];
-    bitr b;
-    uint32_t profile, poc, wmb, hmu;
-
-    b = (bitr){rbsp, nal_rbsp(nal, n, 1, rbsp, sizeof(rbsp)) * 8, 0, false};
-    profile = rd_bits(&b, 8);
-    rd_bits(&b, 16);                    /* constraint flags, level_idc */
-    rd_ue(&b);                          /* seq_parameter_set_id */
-    if (high_profile(profile)) {
-        uint32_t chroma = rd_ue(&b);
-        if (chroma == 3)
-            rd_bits(&b, 1);             /* separate_colour_plane_flag */
-        rd_ue(&b), rd_ue(&b);           /* bit depths */
-        rd_bits(&b, 1);                 /* qpprime_y_zero_transform_bypass */
-        if (rd_bits(&b, 1))             /* seq_scaling_matrix_present_flag */
-            for (int i = 0; i < (chroma == 3 ? 12 : 8) && !b.over; i++)
-                if (rd_bits(&b, 1))
-                    skip_scaling_list(&b, i < 6 ? 16 : 64);
-    }
-    rd_ue(&b);                          /* log2_max_frame_num_minus4 */
-    poc = rd_ue(&b);
-    if (poc == 0) {
-        rd_ue(&b);
-    } else if (poc == 1) {
-        uint32_t cycle;
-        rd_bits(&b, 1), rd_ue(&b), rd_ue(&b);
-        cycle = rd_ue(&b);
-        for (uint32_t i = 0; i < cycle && i < 256; i++)
-            rd_ue(&b);
-    }
-    rd_ue(&b);                          /* max_num_ref_frames */
-    rd_bits(&b, 1);                     /* gaps_in_frame_num_value_allowed_flag */
-    wmb = rd_ue(&b);
-    hmu = rd_ue(&b);
-    *w = ((uint64_t)wmb + 1) * 16;
-    *h = ((uint64_t)hmu + 1) * 16 * (rd_bits(&b, 1) ? 1 : 2);
-    return !b.over;
-}
-
-/* The coded size (pic_width/height_in_luma_samples) of the H.265 SPS NAL
- * @nal (two header bytes first); false when it says 0 or is cut short. */
-static bool hevc_sps_size(const uint8_t *nal, size_t n, uint64_t *w, uint64_t *h)
-{
-    uint8_t rbsp[512];
-    bool prof[8], level[8];
-    uint32_t sub;
-    bitr b;
-
-    b = (bitr){rbsp, nal_rbsp(nal, n, 2, rbsp, sizeof(rbsp)) * 8, 0, false};
-    rd_bits(&b, 4);                     /* sps_video_parameter_set_id */
-    sub = rd_bits(&b, 3);               /* sps_max_sub_layers_minus1 */
-    rd_bits(&b, 1);                     /* sps_temporal_id_nesting_flag */
-    /* profile_tier_level(1, sub): the general profile (88 bits), level (8) */
-    rd_bits(&b, 32), rd_bits(&b, 32), rd_bits(&b, 32);
-    for (uint32_t i = 0; i < sub; i++) {
-        prof[i] = rd_bits(&b, 1);       /* sub_layer_profile_present_flag */
-        level[i] = rd_bits(&b, 1);      /* sub_layer_level_present_flag */
-    }
-    if (sub > 0)
-        for (uint32_t i = sub; i < 8; i++)
-            rd_bits(&b, 2);             /* reserved_zero_2bits */
-    for (uint32_t i = 0; i < sub; i++) {
-        if (prof[i])
-            rd_bits(&b, 32), rd_bits(&b, 32), rd_bits(&b, 24);
-        if (level[i])
-            rd_bits(&b, 8);
-    }
-    rd_ue(&b);                          /* sps_seq_parameter_set_id */
-    if (rd_ue(&b) == 3)                 /* chroma_format_idc */
-        rd_bits(&b, 1);                 /* separate_colour_plane_flag */
-    *w = rd_ue(&b);
-    *h = rd_ue(&b);
-    return !b.over && *w && *h;
-}
-
-static bool nal_size(bool hevc, const uint8_t *nal, size_t n, uint64_t *w, uint64_t *h)
-{
-    return hevc ? hevc_sps_size(nal, n, w, h) : sps_size(nal, n, w, h);
-}
-
-/* The first SPS in an hvcC record (MP4/MKV extradata of H.265). */
-static bool hvcc_claimed_size(const uint8_t *p, size_t n, uint64_t *w, uint64_t *h)
-{
-    size_t pos = 23;
-
-    for (unsigned a = 0; a < p[22] && pos + 3 <= n; a++) {
-        unsigned type = p[pos] & 0x3f, count = (unsigned)p[pos + 1] << 8 | p[pos + 2];
-        pos += 3;
-        for (unsigned k = 0; k < count && pos + 2 <= n; k++) {
-            size_t len = (size_t)p[pos] << 8 | p[pos + 1];
-            pos += 2;
-            if (len > n - pos)
-                return false;
-            if (type == 33)
-                return hevc_sps_size(p + pos, len, w, h);
-            pos += len;
-        }
-    }
-    return false;
-}
-
-/* The first SPS in @p: an avcC/hvcC record (MP4/MKV extradata) or Annex-B. */
-static bool sps_claimed_size(bool hevc, const uint8_t *p, size_t n, uint64_t *w,
-                             uint64_t *h)
-{
-    if (hevc && n > 23 && p[0] == 1)
-        return hvcc_claimed_size(p, n, w, h);
-    if (!hevc && n > 8 && p[0] == 1 && (p[5] & 0x1f) > 0) {
-        size_t len = (size_t)p[6] << 8 | p[7];
-        return len > 0 && len <= n - 8 && sps_size(p + 8, len, w, h);
-    }
-    for (size_t i = 0; i + 4 < n; i++) {
-        if (p[i] == 0 && p[i + 1] == 0 && p[i + 2] == 1 &&
-            (hevc ? (p[i + 3] >> 1 & 0x3f) == 33 : (p[i + 3] & 0x1f) == 7)) {
-            size_t end = i + 3;
-            while (end + 2 < n && !(p[end] == 0 && p[end + 1] == 0 && p[end + 2] <= 1))
-                end++;
-            return nal_size(hevc, p + i + 3, (end + 2 < n ? end : n) - (i + 3), w, h);
-        }
-    }
-    return false;
-}
-
-/* --- the first SPS of an MPEG-TS elementary stream ---------------------------------- */
-
-/* MPEG-TS carries no picture size, and its SPS arrives in-band, in the
- * PES payload of the stream's PID, cut wherever a 184-byte packet payload
- * ends: libavformat only finds it (as extradata) while its probing
- * decoders already run on it. So the payload of that PID is walked here,
- * byte by byte through the TS and PES headers, up to its first SPS. */
-
-#define TS_PACKET 188u
-
-/* A start-code scanner that keeps the first SPS NAL (header byte first). */
-typedef struct nal_scan {
-    bool hevc;
-    uint32_t hist;          /* the last three bytes before the current one */
-    bool in, done;          /* inside the SPS / it is complete */
-    size_t n;
-    uint8_t nal[640];       /* enough for sps_size's 512 RBSP bytes */
-} nal_scan;
-
-static void scan_byte(nal_scan *s, uint8_t c)
-{
-    if (s->in) {
-        /* 00 00 00 / 00 00 01 cannot occur inside a NAL: the next one */
-        if (s->n >= 2 && !s->nal[s->n - 1] && !s->nal[s->n - 2] && c <= 1) {
-            s->n -= 2;
-            s->done = true;
-            return;
-        }
-        s->nal[s->n++] = c;
-        s->done = s->n == sizeof(s->nal);
-        return;
-    }
-    if ((s->hist & 0xffffffu) == 1 &&
-        (s->hevc ? (c >> 1 & 0x3f) == 33 : (c & 0x1f) == 7)) {
-        s->in = true;
-        s->nal[s->n++] = c;
-        return;
-    }
-    s->hist = s->hist << 8 | c;
-}
-
-/* Packet size (188, 192 with a 4-byte time code first, 204 with 16 FEC
- * bytes last) and the offset of the first sync byte: three syncs in a row,
- * or as many as there are packets. */
-static bool ts_layout(const uint8_t *d, size_t len, size_t *size, size_t *sync)
-{
-    static const size_t sizes[] = {188, 192, 204};
-
-    for (size_t k = 0; k < 3; k++) {
-        size_t sz = sizes[k], pre = sz == 192 ? 4 : 0;
-        for (size_t o = pre; o < sz + pre && o + TS_PACKET <= len; o++) {
-            unsigned good = 0;
-            for (size_t p = o; good < 3 && p + TS_PACKET <= len && d[p] == 0x47; p += sz)
-                good++;
-            if (good == 3 || (good > 0 && o + good * sz + TS_PACKET > len)) {
-                *size = sz, *sync = o;
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-/* Where the elementary stream starts in a packet payload that begins a
- * PES packet (@i at its first byte): after the PES header. */
-static size_t pes_payload(const uint8_t *p, size_t i)
-{
-    unsigned sid;
-
-    if (i + 9 > TS_PACKET || p[i] || p[i + 1] || p[i + 2] != 1)
-        return i;
-    sid = p[i + 3];
-    /* streams without the optional header (ISO 13818-1, 2.4.3.7) */
-    if (sid == 0xbc || sid == 0xbe || sid == 0xbf || sid == 0xf0 || sid == 0xf1 ||
-        sid == 0xf2 || sid == 0xf8 || sid == 0xff)
-        return i + 6;
-    return i + 9 + p[i + 8];
-}
-
-/* The size the first SPS in the payload of PID @pid claims. */
-static bool ts_claimed_size(bool hevc, int pid, const uint8_t *d, size_t len, uint64_t *w,
-                            uint64_t *h)
-{
-    nal_scan s;
-    size_t size, pos;
-
-    if (!ts_layout(d, len, &size, &pos))
+    if (cp->codec_id != AV_CODEC_ID_H264 && !hevc)
         return false;
-    memset(&s, 0, sizeof(s));
-    s.hevc = hevc;
-    s.hist = 0xffffffu;
-    for (; pos + TS_PACKET <= len && !s.done; pos += size) {
-        const uint8_t *p = d + pos;
-        unsigned afc = p[3] >> 4 & 3;
-        size_t i = 4;
-        if (p[0] != 0x47 || ((p[1] & 0x1fu) << 8 | p[2]) != (unsigned)pid || !(afc & 1))
-            continue;
-        if (afc & 2)
-            i += 1 + (size_t)p[4];
-        if (i < TS_PACKET && (p[1] & 0x40))
-            i = pes_payload(p, i);
-        for (; i < TS_PACKET && !s.done; i++)
-            scan_byte(&s, p[i]);
-    }
-    return s.in && nal_size(hevc, s.nal, s.n, w, h);
+    if (!strcmp(fmt->iformat->name, hevc ? "hevc" : "h264"))
+        return dvpp__video_first_sps(hevc, data, len, pic);
+    if (!strcmp(fmt->iformat->name, "mpegts"))
+        return dvpp__video_ts_first_sps(hevc, st->id, data, len, pic); /* id: the PID */
+    return cp->extradata_size > 0 &&
+           dvpp__video_first_sps(hevc, cp->extradata, (size_t)cp->extradata_size, pic);
 }
 
 /* The size @st's stream claims without decoding: the container's, else
- * (H.264, H.265) its SPS, in the extradata or, for a raw Annex-B stream,
- * the first one in @data, for MPEG-TS the first one in its PID's payload.
- * False when nothing says. */
+ * (H.264, H.265) its first SPS's coded size. False when nothing says. */
 static bool claimed_size(const AVFormatContext *fmt, const AVStream *st,
                          const uint8_t *data, size_t len, uint64_t *w, uint64_t *h)
 {
     const AVCodecParameters *cp = st->codecpar;
+    video_pic pic;
 
     if (cp->width > 0 && cp->height > 0) {
         *w = (uint64_t)cp->width, *h = (uint64_t)cp->height;
         return true;
     }
-    bool hevc = cp->codec_id == AV_CODEC_ID_HEVC;
-
-    if (cp->codec_id != AV_CODEC_ID_H264 && !hevc)
+    if (!first_sps(fmt, st, data, len, &pic))
         return false;
-    if (cp->extradata_size > 0 &&
-        sps_claimed_size(hevc, cp->extradata, (size_t)cp->extradata_size, w, h))
-        return true;
-    if (!strcmp(fmt->iformat->name, "mpegts"))
-        return ts_claimed_size(hevc, st->id, data, len, w, h); /* id: the PID */
-    return !strcmp(fmt->iformat->name, hevc ? "hevc" : "h264") &&
-           sps_claimed_size(hevc, data, len, w, h);
+    *w = pic.coded_w, *h = pic.coded_h;
+    return true;
 }
 
 /* Every video stream's claim against @lim, before avformat_find_stream_info
@@ -596,11 +299,13 @@ static dvpp_status check_mov_samples(const uint8_t *data, size_t len, const dvpp
     return DVPP_OK;
 }
 
-static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
-                              const dvpp_limits *lim, dvpp_err *err)
+/* Open the container of @data without probing its streams: the byte
+ * limit and the MP4 index claim first, then libavformat's header read.
+ * A container that declares no stream up front is refused (see
+ * demux_open). */
+static dvpp_status demux_input(demux *d, const uint8_t *data, size_t len,
+                               const dvpp_limits *lim, dvpp_err *err)
 {
-    AVDictionary **opts = NULL;
-    unsigned nopts;
     uint8_t *buf;
     char eb[AV_ERROR_MAX_STRING_SIZE];
     int e;
@@ -637,33 +342,17 @@ static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
                             "not a video dvppd reads (H.264/H.265 in Annex-B, MP4, MKV or "
                             "MPEG-TS): %s", averr(e, eb));
     }
-    if (check_claims(d, lim, err) != DVPP_OK) {
-        demux_close(d);
-        return DVPP_ELIMIT;
-    }
-    /* Every stream the probing decoders see must have had its claim checked
-     * and must get max_pixels: streams that probing would add (an MPEG-TS
-     * whose program table comes late) get neither, so none may be added,
-     * and a container that declares none up front is refused. */
     if (d->fmt->nb_streams == 0) {
         demux_close(d);
         return dvpp_err_set(err, DVPP_ECORRUPT, "video", "no stream declared where the "
                             "container's header or program table should be");
     }
-    d->fmt->max_streams = (int)d->fmt->nb_streams;
-    nopts = d->fmt->nb_streams;
-    opts = av_calloc(nopts ? nopts : 1, sizeof(*opts));
-    for (unsigned i = 0; opts && i < nopts; i++)
-        opts[i] = probe_options(lim);
-    e = avformat_find_stream_info(d->fmt, opts);
-    for (unsigned i = 0; opts && i < nopts; i++)
-        av_dict_free(&opts[i]);
-    av_free(opts);
-    if (e < 0) {
-        demux_close(d);
-        return dvpp_err_set(err, DVPP_ECORRUPT, "video", "cannot read the stream: %s",
-                            averr(e, eb));
-    }
+    return DVPP_OK;
+}
+
+/* Choose the video stream (libavformat's best) and its codec. */
+static dvpp_status demux_pick(demux *d, dvpp_err *err)
+{
     d->stream = av_find_best_stream(d->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (d->stream < 0) {
         /* No stream at all, or one whose codec the demuxer never learnt (an
@@ -696,6 +385,105 @@ static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
     return DVPP_OK;
 }
 
+/* The size each stream's container declares, kept before probing
+ * overwrites it with the size of whichever SPS its decoders parsed last
+ * (0 x 0 for raw Annex-B and MPEG-TS, which declare none). */
+static dvpp_status keep_declared(demux *d, dvpp_err *err)
+{
+    unsigned n = d->fmt->nb_streams;
+
+    d->declared = av_calloc(n, 2 * sizeof(*d->declared));
+    if (!d->declared) {
+        demux_close(d);
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "demuxer");
+    }
+    for (unsigned i = 0; i < n; i++) {
+        const AVCodecParameters *cp = d->fmt->streams[i]->codecpar;
+        if (cp->width > 0 && cp->height > 0)
+            d->declared[2 * i] = cp->width, d->declared[2 * i + 1] = cp->height;
+    }
+    return DVPP_OK;
+}
+
+static dvpp_status demux_open(demux *d, const uint8_t *data, size_t len,
+                              const dvpp_limits *lim, dvpp_err *err)
+{
+    AVDictionary **opts = NULL;
+    unsigned nopts;
+    char eb[AV_ERROR_MAX_STRING_SIZE];
+    dvpp_status st = demux_input(d, data, len, lim, err);
+    int e;
+
+    if (st != DVPP_OK)
+        return st;
+    if (check_claims(d, lim, err) != DVPP_OK) {
+        demux_close(d);
+        return DVPP_ELIMIT;
+    }
+    st = keep_declared(d, err);
+    if (st != DVPP_OK)
+        return st;
+    /* Every stream the probing decoders see must have had its claim checked
+     * and must get max_pixels: streams that probing would add (an MPEG-TS
+     * whose program table comes late) get neither, so none may be added,
+     * and a container that declares none up front is refused
+     * (demux_input). */
+    d->fmt->max_streams = (int)d->fmt->nb_streams;
+    nopts = d->fmt->nb_streams;
+    opts = av_calloc(nopts ? nopts : 1, sizeof(*opts));
+    for (unsigned i = 0; opts && i < nopts; i++)
+        opts[i] = probe_options(lim);
+    e = avformat_find_stream_info(d->fmt, opts);
+    for (unsigned i = 0; opts && i < nopts; i++)
+        av_dict_free(&opts[i]);
+    av_free(opts);
+    if (e < 0) {
+        demux_close(d);
+        return dvpp_err_set(err, DVPP_ECORRUPT, "video", "cannot read the stream: %s",
+                            averr(e, eb));
+    }
+    return demux_pick(d, err);
+}
+
+/* The size of the stream's first frame in decode order, as libavcodec
+ * makes it: its first SPS's frame (that SPS's cropping), or the size the
+ * container declares where H.264's container cropping takes that instead.
+ * False when no SPS says (the codec parameters' size stands). */
+static bool first_frame_size(const demux *d, uint32_t *w, uint32_t *h)
+{
+    const AVStream *st = d->fmt->streams[d->stream];
+    const int *decl = d->declared + 2 * d->stream;
+    video_pic pic;
+
+    if (!first_sps(d->fmt, st, d->m.data, d->m.len, &pic) || !pic.framed ||
+        pic.w > UINT32_MAX || pic.h > UINT32_MAX)
+        return false;
+    if (d->codec == DVPP_VIDEO_H264 &&
+        dvpp__video_container_crops(&pic, (uint64_t)decl[0], (uint64_t)decl[1]))
+        pic.w = (uint64_t)decl[0], pic.h = (uint64_t)decl[1];
+    *w = (uint32_t)pic.w, *h = (uint32_t)pic.h;
+    return true;
+}
+
+/* The stream's size after probing held to @lim (no size: sizeless), then
+ * the first frame's (fill_info), which its claim covered already unless a
+ * container declared a smaller one. */
+static dvpp_status check_stream_size(const demux *d, const dvpp_video_info *info,
+                                     const dvpp_limits *lim, dvpp_err *err)
+{
+    const AVCodecParameters *cp = d->fmt->streams[d->stream]->codecpar;
+    dvpp_status st = cp->width > 0 ? check_size(lim, cp->width, cp->height, err)
+                                   : sizeless(d, lim, err);
+
+    if (st == DVPP_OK)
+        st = dvpp_limits_check_image(lim, info->width, info->height, err);
+    return st;
+}
+
+/* @info of the chosen stream. Its size is the first frame's: after
+ * probing, the codec parameters hold the size of the last SPS the probing
+ * decoders parsed, which for a stream whose resolution changes is another
+ * frame's (320x240 then 160x160 said 160x160). */
 static void fill_info(const demux *d, dvpp_video_info *info)
 {
     const AVStream *st = d->fmt->streams[d->stream];
@@ -708,8 +496,10 @@ static void fill_info(const demux *d, dvpp_video_info *info)
     info->codec = d->codec;
     snprintf(info->container, sizeof(info->container), "%s", d->fmt->iformat->name);
     snprintf(info->profile, sizeof(info->profile), "%s", prof ? prof : "");
-    info->width = (uint32_t)(cp->width > 0 ? cp->width : 0);
-    info->height = (uint32_t)(cp->height > 0 ? cp->height : 0);
+    if (!first_frame_size(d, &info->width, &info->height)) {
+        info->width = (uint32_t)(cp->width > 0 ? cp->width : 0);
+        info->height = (uint32_t)(cp->height > 0 ? cp->height : 0);
+    }
     info->bit_depth = pd ? (uint32_t)pd->comp[0].depth : 8;
     info->fps = r.num && r.den ? av_q2d(r) : 0;
     info->frames = st->nb_frames > 0 ? st->nb_frames : -1;
@@ -731,10 +521,118 @@ dvpp_status dvpp_video_probe(const uint8_t *data, size_t len, const dvpp_limits 
     if (st != DVPP_OK)
         return st;
     fill_info(&d, info);
-    st = info->width ? check_size(lim, (int)info->width, (int)info->height, err)
-                     : sizeless(&d, lim, err);
+    st = check_stream_size(&d, info, lim, err);
     demux_close(&d);
     return st;
+}
+
+/* --- every size a stream's parameter sets make -------------------------------------- */
+
+/* The walk of dvpp_video_scan_sizes: H.264's container cropping as
+ * libavcodec runs it (the declared size is taken while each SPS allows
+ * it, and never again after one that does not). */
+typedef struct size_scan {
+    dvpp_video_sizes *out;
+    uint64_t caller_w, caller_h;    /* the declared size, 0 once given up */
+} size_scan;
+
+static void note_size(size_scan *s, uint64_t w, uint64_t h)
+{
+    dvpp_video_sizes *o = s->out;
+
+    o->max_width = w > o->max_width ? (uint32_t)w : o->max_width;
+    o->max_height = h > o->max_height ? (uint32_t)h : o->max_height;
+    for (uint32_t i = 0; i < o->count; i++)
+        if (o->size[i].width == w && o->size[i].height == h)
+            return;
+    if (o->count == DVPP_VIDEO_SIZES) {
+        o->complete = false;
+        return;
+    }
+    o->size[o->count++] = (dvpp_video_size){(uint32_t)w, (uint32_t)h};
+}
+
+static void scan_sps(void *ctx, const video_pic *pic, bool read)
+{
+    size_scan *s = ctx;
+
+    /* An SPS cut short says nothing; one whose frame cannot be told (or
+     * past 32 bits, which no limit lets through) is counted at its coded
+     * size, which no frame of it passes. */
+    if (!read || pic->coded_w > UINT32_MAX || pic->coded_h > UINT32_MAX) {
+        s->out->complete = false;
+        return;
+    }
+    if (!pic->framed) {
+        s->out->complete = false;
+        s->caller_w = s->caller_h = 0;
+        note_size(s, pic->coded_w, pic->coded_h);
+        return;
+    }
+    if (s->caller_w && dvpp__video_container_crops(pic, s->caller_w, s->caller_h)) {
+        note_size(s, s->caller_w, s->caller_h);
+        return;
+    }
+    s->caller_w = s->caller_h = 0;
+    note_size(s, pic->w, pic->h);
+}
+
+/* Every SPS of packet @pkt (and of a new sample description it brings). */
+static void scan_packet(size_scan *s, bool hevc, const AVPacket *pkt, unsigned *nal_len)
+{
+    size_t n = 0;
+    const uint8_t *x = av_packet_get_side_data(pkt, AV_PKT_DATA_NEW_EXTRADATA, &n);
+
+    if (x && n) {
+        *nal_len = dvpp__video_nal_length_size(hevc, x, n);
+        dvpp__video_each_record_sps(hevc, x, n, scan_sps, s);
+    }
+    dvpp__video_each_packet_sps(hevc, pkt->data, (size_t)pkt->size, *nal_len, scan_sps, s);
+}
+
+dvpp_status dvpp_video_scan_sizes(const uint8_t *data, size_t len, const dvpp_limits *lim,
+                                  dvpp_video_sizes *out, dvpp_err *err)
+{
+    dvpp_limits def = dvpp_limits_default();
+    size_scan s = {.out = out};
+    const AVCodecParameters *cp;
+    AVPacket *pkt;
+    unsigned nal_len;
+    bool hevc;
+    demux d;
+    dvpp_status st;
+
+    memset(out, 0, sizeof(*out));
+    out->complete = true;
+    st = demux_input(&d, data, len, lim ? lim : &def, err);
+    if (st == DVPP_OK)
+        st = demux_pick(&d, err);
+    if (st != DVPP_OK)
+        return st;
+    pkt = av_packet_alloc();
+    if (!pkt) {
+        demux_close(&d);
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "packet");
+    }
+    cp = d.fmt->streams[d.stream]->codecpar;
+    hevc = d.codec == DVPP_VIDEO_H265;
+    /* No probing ran: the codec parameters hold what the container says. */
+    if (!hevc && cp->width > 0 && cp->height > 0)
+        s.caller_w = (uint64_t)cp->width, s.caller_h = (uint64_t)cp->height;
+    nal_len = dvpp__video_nal_length_size(hevc, cp->extradata, (size_t)cp->extradata_size);
+    if (cp->extradata_size > 0)
+        dvpp__video_each_record_sps(hevc, cp->extradata, (size_t)cp->extradata_size,
+                                    scan_sps, &s);
+    /* A damaged packet ends the walk: the sizes read so far stand, and
+     * decoding the stream will say what is wrong with it. */
+    while (av_read_frame(d.fmt, pkt) >= 0) {
+        if (pkt->stream_index == d.stream)
+            scan_packet(&s, hevc, pkt, &nal_len);
+        av_packet_unref(pkt);
+    }
+    av_packet_free(&pkt);
+    demux_close(&d);
+    return DVPP_OK;
 }
 
 /* --- decoding ------------------------------------------------------------------------- */
@@ -794,6 +692,12 @@ static dvpp_status open_decoder(vdec *v, dvpp_err *err)
     e = avcodec_parameters_to_context(v->ctx, st->codecpar);
     if (e < 0)
         return dvpp_err_set(err, DVPP_ECORRUPT, "video", "codec parameters: %s", averr(e, eb));
+    /* The size the container declares, not the one probing left (the last
+     * SPS its decoders parsed): H.264 crops frames to the size it is given
+     * when that is within the SPS's rounding up to 16, so a 320x240 stream
+     * followed by a 320x232 one came out 320x232 from its first frame on. */
+    v->ctx->width = v->d.declared[2 * v->d.stream];
+    v->ctx->height = v->d.declared[2 * v->d.stream + 1];
     v->ctx->pkt_timebase = st->time_base;
     v->ctx->thread_count = (int)(v->o->threads ? v->o->threads : 1);
     /* A damaged frame is an error, never a concealed picture. */
@@ -1052,8 +956,7 @@ dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_o
     v.fps = vi.fps;
     if (info)
         *info = vi;
-    st = vi.width ? check_size(v.lim, (int)vi.width, (int)vi.height, err)
-                  : sizeless(&v.d, v.lim, err);
+    st = check_stream_size(&v.d, &vi, v.lim, err);
     if (st == DVPP_OK)
         st = open_decoder(&v, err);
     if (st == DVPP_OK)

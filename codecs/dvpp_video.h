@@ -51,6 +51,13 @@ typedef struct dvpp_video_info {
     dvpp_video_codec codec;
     char container[32];       /* "h264", "hevc", "mov,mp4,...", "matroska,webm", "mpegts" */
     char profile[32];         /* "High", "Main", ... */
+    /* The first frame's size (in decode order; the first delivered when
+     * none is sampled away): its SPS's picture as libavcodec crops it (or
+     * the container's declared size where H.264 takes that), the first SPS
+     * of the stream's own bytes (Annex-B, MPEG-TS) or of its extradata
+     * (MP4, MKV); the container's or the probing decoders' size when no
+     * SPS says. A stream whose resolution changes has frames of other
+     * sizes later: dvpp_video_scan_sizes lists them. */
     uint32_t width, height;
     uint32_t bit_depth;
     double fps;               /* average frame rate, 0 when unknown */
@@ -63,6 +70,42 @@ typedef struct dvpp_video_info {
  * demuxed, DVPP_ELIMIT (max_video_bytes, max_side, max_pixels). */
 dvpp_status dvpp_video_probe(const uint8_t *data, size_t len, const dvpp_limits *lim,
                              dvpp_video_info *info, dvpp_err *err);
+
+/* Distinct frame sizes dvpp_video_sizes lists. */
+#define DVPP_VIDEO_SIZES 16
+
+typedef struct dvpp_video_size {
+    uint32_t width;
+    uint32_t height;
+} dvpp_video_size;
+
+/* Every frame size a stream's parameter sets make, for a buffer that must
+ * hold any frame of it (a ring slot sized before the decode). */
+typedef struct dvpp_video_sizes {
+    uint32_t max_width;       /* the widest frame any SPS makes */
+    uint32_t max_height;      /* the tallest (maybe of another SPS) */
+    uint32_t count;           /* distinct sizes in @size */
+    dvpp_video_size size[DVPP_VIDEO_SIZES]; /* in decode order of first use */
+    /* @size lists every size a frame can have: false when an SPS could not
+     * be read (cut short: the maxima may be short of it), when one makes
+     * no frame size libavcodec would (counted at its coded size, which no
+     * frame of it passes), or past DVPP_VIDEO_SIZES sizes (in the maxima,
+     * not in @size). */
+    bool complete;
+} dvpp_video_sizes;
+
+/* Read every H.264/H.265 SPS of @data's video stream (its extradata, the
+ * sample descriptions a container adds later, and those in-band, in
+ * decode order) without decoding a frame: each makes frames of its
+ * picture as libavcodec crops it (dvpp_video_info.width). One pass over
+ * the packets; held to max_video_bytes and the MP4 index claim
+ * (max_decode_memory), not to max_pixels/max_side (no pixel is made: the
+ * decode holds frames to those). A damaged packet ends the walk with the
+ * sizes read so far. Errors: those of dvpp_video_probe's demuxing
+ * (DVPP_EINVAL, DVPP_ELIMIT, DVPP_ECORRUPT, DVPP_EUNSUPPORTED), DVPP_ENOMEM.
+ * @out is written in full (zeroed first). */
+dvpp_status dvpp_video_scan_sizes(const uint8_t *data, size_t len, const dvpp_limits *lim,
+                                  dvpp_video_sizes *out, dvpp_err *err);
 
 typedef struct dvpp_vdec_opts {
     dvpp_pixfmt format;       /* NV12 (default), NV21, RGB, BGR */

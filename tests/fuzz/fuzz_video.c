@@ -50,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dvpp_limits lim = dvpp_limits_default();
     dvpp_vdec_opts o;
     dvpp_video_info info;
+    dvpp_video_sizes sizes;
     sink_state s = {0, 0};
     uint8_t flags;
 
@@ -64,6 +65,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lim.max_decode_memory = 64u << 20;
 
     (void)dvpp_video_probe(data, size, &lim, &info, NULL);
+    if (dvpp_video_scan_sizes(data, size, &lim, &sizes, NULL) == DVPP_OK) {
+        if (sizes.count > DVPP_VIDEO_SIZES)
+            abort();
+        for (uint32_t i = 0; i < sizes.count; i++)
+            if (sizes.size[i].width > sizes.max_width ||
+                sizes.size[i].height > sizes.max_height)
+                abort(); /* the maxima bound every size listed */
+    }
     dvpp_vdec_opts_init(&o);
     o.format = fmts[flags & 3];
     o.keyframes_only = flags & 4;

@@ -641,6 +641,7 @@ static void test_other_codec(void **state)
 {
     const dvpp_buf *b = bytes_of(S264_MP4);
     uint8_t *p = malloc(b->len);
+    dvpp_video_sizes sizes;
     dvpp_video_info info;
     dvpp_err err;
     size_t renamed = 0;
@@ -657,6 +658,7 @@ static void test_other_codec(void **state)
     assert_int_equal(dvpp_video_probe(p, b->len, NULL, &info, &err), DVPP_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "mpeg4"));
     assert_int_equal(decode_bytes(p, b->len, &err), DVPP_EUNSUPPORTED);
+    assert_int_equal(dvpp_video_scan_sizes(p, b->len, NULL, &sizes, &err), DVPP_EUNSUPPORTED);
     free(p);
 }
 
@@ -1001,6 +1003,345 @@ static void test_ts_small_stream_decodes(void **state)
         assert_int_equal(lst, DVPP_ELIMIT);
         assert_string_equal(err.field, "max_side");
     }
+}
+
+/* ------------------------------------------------------------------------ */
+/* A stream whose resolution changes: the first frame's size, every size    */
+
+/* @frames frames of @w x @h (a gradient moving with n), encoded with
+ * @codec as Annex-B, appended to @out: concatenated parts are a stream
+ * whose resolution changes where the next part's SPS comes. */
+static void append_part(dvpp_buf *out, dvpp_video_codec codec, uint32_t w, uint32_t h,
+                        unsigned frames)
+{
+    dvpp_venc_opts o;
+    dvpp_venc *e = NULL;
+    dvpp_image img;
+    dvpp_err err;
+
+    opts(&o, codec, DVPP_VENC_ANNEXB, 30);
+    o.width = w, o.height = h;
+    assert_int_equal(dvpp_image_init(&img, DVPP_PIXEL_NV12, w, h, 1, 1, NULL), DVPP_OK);
+    img.size = (size_t)w * h * 3 / 2;
+    img.data = malloc(img.size);
+    assert_non_null(img.data);
+    assert_int_equal(dvpp_venc_open(&o, out, &e, &err), DVPP_OK);
+    for (unsigned n = 0; n < frames; n++) {
+        for (uint32_t r = 0; r < h; r++)
+            for (uint32_t c = 0; c < w; c++)
+                img.data[(size_t)r * w + c] = (uint8_t)(16 + (c + r + 4 * n) % 200);
+        memset(img.data + (size_t)w * h, 128, img.size - (size_t)w * h);
+        assert_int_equal(dvpp_venc_frame(e, &img, false, &err), DVPP_OK);
+    }
+    assert_int_equal(dvpp_venc_finish(e, &err), DVPP_OK);
+    dvpp_venc_close(e);
+    free(img.data);
+}
+
+typedef struct part {
+    uint32_t w, h;
+    unsigned frames;
+} part;
+
+#define MAX_PARTS 3
+
+static void make_parts(dvpp_buf *out, dvpp_video_codec codec, const part *p, unsigned n)
+{
+    dvpp_buf_init(out);
+    for (unsigned k = 0; k < n; k++)
+        append_part(out, codec, p[k].w, p[k].h, p[k].frames);
+}
+
+/* The size of every frame a decode delivers. */
+typedef struct sizes_seen {
+    unsigned n;
+    uint32_t w[MAX_KEPT], h[MAX_KEPT];
+} sizes_seen;
+
+static dvpp_status size_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
+{
+    sizes_seen *s = ctx;
+
+    if (s->n == MAX_KEPT)
+        return dvpp_err_set(err, DVPP_ENOSPC, "sink", "too many frames");
+    s->w[s->n] = f->image->width;
+    s->h[s->n++] = f->image->height;
+    return DVPP_OK;
+}
+
+/* @b (@what, for messages) is the stream of @p: probe, decode and scan
+ * agree with the parts. The probe's (and the decode's) size is the first
+ * frame's; every frame comes at its part's size; the scan lists the
+ * parts' distinct sizes in order and their maxima. */
+static void check_parts(const char *what, const dvpp_buf *b, const part *p, unsigned n)
+{
+    dvpp_video_info info, dinfo;
+    dvpp_video_sizes sz;
+    dvpp_vdec_opts o;
+    sizes_seen seen;
+    uint32_t mw = 0, mh = 0, distinct = 0;
+    unsigned t = 0;
+    dvpp_err err;
+
+    if (dvpp_video_probe(b->data, b->len, NULL, &info, &err) != DVPP_OK)
+        fail_msg("%s: probe %s", what, err.msg);
+    if (info.width != p[0].w || info.height != p[0].h)
+        fail_msg("%s: the probe says %ux%u, the first frame is %ux%u", what, info.width,
+                 info.height, p[0].w, p[0].h);
+    dvpp_vdec_opts_init(&o);
+    memset(&seen, 0, sizeof(seen));
+    if (dvpp_video_decode(b->data, b->len, &o, NULL, size_sink, &seen, &dinfo, &err) !=
+        DVPP_OK)
+        fail_msg("%s: decode %s", what, err.msg);
+    assert_int_equal(dinfo.width, p[0].w);
+    assert_int_equal(dinfo.height, p[0].h);
+    for (unsigned k = 0; k < n; k++)
+        for (unsigned i = 0; i < p[k].frames; i++, t++)
+            if (t >= seen.n || seen.w[t] != p[k].w || seen.h[t] != p[k].h)
+                fail_msg("%s: frame %u is %ux%u, not %ux%u (part %u)", what, t,
+                         t < seen.n ? seen.w[t] : 0, t < seen.n ? seen.h[t] : 0, p[k].w,
+                         p[k].h, k);
+    assert_int_equal(seen.n, t);
+    assert_int_equal(dvpp_video_scan_sizes(b->data, b->len, NULL, &sz, &err), DVPP_OK);
+    for (unsigned k = 0; k < n; k++) {
+        bool known = false;
+        for (unsigned j = 0; j < k; j++)
+            known |= p[j].w == p[k].w && p[j].h == p[k].h;
+        mw = p[k].w > mw ? p[k].w : mw;
+        mh = p[k].h > mh ? p[k].h : mh;
+        if (known)
+            continue;
+        if (distinct >= sz.count || sz.size[distinct].width != p[k].w ||
+            sz.size[distinct].height != p[k].h)
+            fail_msg("%s: size %u of the scan is not %ux%u", what, distinct, p[k].w, p[k].h);
+        distinct++;
+    }
+    assert_int_equal(sz.count, distinct);
+    assert_true(sz.complete);
+    assert_int_equal(sz.max_width, mw);
+    assert_int_equal(sz.max_height, mh);
+}
+
+/* 320x240 then 160x160, and 160x160, 320x240, 160x160 (4 and 3 frames,
+ * H.264 and H.265, Annex-B and the same in MPEG-TS): libavformat's probing
+ * reads several access units and its codec parameters end at whichever
+ * SPS it parsed last, so the probe said 160x160 for the first and
+ * 320x240 for the second (H.264). Now it says the first frame's size. */
+static void first_frame_sizes(dvpp_video_codec codec)
+{
+    static const part drop[] = {{320, 240, 4}, {160, 160, 3}};
+    static const part rise[] = {{160, 160, 3}, {320, 240, 4}, {160, 160, 3}};
+    static const struct {
+        const char *what;
+        const part *p;
+        unsigned n;
+    } cases[] = {{"drop", drop, 2}, {"rise", rise, 3}};
+    bool hevc = codec == DVPP_VIDEO_H265;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dvpp_buf es, ts;
+        char what[64];
+        make_parts(&es, codec, cases[i].p, cases[i].n);
+        snprintf(what, sizeof(what), "%s %s Annex-B", dvpp_video_codec_name(codec),
+                 cases[i].what);
+        check_parts(what, &es, cases[i].p, cases[i].n);
+        ts_wrap(&es, hevc, 20, &ts);
+        snprintf(what, sizeof(what), "%s %s MPEG-TS", dvpp_video_codec_name(codec),
+                 cases[i].what);
+        check_parts(what, &ts, cases[i].p, cases[i].n);
+        dvpp_buf_fini(&ts);
+        dvpp_buf_fini(&es);
+    }
+}
+
+static void test_first_frame_size_h264(void **state)
+{
+    (void)state;
+    first_frame_sizes(DVPP_VIDEO_H264);
+}
+
+static void test_first_frame_size_h265(void **state)
+{
+    (void)state;
+    first_frame_sizes(DVPP_VIDEO_H265);
+}
+
+/* 320x240 then 320x232 (H.264 codes 232 rows as 240 cropped by 8): the
+ * probing decoders' last SPS (320x232) went to the decoder as the
+ * container's size, and libavcodec's container cropping (a size within
+ * the SPS's rounding up to 16) cut the first part's frames to 320x232
+ * too, 8 rows lost. Each part comes at its own size now; H.265, which has
+ * no container cropping, and a size that is cropped by its SPS alone
+ * (250x130: coded 256x144 in H.264, 256x136 in H.265) with it. */
+static void test_frames_keep_their_cropped_size(void **state)
+{
+    static const part cut[] = {{320, 240, 4}, {320, 232, 3}};
+    static const part odd[] = {{250, 130, 2}, {320, 240, 2}};
+    dvpp_buf b;
+
+    (void)state;
+    make_parts(&b, DVPP_VIDEO_H264, cut, 2);
+    check_parts("h264 320x240 + 320x232", &b, cut, 2);
+    dvpp_buf_fini(&b);
+    make_parts(&b, DVPP_VIDEO_H265, cut, 2);
+    check_parts("h265 320x240 + 320x232", &b, cut, 2);
+    dvpp_buf_fini(&b);
+    make_parts(&b, DVPP_VIDEO_H264, odd, 2);
+    check_parts("h264 250x130 + 320x240", &b, odd, 2);
+    dvpp_buf_fini(&b);
+    make_parts(&b, DVPP_VIDEO_H265, odd, 2);
+    check_parts("h265 250x130 + 320x240", &b, odd, 2);
+    dvpp_buf_fini(&b);
+}
+
+/* An H.264 SPS (High 4:2:0, or High 4:4:4 Predictive) for @mbw x @mbh
+ * macroblocks with frame_cropping @crop (left, right, top, bottom, in
+ * SPS units), a PPS and an IDR slice of junk: a stream libavformat reads
+ * (the scan never decodes it). */
+static void cropped_sps_stream(dvpp_buf *out, bool yuv444, uint32_t mbw, uint32_t mbh,
+                               const uint32_t crop[4])
+{
+    bitw b;
+
+    memset(&b, 0, sizeof(b));
+    put_bits(&b, 8, yuv444 ? 244 : 100); /* profile_idc */
+    put_bits(&b, 8, 0);
+    put_bits(&b, 8, 40);    /* level_idc */
+    put_ue(&b, 0);          /* seq_parameter_set_id */
+    put_ue(&b, yuv444 ? 3 : 1); /* chroma_format_idc */
+    if (yuv444)
+        put_bits(&b, 1, 0); /* separate_colour_plane_flag */
+    put_ue(&b, 0);          /* bit_depth_luma_minus8 */
+    put_ue(&b, 0);          /* bit_depth_chroma_minus8 */
+    put_bits(&b, 1, 0);     /* qpprime_y_zero_transform_bypass_flag */
+    put_bits(&b, 1, 0);     /* seq_scaling_matrix_present_flag */
+    put_ue(&b, 0);          /* log2_max_frame_num_minus4 */
+    put_ue(&b, 2);          /* pic_order_cnt_type */
+    put_ue(&b, 1);          /* max_num_ref_frames */
+    put_bits(&b, 1, 0);     /* gaps_in_frame_num_value_allowed_flag */
+    put_ue(&b, mbw - 1);
+    put_ue(&b, mbh - 1);
+    put_bits(&b, 1, 1);     /* frame_mbs_only_flag */
+    put_bits(&b, 1, 1);     /* direct_8x8_inference_flag */
+    put_bits(&b, 1, 1);     /* frame_cropping_flag */
+    for (int i = 0; i < 4; i++)
+        put_ue(&b, crop[i]);
+    put_bits(&b, 1, 0);     /* vui_parameters_present_flag */
+    put_nal(out, 0x67, &b);
+    memset(&b, 0, sizeof(b));
+    put_ue(&b, 0), put_ue(&b, 0);
+    put_bits(&b, 2, 0);
+    put_ue(&b, 0), put_ue(&b, 0), put_ue(&b, 0);
+    put_bits(&b, 3, 0);
+    put_ue(&b, 0), put_ue(&b, 0), put_ue(&b, 0);
+    put_bits(&b, 4, 0);     /* deblocking ctl, constrained intra, redundant pic, 8x8 */
+    put_nal(out, 0x68, &b);
+    memset(&b, 0, sizeof(b));
+    put_ue(&b, 0), put_ue(&b, 7), put_ue(&b, 0);
+    put_bits(&b, 4, 0);
+    put_ue(&b, 0);
+    put_bits(&b, 2, 0);
+    put_ue(&b, 0);
+    for (int i = 0; i < 64; i++)
+        put_bits(&b, 8, 0xA5);
+    put_nal(out, 0x65, &b);
+}
+
+/* The frame an SPS makes, by hand (H.264 8.2.1, FFmpeg 5.1): cropping in
+ * units of 2 for 4:2:0 (1 across for 4:4:4), and a left crop shortened to
+ * what keeps the planes 32-byte aligned (av_frame_apply_cropping: 64
+ * luma columns for 4:2:0, 32 for 4:4:4). A 256x128 picture cropped by
+ * x264's crop-rect 8,0,0,0 decodes to 256 columns, not 248. A crop that
+ * leaves nothing makes no frame (libavcodec refuses the SPS). Seventeen
+ * sizes: sixteen are listed, all count in the maxima. */
+static void test_scan_sizes_cropping(void **state)
+{
+    static const struct {
+        bool yuv444;
+        uint32_t crop[4];
+        uint32_t w, h;
+    } cases[] = {
+        {false, {0, 3, 0, 4}, 250, 120},    /* right and bottom: exact */
+        {false, {4, 0, 0, 0}, 256, 128},    /* left 8 -> 0 */
+        {false, {48, 0, 1, 0}, 192, 126},   /* left 96 -> 64, top 2 */
+        {false, {32, 2, 0, 0}, 188, 128},   /* left 64 stays */
+        {true, {8, 0, 0, 0}, 256, 128},     /* 4:4:4: left 8 -> 0 */
+        {true, {40, 1, 0, 3}, 223, 125},    /* 4:4:4: left 40 -> 32 */
+    };
+    dvpp_video_sizes sz;
+    dvpp_err err;
+    dvpp_buf b;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dvpp_buf_init(&b);
+        cropped_sps_stream(&b, cases[i].yuv444, 16, 8, cases[i].crop);
+        assert_int_equal(dvpp_video_scan_sizes(b.data, b.len, NULL, &sz, &err), DVPP_OK);
+        dvpp_buf_fini(&b);
+        if (sz.count != 1 || sz.size[0].width != cases[i].w ||
+            sz.size[0].height != cases[i].h || !sz.complete)
+            fail_msg("case %zu: %u sizes, %ux%u, not %ux%u", i, sz.count,
+                     sz.count ? sz.size[0].width : 0, sz.count ? sz.size[0].height : 0,
+                     cases[i].w, cases[i].h);
+    }
+    /* a crop of the whole width: no frame, counted at its coded size */
+    dvpp_buf_init(&b);
+    cropped_sps_stream(&b, false, 16, 8, (const uint32_t[4]){64, 64, 0, 0});
+    assert_int_equal(dvpp_video_scan_sizes(b.data, b.len, NULL, &sz, &err), DVPP_OK);
+    dvpp_buf_fini(&b);
+    assert_false(sz.complete);
+    assert_int_equal(sz.max_width, 256);
+    assert_int_equal(sz.max_height, 128);
+    /* 17 sizes, 16 x 8 ... 32 x 8 macroblocks */
+    dvpp_buf_init(&b);
+    for (uint32_t k = 0; k < DVPP_VIDEO_SIZES + 1; k++)
+        cropped_sps_stream(&b, false, 16 + k, 8, (const uint32_t[4]){0, 0, 0, 0});
+    assert_int_equal(dvpp_video_scan_sizes(b.data, b.len, NULL, &sz, &err), DVPP_OK);
+    dvpp_buf_fini(&b);
+    assert_int_equal(sz.count, DVPP_VIDEO_SIZES);
+    assert_false(sz.complete);
+    assert_int_equal(sz.max_width, (16 + DVPP_VIDEO_SIZES) * 16);
+    for (uint32_t k = 0; k < DVPP_VIDEO_SIZES; k++)
+        assert_int_equal(sz.size[k].width, (16 + k) * 16);
+}
+
+/* The scan reads MP4 (avcC/hvcC extradata, length-prefixed samples) and
+ * says no as the probe does: garbage is ECORRUPT, nothing EINVAL, a file
+ * over max_video_bytes ELIMIT (another codec: test_other_codec); and an SPS
+ * claim past max_pixels is listed (no pixel is made: the decode refuses
+ * it). */
+static void test_scan_sizes_containers_and_refusals(void **state)
+{
+    static const uint8_t junk[] = "this is not a video at all, just text";
+    dvpp_limits lim = dvpp_limits_default();
+    dvpp_video_sizes sz;
+    dvpp_err err;
+    dvpp_buf b;
+
+    (void)state;
+    for (stream_id k = S264_ANNEXB; k <= S265_MP4; k++) {
+        assert_int_equal(dvpp_video_scan_sizes(bytes_of(k)->data, bytes_of(k)->len, NULL, &sz,
+                                               &err), DVPP_OK);
+        assert_int_equal(sz.count, 1);
+        assert_true(sz.complete);
+        assert_int_equal(sz.size[0].width, W);
+        assert_int_equal(sz.size[0].height, H);
+        assert_int_equal(sz.max_width, W);
+        assert_int_equal(sz.max_height, H);
+    }
+    assert_int_equal(dvpp_video_scan_sizes(junk, sizeof(junk), NULL, &sz, &err), DVPP_ECORRUPT);
+    assert_int_equal(dvpp_video_scan_sizes(junk, 0, NULL, &sz, &err), DVPP_EINVAL);
+    assert_int_equal(sz.count, 0);
+    lim.max_video_bytes = bytes_of(S264_MP4)->len - 1;
+    assert_int_equal(dvpp_video_scan_sizes(bytes_of(S264_MP4)->data, bytes_of(S264_MP4)->len,
+                                           &lim, &sz, &err), DVPP_ELIMIT);
+    assert_string_equal(err.field, "max_video_bytes");
+    dvpp_buf_init(&b);
+    huge_stream(&b, 1024, 512);
+    assert_int_equal(dvpp_video_scan_sizes(b.data, b.len, NULL, &sz, &err), DVPP_OK);
+    dvpp_buf_fini(&b);
+    assert_int_equal(sz.max_width, 16384);
+    assert_int_equal(sz.max_height, 8192);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1499,6 +1840,11 @@ int main(void)
         T_(test_sps_16384),
         T_(test_ts_huge_sps),
         T_(test_ts_small_stream_decodes),
+        T_(test_first_frame_size_h264),
+        T_(test_first_frame_size_h265),
+        T_(test_frames_keep_their_cropped_size),
+        T_(test_scan_sizes_cropping),
+        T_(test_scan_sizes_containers_and_refusals),
         T_(test_extreme_timestamps),
         T_(test_video_bytes_limit),
         T_(test_video_frames_limit),

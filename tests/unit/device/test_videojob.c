@@ -213,11 +213,73 @@ static void test_size_following_output_is_refused(void **state)
         }
 }
 
+/* The result's stream info names the first frame's size: libavformat's
+ * probing ends at whichever SPS it parsed last, which said 160x120 for
+ * the drop. With 320x240 then 320x232 (H.264 codes 232 rows as 240,
+ * cropped), that last SPS handed to the decoder as the container's size
+ * made libavcodec crop the first part's frames to 320x232 too: a stretch
+ * to 64x48 had one geometry for all eight frames and raw frames were not
+ * refused. Now each part keeps its size: the stretch scales the first four
+ * rows by 48/240 and the rest by 48/232, every byte written, and raw
+ * frames are refused at frame 4. */
+static void test_result_names_the_first_frame(void **state)
+{
+    dvpp_buf v, out[2];
+    dvpp_video_request rq;
+    dvpp_video_result res[2];
+    dvpp_err e;
+
+    (void)state;
+    for (int rise = 0; rise < 2; rise++) {
+        dvpp_video_request_init(&rq);
+        rq.has_pipe = true;
+        add_resize(&rq.pipe, DVPP_RESIZE_STRETCH, 64, 48);
+        rq.pipe.post = DVPP_PIPE_POST_NORM;
+        rq.pipe.output = DVPP_PIPE_OUT_TENSOR;
+        v = two_sizes(rise);
+        assert_int_equal(run(&v, &rq, 0xA5, &out[0], &res[0], &e), DVPP_OK);
+        if (res[0].info.width != (rise ? 160u : 320u) ||
+            res[0].info.height != (rise ? 120u : 240u))
+            fail_msg("rise %d: the stream is %ux%u", rise, res[0].info.width,
+                     res[0].info.height);
+        dvpp_video_result_fini(&res[0]);
+        dvpp_buf_fini(&out[0]);
+        dvpp_buf_fini(&v);
+    }
+    dvpp_buf_init(&v);
+    encode(&v, 320, 240, N1);
+    encode(&v, 320, 232, N2);
+    for (int k = 0; k < 2; k++)
+        if (run(&v, &rq, k ? 0x5A : 0xA5, &out[k], &res[k], &e) != DVPP_OK)
+            fail_msg("%s: %s", e.field, e.msg);
+    assert_int_equal(res[0].info.width, 320);
+    assert_int_equal(res[0].info.height, 240);
+    assert_int_equal(res[0].frames, N1 + N2);
+    assert_int_equal(out[0].len, (N1 + N2) * res[0].slice_bytes);
+    assert_memory_equal(out[0].data, out[1].data, out[0].len);
+    for (unsigned t = 0; t < N1 + N2; t++) {
+        double want = 48.0 / (t < N1 ? 240 : 232);
+        if (res[0].frame[t].geom.scale_y != want || res[0].frame[t].geom.scale_x != 0.2)
+            fail_msg("frame %u: scale %g x %g, want 0.2 x %g", t, res[0].frame[t].geom.scale_x,
+                     res[0].frame[t].geom.scale_y, want);
+    }
+    for (int k = 0; k < 2; k++) {
+        dvpp_video_result_fini(&res[k]);
+        dvpp_buf_fini(&out[k]);
+    }
+    dvpp_video_request_init(&rq);
+    assert_int_equal(run(&v, &rq, 0xA5, &out[0], &res[0], &e), DVPP_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "frame 4 (320x232, the first 320x240)"));
+    dvpp_buf_fini(&out[0]);
+    dvpp_buf_fini(&v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_output_takes_a_resolution_change),
         cmocka_unit_test(test_size_following_output_is_refused),
+        cmocka_unit_test(test_result_names_the_first_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
