@@ -10,9 +10,11 @@
  * channel (proto/PROTOCOL.md "Video channels"), an entry of the remote
  * runner's table, and writes what comes back with the offline writers, so
  * the files are byte-identical; the daemon delivers each frame with its
- * own shape, and a change the one .npy cannot hold is refused here by
- * dvpp_video_run's rule (dvpp_video_shape), in its words. video-info stays
- * local (a header read).
+ * own shape into slots sized for every frame size the stream's parameter
+ * sets make (dvpp_video_scan_sizes), and a change the one .npy cannot hold
+ * is refused here by dvpp_video_run's rule (dvpp_video_shape), in its
+ * words. video-info stays local (the probe, and every SPS read: "sizes",
+ * "max_width", "max_height").
  * Flags a VideoOpen cannot carry are refused with "not available with
  * --socket" (exit 2).
  */
@@ -59,9 +61,31 @@ static json_t *info_json(const dvpp_video_info *in)
                      "duration_s", real_or_null(in->duration_s, in->duration_s >= 0));
 }
 
+/* "sizes": every frame size the stream's parameter sets make, in order,
+ * and the largest of each side ("max_width", "max_height"): a stream
+ * whose resolution changes has more than the first frame's. */
+static bool add_sizes(json_t *j, const dvpp_video_sizes *sz)
+{
+    json_t *list = json_array();
+    bool ok = list != NULL;
+
+    for (uint32_t i = 0; ok && i < sz->count; i++)
+        ok = json_array_append_new(list, json_pack("[I, I]", (json_int_t)sz->size[i].width,
+                                                   (json_int_t)sz->size[i].height)) == 0;
+    if (!ok) {
+        json_decref(list);
+        return false;
+    }
+    return json_object_set_new(j, "sizes", list) == 0 &&
+           json_object_set_new(j, "sizes_complete", json_boolean(sz->complete)) == 0 &&
+           json_object_set_new(j, "max_width", json_integer((json_int_t)sz->max_width)) == 0 &&
+           json_object_set_new(j, "max_height", json_integer((json_int_t)sz->max_height)) == 0;
+}
+
 int ctl_cmd_video_info(int argc, char **argv)
 {
     ctl_args *a = calloc(1, sizeof(*a));
+    dvpp_video_sizes sz;
     dvpp_video_info in;
     dvpp_err err;
     dvpp_buf b;
@@ -78,11 +102,16 @@ int ctl_cmd_video_info(int argc, char **argv)
     dvpp_err_clear(&err);
     dvpp_buf_init(&b);
     if (dvpp_buf_read_file(&b, a->inputs[0], a->lim.max_video_bytes, &err) != DVPP_OK ||
-        dvpp_video_probe(b.data, b.len, &a->lim, &in, &err) != DVPP_OK) {
+        dvpp_video_probe(b.data, b.len, &a->lim, &in, &err) != DVPP_OK ||
+        dvpp_video_scan_sizes(b.data, b.len, &a->lim, &sz, &err) != DVPP_OK) {
         rc = ctl_fail(a->inputs[0], &err);
         goto out;
     }
     j = info_json(&in);
+    if (j && !add_sizes(j, &sz)) {
+        json_decref(j);
+        j = NULL;
+    }
     if (j) {
         json_object_set_new(j, "file", json_string(a->inputs[0]));
         json_object_set_new(j, "bytes", json_integer((json_int_t)b.len));
@@ -168,18 +197,18 @@ static dvpp_status decode_request(const ctl_args *a, dvpp_video_request *rq, dvp
     return ctl_preprocess_pipeline(a, &rq->pipe, err);
 }
 
-/* The tensor the pipeline of @rq makes of one frame of @in's size
+/* The tensor the pipeline of @rq makes of one frame of @w x @h
  * (1 x C x H x W; data NULL). */
-static dvpp_status frame_tensor(const dvpp_video_request *rq, const dvpp_video_info *in,
+static dvpp_status frame_tensor(const dvpp_video_request *rq, uint32_t w, uint32_t h,
                                 dvpp_tensor *t, dvpp_err *err)
 {
     dvpp_pipeline p = rq->pipe;
-    dvpp_pipe_source src = {.width = in->width, .height = in->height};
+    dvpp_pipe_source src = {.width = w, .height = h};
     dvpp_pipeline_plan plan;
     dvpp_status st;
 
     p.input = DVPP_PIPE_IN_RAW;
-    p.raw = (dvpp_pipe_raw){rq->vdec.format, in->width, in->height, 0, 0};
+    p.raw = (dvpp_pipe_raw){rq->vdec.format, w, h, 0, 0};
     st = dvpp_pipeline_plan_make(&p, &src, &plan, err);
     if (st == DVPP_OK)
         st = dvpp_tensor_init(t, plan.dtype, plan.layout, 1, plan.c, plan.h, plan.w, err);
@@ -192,7 +221,7 @@ static dvpp_status write_empty_tensor(const char *path, const dvpp_video_request
                                       const dvpp_video_info *in, dvpp_err *err)
 {
     dvpp_tensor t;
-    dvpp_status st = frame_tensor(rq, in, &t, err);
+    dvpp_status st = frame_tensor(rq, in->width, in->height, &t, err);
 
     if (st != DVPP_OK)
         return st;
@@ -261,10 +290,6 @@ static dvpp_status print_frames(const dvpp_video_result *res, dvpp_err *err)
  * next frames while this side copies one out, and waits while all are
  * taken (it never drops a frame). */
 #define REMOTE_DECODE_SLOTS 4u
-
-/* The slot for a stream whose size cannot be read here: the daemon reads
- * the same header and says why (or, with other limits, ENOSPC). */
-#define REMOTE_MIN_SLOT 4096u
 
 /* A decode channel's frames, gathered as dvpp_video_run gathers them. */
 typedef struct remote_decode {
@@ -438,35 +463,60 @@ static int remote_frame(void *ctx, const dvppc_frame *f)
     return 0;
 }
 
-/* One frame's output for @rq, planned from the stream's size (@in, or
- * unknown: REMOTE_MIN_SLOT). A size that cannot be planned here is left to
- * the daemon to refuse. */
-static uint64_t planned_slot(const dvpp_video_request *rq, const dvpp_video_info *in)
+/* The bytes one frame of @w x @h takes in a slot: its pixels in VDEC's
+ * strides, or the tensor the pipeline makes of it; 0 when it cannot be
+ * planned here (the daemon will say why). */
+static uint64_t frame_bytes(const dvpp_video_request *rq, uint32_t w, uint32_t h)
 {
     dvpp_image img;
     dvpp_tensor t;
     dvpp_planes pl;
 
-    if (in && rq->has_pipe && frame_tensor(rq, in, &t, NULL) == DVPP_OK)
-        return t.bytes;
-    if (in && !rq->has_pipe &&
-        dvpp_image_init(&img, rq->vdec.format, in->width, in->height, 16, 2, NULL) == DVPP_OK &&
+    if (rq->has_pipe)
+        return frame_tensor(rq, w, h, &t, NULL) == DVPP_OK ? t.bytes : 0;
+    if (dvpp_image_init(&img, rq->vdec.format, w, h, 16, 2, NULL) == DVPP_OK &&
         dvpp_image_planes(&img, &pl, NULL) == DVPP_OK)
         return pl.total;
-    return REMOTE_MIN_SLOT;
+    return 0;
 }
 
-/* A ring for the frames of @rq: slots of @bytes, or (0) of planned_slot's. */
+/* Slots that take every frame of the stream: the largest output any of
+ * its frame sizes makes (@sz, every SPS read here; pixels grow with each
+ * side, so the maxima bound them; a tensor is planned for each size: one
+ * that follows the frame, e.g. shorter across aspect ratios, can be
+ * largest for a smaller picture). With sizes unknown or not all listed, 0:
+ * remote_ring's one slot as large as the daemon and the batch's cap allow,
+ * a sparse memfd where only what the frames write becomes memory. */
+static uint64_t planned_slot(const dvpp_video_request *rq, const dvpp_video_sizes *sz)
+{
+    uint64_t most = 0;
+
+    if (!sz || !sz->complete || sz->count == 0)
+        return 0;
+    if (!rq->has_pipe)
+        return frame_bytes(rq, sz->max_width, sz->max_height);
+    for (uint32_t i = 0; i < sz->count; i++) {
+        uint64_t n = frame_bytes(rq, sz->size[i].width, sz->size[i].height);
+        if (n == 0)
+            return 0;
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
+/* A ring for the frames of @rq: REMOTE_DECODE_SLOTS slots (fewer when they
+ * would pass the daemon's max_ring_bytes) of planned_slot's bytes, or one
+ * of at most @cap bytes. */
 static dvpp_status remote_ring(dvppc_conn *c, const dvpp_video_request *rq,
-                               const dvpp_video_info *in, uint64_t bytes, dvppc_ring **ring,
+                               const dvpp_video_sizes *sz, uint64_t cap, dvppc_ring **ring,
                                dvpp_err *err)
 {
-    uint64_t max = dvppc_info(c)->max_ring_bytes;
+    uint64_t max = dvppc_info(c)->max_ring_bytes, bytes = planned_slot(rq, sz);
     uint32_t slots = REMOTE_DECODE_SLOTS;
     dvppc_error e;
 
     if (!bytes)
-        bytes = planned_slot(rq, in);
+        bytes = max < cap ? max : cap, slots = 1;
     while (slots > 1 && slots * bytes > max)
         slots--;
     memset(&e, 0, sizeof(e));
@@ -490,9 +540,10 @@ static char *frame_spec(const ctl_args *a, const dvpp_video_request *rq)
 }
 
 /* video-decode through a decode channel: dvpp_video_run's @out and @res,
- * written as offline. The stream's size is probed here to size the slots;
- * a stream the probe refuses goes to the daemon all the same, which says
- * why. */
+ * written as offline. The stream is probed here (its first frame's size:
+ * the geometry of an empty result) and its parameter sets read (every
+ * frame size: the slots); a stream the probe refuses goes to the daemon
+ * all the same, which says why. */
 typedef struct vdec_channel {
     dvpp_video_request rq;
     dvpp_buf in;                 /* the file */
@@ -501,6 +552,8 @@ typedef struct vdec_channel {
     remote_decode d;             /* the frames as they come */
     dvpp_err perr;               /* why the probe refused the stream */
     bool known;                  /* the probe read the stream's size */
+    dvpp_video_sizes sizes;      /* every frame size its SPSs make */
+    bool sized;                  /* sizes were read */
     bool trimmed;                /* res.frame is exactly res.frames long */
     char *spec;
     dvppc_ring *ring;
@@ -524,6 +577,8 @@ static int vdec_prepare(ctl_args *a, void *state, dvpp_err *err)
         return 1;
     v->known = dvpp_video_probe(v->in.data, v->in.len, &a->lim, &v->res.info, &v->perr) ==
                DVPP_OK;
+    v->sized = dvpp_video_scan_sizes(v->in.data, v->in.len, &a->lim, &v->sizes, NULL) ==
+               DVPP_OK;
     v->spec = frame_spec(a, &v->rq);
     if (!v->spec) {
         dvpp_err_set(err, DVPP_ENOMEM, NULL, "cannot build the spec");
@@ -537,75 +592,6 @@ static int vdec_prepare(ctl_args *a, void *state, dvpp_err *err)
     return 0;
 }
 
-/* The frame a pass stopped at, looked at again (remote_look_at). */
-typedef struct remote_look {
-    remote_decode *d;
-    uint64_t k;                  /* the kept frame to look at */
-    uint64_t seen;               /* frames delivered so far */
-    size_t bytes;                /* its bytes, once seen */
-} remote_look;
-
-/* dvppc_frame_fn of the look: the frames before k are skipped; frame k's
- * bytes are noted and, for k >= 1, it goes through remote_frame's rule
- * (its refusal in d->st and d->err). */
-static int look_frame(void *ctx, const dvppc_frame *f)
-{
-    remote_look *l = ctx;
-    remote_decode *d = l->d;
-    dvpp_image img;
-    dvpp_tensor t;
-    size_t n;
-    dvpp_status st;
-
-    if (l->seen++ != l->k || !f->result.data)
-        return 0;
-    l->bytes = f->result.len;
-    if (l->k == 0)
-        return 0;
-    if (d->rq->has_pipe) {
-        st = ctl_out_tensor(&f->result, &t, &d->err);
-        if (st == DVPP_OK)
-            st = remote_tensor(d, f, &t, &d->err);
-    } else {
-        st = ctl_out_image(&f->result, &img, &d->err);
-        if (st == DVPP_OK)
-            st = remote_pixels(d, &img, &n, &d->err);
-    }
-    d->st = st;
-    return (int)st;
-}
-
-/* Kept frame @k passed the slots, which are sized from the stream's
- * header (that may give another frame's size: the last SPS an Annex-B
- * stream of two sizes shows): decode up to it again into one slot as large
- * as the daemon and the batch's cap allow (a sparse memfd: only what the
- * frame writes becomes memory) to see it. A frame k >= 1 changed the
- * output's shape: refused in dvpp_video_run's words (v->d.st); frame 0's
- * bytes (*bytes, 0 when unseen) size the slots of a second pass. */
-static void remote_look_at(dvppc_conn *c, vdec_channel *v, dvppc_vdec_opts o, uint64_t k,
-                           size_t *bytes)
-{
-    uint64_t cap = dvppc_info(c)->max_ring_bytes;
-    remote_look l = {.d = &v->d, .k = k};
-    dvppc_ring *ring = NULL;
-    dvppc_error e;
-
-    memset(&e, 0, sizeof(e));
-    if (cap > v->d.max_bytes)
-        cap = v->d.max_bytes;
-    o.max_frames = k + 1;
-    if (dvppc_ring_open(c, NULL, 1, cap, &ring, &e) == 0)
-        dvppc_video_decode(c, &o, v->in.data, v->in.len, ring, look_frame, &l, &e);
-    dvppc_ring_close(ring);
-    *bytes = l.bytes;
-}
-
-/* The daemon's word that a frame passed the slots. */
-static bool past_the_slots(const dvppc_error *e)
-{
-    return (dvpp_status)e->status == DVPP_ENOSPC && strcmp(e->field, "ring") == 0;
-}
-
 static dvpp_status vdec_talk(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *err)
 {
     vdec_channel *v = state;
@@ -614,28 +600,15 @@ static dvpp_status vdec_talk(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *
                          .fps = vd->fps, .keyframes_only = vd->keyframes_only,
                          .start_s = vd->start_s, .end_s = vd->end_s,
                          .max_frames = vd->max_frames, .spec = v->spec};
-    size_t bytes = 0;           /* the slots: planned from the stream's header */
     dvppc_error e;
     dvpp_status st;
 
     (void)a;
-    for (int pass = 0;; pass++) {
-        memset(&e, 0, sizeof(e));
-        st = remote_ring(c, &v->rq, v->known ? &v->res.info : NULL, bytes, &v->ring, err);
-        if (st != DVPP_OK ||
-            dvppc_video_decode(c, &o, v->in.data, v->in.len, v->ring, remote_frame, &v->d,
-                               &e) == 0)
-            return st;
-        if (v->d.st == DVPP_OK && past_the_slots(&e)) {
-            dvppc_ring_close(v->ring);
-            v->ring = NULL;
-            remote_look_at(c, v, o, v->res.frames, &bytes);
-            /* Frame 0 passed slots planned from a header: once more, its size. */
-            if (v->d.st == DVPP_OK && v->res.frames == 0 && bytes && pass == 0)
-                continue;
-        }
-        break;
-    }
+    memset(&e, 0, sizeof(e));
+    st = remote_ring(c, &v->rq, v->sized ? &v->sizes : NULL, v->d.max_bytes, &v->ring, err);
+    if (st != DVPP_OK ||
+        dvppc_video_decode(c, &o, v->in.data, v->in.len, v->ring, remote_frame, &v->d, &e) == 0)
+        return st;
     /* The callback's own reason, else the daemon's or the transport's. */
     if (v->d.st != DVPP_OK && err)
         *err = v->d.err;

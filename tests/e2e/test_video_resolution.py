@@ -86,8 +86,8 @@ def clip(tmp_path_factory):
     # (data, path, the parts' paths) of each stream
     for name, parts in (("data", [h264(*FIRST, N1), h264(*SECOND, N2)]),
                         ("fit", [h264(*FIRST, 3), h264(*SECOND, 3)]),  # fit 64x48: 64x48, 48x48
-                        # 160x160, 320x240, 160x160 again: its header (as dvpp_video_probe
-                        # reads it) says 160x160
+                        # 160x160, 320x240, 160x160 again: its first frame (as
+                        # dvpp_video_probe reads it) is 160x160
                         ("rise", [h264(*SECOND, 3), h264(*FIRST, 2), h264(*SECOND, 3)])):
         data = b"".join(parts)
         setattr(c, name, data)
@@ -403,17 +403,19 @@ def test_dvppctl_socket_refuses_as_offline(srv, clip, what):
     """A change the one .npy cannot hold: the same line on stderr (the
     library's words, naming the frame and both sizes) and exit status 1,
     after the frames before it, no file written. dvppctl sizes its slots
-    from the stream's header, which names one of its sizes (160x160 for
-    both streams here): a frame past them is looked at again in one large
-    slot, frame 0 (the drop: 320x240 first) to size the slots of a second
-    pass, frame 3 of the rise to refuse it in offline's words."""
+    for every frame size the stream's parameter sets make
+    (dvpp_video_scan_sizes: 320x240 for both streams here, whose first
+    frames are 320x240 and 160x160), so the daemon delivers the changing
+    frame and dvppctl refuses it in offline's words."""
     flags = {"frames": [], "fit": FOLLOW["fit"][1], "shorter": FOLLOW["shorter"][1],
              "rise-frames": [], "rise-fit": FOLLOW["fit"][1]}[what]
     src = {"frames": clip.path, "fit": clip.fit_path, "shorter": clip.fit_path}.get(
         what, clip.rise_path)
-    if what.startswith("rise"):  # the slots are sized for 160x160: frame 3 passes them
+    if what.startswith("rise"):  # the first frame is 160x160, a later one 320x240
         r = subprocess.run([DVPPCTL, "video-info", src], capture_output=True, text=True)
-        assert (json.loads(r.stdout)["width"], json.loads(r.stdout)["height"]) == SECOND, r
+        info = json.loads(r.stdout)
+        assert (info["width"], info["height"]) == SECOND, r
+        assert (info["max_width"], info["max_height"]) == FIRST, r
     (rc0, err0, wrote0, _), (rc1, err1, wrote1, _) = ctl_both(srv, clip, src, flags, what)
     assert rc0 == 1 and "EUNSUPPORTED" in err0 and "the resolution changes at frame" in err0, \
         err0
