@@ -1125,7 +1125,7 @@ dvpp_status dvpp_batch_new(dvpp_device *d, const dvpp_batch_desc *desc,
         pthread_mutex_unlock(&d->mu);
         dvpp_free(b->status, sz);
         dvpp_free(b, sizeof(*b));
-        return dvpp_err_set(err, st, NULL, "batch refused: %s",
+        return dvpp_err_set(err, st, g_reject_names[why], "batch refused: %s",
                             g_reject_names[why]);
     }
     b->id = d->next_batch_id++;

@@ -184,12 +184,19 @@ enum MHD_Result http_batch_job_create(http_req *r)
     dvpp_err_clear(&e);
     http_jobs_gc(r->h->jobs);
     st = batch_prepare(r, &t, &e);
+    /* A job keeps its body (the inputs) after the request has ended, until
+     * it is deleted or expires: like its result, the body holds its bytes
+     * of the device's budget meanwhile (http.max_body_memory counts only
+     * bodies being received). */
+    if (st == DVPP_OK)
+        st = dvpp_device_hold_bytes(r->h->device, r->body_cap, false, &e);
     if (st != DVPP_OK)
         return http_answer_error(r, &e);
     /* The job takes the body (its inputs point into it) and the result. */
     d = (http_job_desc){
         .device = r->h->device, .pipe = &r->spec.pipe, .inputs = r->inputs,
-        .n = r->ninputs, .body = r->body, .strict = r->spec.strict, .deadline_ns = 0,
+        .n = r->ninputs, .body = r->body, .body_held = r->body_cap,
+        .strict = r->spec.strict, .deadline_ns = 0,
         .result = r->result, .result_len = r->result_len, .header_len = r->header_len,
         .tensor = t, .release = http_result_release_job, .release_ctx = r->h,
         .output_held = true,

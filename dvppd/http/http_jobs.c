@@ -11,6 +11,8 @@ struct http_job {
     http_job *next;             /* registry list, under the registry mutex */
     dvpp_pipeline pipe;
     void *body;                  /* the bytes @in points into */
+    dvpp_device *device;         /* where @body_held is held */
+    uint64_t body_held;          /* of the device's byte budget, for @body */
     dvpp_batchjob_input *in;
     size_t n;
     dvpp_batchjob *bj;
@@ -53,11 +55,22 @@ dvpp_status http_jobs_new(unsigned max, unsigned ttl_s, http_jobs **out, dvpp_er
     return DVPP_OK;
 }
 
+/* Release a job's body and the budget it held (@release its allocator). */
+static void body_release(dvpp_device *d, void **body, uint64_t *held, http_buf_release release,
+                         void *ctx)
+{
+    if (*body && release)
+        release(ctx, *body);
+    *body = NULL;
+    if (*held)
+        dvpp_device_release_bytes(d, *held);
+    *held = 0;
+}
+
 static void job_free(http_job *j)
 {
     dvpp_batchjob_free(j->bj); /* cancels, waits for running items */
-    if (j->body && j->release)
-        j->release(j->release_ctx, j->body);
+    body_release(j->device, &j->body, &j->body_held, j->release, j->release_ctx);
     dvpp_free(j->in, j->n * sizeof(*j->in));
     if (j->result && j->release)
         j->release(j->release_ctx, j->result);
@@ -91,8 +104,8 @@ static http_job *job_make(http_job_desc *d)
     }
     j->n = d->n;
     memcpy(j->in, d->inputs, d->n * sizeof(*j->in));
-    j->body = d->body;
-    d->body = NULL;
+    j->body = d->body, j->body_held = d->body_held, j->device = d->device;
+    d->body = NULL, d->body_held = 0;
     j->pipe = *d->pipe;
     j->result = d->result, j->result_len = d->result_len, j->header_len = d->header_len;
     j->tensor = d->tensor;
@@ -145,9 +158,7 @@ unreserve:
     js->count--;
     pthread_mutex_unlock(&js->mu);
 refuse:
-    if (d->body && d->release)
-        d->release(d->release_ctx, d->body);
-    d->body = NULL;
+    body_release(d->device, &d->body, &d->body_held, d->release, d->release_ctx);
     if (d->result && d->release)
         d->release(d->release_ctx, d->result);
     d->result = NULL;

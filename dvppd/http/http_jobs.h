@@ -43,6 +43,9 @@ typedef struct http_job_desc {
     size_t n;
     void *body;                    /* the bytes @inputs point into: owned from
                                       now on, released with @release */
+    uint64_t body_held;            /* bytes of @device's budget the caller
+                                      holds for @body (dvpp_device_hold_bytes):
+                                      owned from now on, released with it */
     bool strict;
     uint64_t deadline_ns;          /* per item, before it runs; 0 = none */
     /* The result: @result (owned from now on, released with @release) holds
@@ -65,7 +68,8 @@ void http_jobs_free(http_jobs *js);
 
 /* Start a job and list it. DVPP_EAGAIN ("batches") when @max jobs are
  * listed, the errors of dvpp_batchjob_start_opts. On failure the body
- * and the result buffer are still released (ownership was passed). On
+ * (with its hold) and the result buffer are still released (ownership was
+ * passed). On
  * success *id is the job's id. */
 dvpp_status http_jobs_start(http_jobs *js, http_job_desc *d, uint64_t *id,
                              dvpp_err *err);
