@@ -1,6 +1,7 @@
 # dvppd: the one build entry.
 #
 #   make            build libdvpp.a, dvppd, dvppctl (quiet; V=1 shows commands)
+#                   and the AscendCL tree $(BUILD)/acl (clients/acl, docs/acl.md)
 #   make run        install missing Debian packages, build, start dvppd
 #   make test       install missing packages, build, run unit + e2e suites
 #   make check      the same suites under ASan+UBSan (build/asan)
@@ -18,7 +19,8 @@
 # rebuilds everything (the flags are recorded in $(BUILD)/.flags).
 # Install: PREFIX (/usr/local), DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, DATADIR,
 # MANDIR, PYTHONDIR, SYSCONFDIR (/etc, not under PREFIX), UNITDIR
-# ($(PREFIX)/lib/systemd/system), SYSUSERSDIR, TMPFILESDIR.
+# ($(PREFIX)/lib/systemd/system), SYSUSERSDIR, TMPFILESDIR, ACLDIR
+# ($(PREFIX)/lib/dvpp/acl, the AscendCL tree).
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -76,7 +78,7 @@ DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
 	libsystemd-dev
 DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
 	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates \
-	python3-protobuf ffmpeg systemd
+	python3-protobuf ffmpeg systemd cmake g++
 DEB_FUZZ := clang libclang-rt-14-dev
 DEB_BENCH := wrk nginx libnginx-mod-http-image-filter
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
@@ -167,11 +169,54 @@ FUZZ_REPLAY_DVPPD := $(FUZZ_DVPPD:$(BUILD)/tests/fuzz/%=$(BUILD)/tests/fuzz/repl
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 
+# AscendCL on any CPU (clients/acl/, docs/acl.md): the CANN-style tree
+# $(ACL)/ = runtime/include/acl/... (the headers, copied),
+# runtime/lib64/{libascendcl,libacl_dvpp,libacl_cblas}.so, the same three in
+# runtime/lib64/stub/, and set_env.sh; so INSTALL_DIR=$(ACL) works straight
+# from a build. Each library carries a private copy of the libdvpp objects
+# it needs: libdvpp's sources compiled again -fPIC -fvisibility=hidden into
+# $(ACL_PIC_A), which the linker pulls from object by object, with
+# --exclude-libs,ALL so no dvpp_* symbol is exported. The sources are
+# wildcards (an empty one still builds a loadable library).
+ACL := $(BUILD)/acl
+ACL_OBJ := $(ACL)/obj
+ACL_LIB64 := $(ACL)/runtime/lib64
+ACL_HDR_SRCS := $(wildcard clients/acl/runtime/include/acl/*.h \
+	clients/acl/runtime/include/acl/*/*.h)
+ACL_HDRS := $(ACL_HDR_SRCS:clients/acl/%=$(ACL)/%)
+ACL_RT_SRCS := $(wildcard clients/acl/src/acl_rt_*.c)
+ACL_DVPP_SRCS := $(wildcard clients/acl/src/acl_dvpp_*.c clients/acl/src/acl_vdec.c \
+	clients/acl/src/acl_venc.c)
+ACL_CBLAS_SRCS := $(wildcard clients/acl/src/acl_cblas.c)
+ACL_RT_OBJS := $(ACL_RT_SRCS:%.c=$(ACL_OBJ)/%.o)
+ACL_DVPP_OBJS := $(ACL_DVPP_SRCS:%.c=$(ACL_OBJ)/%.o)
+ACL_CBLAS_OBJS := $(ACL_CBLAS_SRCS:%.c=$(ACL_OBJ)/%.o)
+ACL_PIC_OBJS := $(LIB_SRCS:%.c=$(ACL_OBJ)/%.o)
+ACL_PIC_A := $(ACL_OBJ)/libdvpp_pic.a
+ACL_SO_NAMES := libascendcl.so libacl_dvpp.so libacl_cblas.so
+ACL_SOS := $(addprefix $(ACL_LIB64)/,$(ACL_SO_NAMES))
+ACL_STUBS := $(addprefix $(ACL_LIB64)/stub/,$(ACL_SO_NAMES))
+ACL_ENV := $(ACL)/set_env.sh
+ACL_TREE := $(ACL_HDRS) $(ACL_SOS) $(ACL_STUBS) $(ACL_ENV)
+# What the ACL sources see: the public headers, the private bridge
+# (acl_int.h), libdvpp's headers; FUNC_VISIBILITY makes ACL_FUNC_VISIBILITY
+# export the API.
+ACL_CFLAGS := -Iclients/acl/runtime/include -Iclients/acl/src -Idevice \
+	-DFUNC_VISIBILITY -DENABLE_DVPP_INTERFACE
+# Where `make install` puts the tree (set_env.sh there names this path).
+ACLDIR ?= $(PREFIX)/lib/dvpp/acl
+# C tests of the layer (cmocka), linked against the built libraries with an
+# rpath to them, compiled against the copied headers; run by `make unit`.
+ACL_TEST_SRCS := $(wildcard tests/acl/test_*.c)
+ACL_TEST_BINS := $(ACL_TEST_SRCS:%.c=$(BUILD)/%)
+
 ALL_OBJS := $(LIB_OBJS) $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(IPC_OBJS) $(CLIENT_OBJS) \
 	$(EXAMPLE_SRCS:%.c=$(OBJ)/%.o) $(E2E_C_SRCS:%.c=$(OBJ)/%.o) \
 	$(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(UNIT_HELPER_OBJS) \
 	$(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BENCH_SRCS:%.c=$(OBJ)/%.o) \
 	$(FUZZ_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/tests/fuzz/replay_main.o
+ALL_OBJS += $(ACL_PIC_OBJS) $(ACL_RT_OBJS) $(ACL_DVPP_OBJS) $(ACL_CBLAS_OBJS) \
+	$(ACL_TEST_SRCS:%.c=$(OBJ)/%.o)
 
 # Record the flags; objects depend on the record, so a flag change rebuilds.
 FLAGS_FILE := $(BUILD)/.flags
@@ -183,7 +228,7 @@ $(shell mkdir -p $(BUILD) && (echo '$(FLAGS_NOW)' | cmp -s - $(FLAGS_FILE) || ec
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(DVPPD) $(DVPPCTL) $(CLIENT_A) $(CLIENT_SO) $(PROTO_PY) $(EXAMPLE_BINS) \
-	$(E2E_C_BINS)
+	$(E2E_C_BINS) $(ACL_TREE)
 
 $(PROTO_C) $(PROTO_H): proto/dvpp.proto
 	@mkdir -p $(GEN)
@@ -321,6 +366,81 @@ $(BUILD)/bench/%: $(OBJ)/bench/%.o $(CLIENT_A) $(LIB)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(PROTO_LIBS) $(FINAL_LIBS)
 
+# --- AscendCL tree (the ACL_* variables above; docs/acl.md) -----------------
+# libdvpp's objects again, PIC and hidden (each with its file's ISA flags),
+# and the layer's own sources with ACL_CFLAGS.
+$(ACL_OBJ)/%.o: %.c $(FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)
+	$(Q)$(CC) $(FINAL_CFLAGS) $(ACL_EXTRA) $(ISA) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(ACL_OBJ)/%_sse41.o: ISA := $(ISA_sse41)
+$(ACL_OBJ)/%_avx2.o: ISA := $(ISA_avx2)
+$(ACL_OBJ)/%_avx512.o: ISA := $(ISA_avx512)
+$(ACL_OBJ)/clients/acl/%.o: ACL_EXTRA := $(ACL_CFLAGS)
+
+$(ACL_PIC_A): $(ACL_PIC_OBJS)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# Unversioned SONAMEs (stub and real copies are interchangeable). -z defs
+# finds an unresolved symbol at build time rather than in a program's
+# loader; the sanitizers' runtimes resolve only in the program, so it is
+# left out under them. libacl_dvpp.so and libacl_cblas.so need
+# libascendcl.so (the runtime, the acli_* bridge) and find it beside
+# themselves ($ORIGIN) when a program's own search path does not.
+ACL_SO_LDFLAGS = $(FINAL_LDFLAGS) -shared -Wl,--exclude-libs,ALL $(if $(SAN_FLAGS),,-Wl,-z,defs)
+ACL_SO_LIBS = -Wl,--as-needed $(FINAL_LIBS) -Wl,--no-as-needed
+
+$(ACL_LIB64)/libascendcl.so: $(ACL_RT_OBJS) $(ACL_PIC_A)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(ACL_SO_LDFLAGS) -Wl,-soname,libascendcl.so -o $@ $(ACL_RT_OBJS) \
+		$(ACL_PIC_A) $(ACL_SO_LIBS)
+
+$(ACL_LIB64)/libacl_dvpp.so: $(ACL_DVPP_OBJS) $(ACL_PIC_A) $(ACL_LIB64)/libascendcl.so
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(ACL_SO_LDFLAGS) -Wl,-soname,libacl_dvpp.so -Wl,-rpath,'$$ORIGIN' -o $@ \
+		$(ACL_DVPP_OBJS) $(ACL_PIC_A) -Wl,--no-as-needed $(ACL_LIB64)/libascendcl.so \
+		$(ACL_SO_LIBS)
+
+$(ACL_LIB64)/libacl_cblas.so: $(ACL_CBLAS_OBJS) $(ACL_LIB64)/libascendcl.so
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(ACL_SO_LDFLAGS) -Wl,-soname,libacl_cblas.so -Wl,-rpath,'$$ORIGIN' -o $@ \
+		$(ACL_CBLAS_OBJS) -Wl,--no-as-needed $(ACL_LIB64)/libascendcl.so $(ACL_SO_LIBS)
+
+$(ACL_LIB64)/stub/%.so: $(ACL_LIB64)/%.so
+	@mkdir -p $(dir $@)
+	$(call quiet,CP,$@)
+	$(Q)cp -f $< $@
+
+$(ACL)/runtime/include/%.h: clients/acl/runtime/include/%.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CP,$@)
+	$(Q)cp -f $< $@
+
+# set_env.sh finds its own folder when sourced by bash or zsh; a plain sh
+# gets the folder it was made for (here: this build's, installed: ACLDIR).
+$(ACL_ENV): clients/acl/set_env.sh.in
+	@mkdir -p $(dir $@)
+	$(call quiet,GEN,$@)
+	$(Q)sed -e 's|@ACL_DIR@|$(abspath $(ACL))|g' $< > $@
+
+$(OBJ)/tests/acl/%.o: FINAL_CFLAGS += -I$(ACL)/runtime/include -Iclients/acl/src \
+	-DENABLE_DVPP_INTERFACE
+$(ACL_TEST_SRCS:%.c=$(OBJ)/%.o): $(ACL_HDRS)
+
+# libdvpp.a too, for tests that compare with libdvpp called directly (its
+# copy is the program's own; the libraries' copies stay hidden).
+$(BUILD)/tests/acl/%: $(OBJ)/tests/acl/%.o $(ACL_SOS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $< -Wl,--no-as-needed -L$(ACL_LIB64) -lacl_dvpp \
+		-lascendcl -lacl_cblas -Wl,-rpath,$(abspath $(ACL_LIB64)) $(LIB) $(FINAL_LIBS) \
+		$(TEST_LIBS)
+
 # --- running ----------------------------------------------------------------
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -333,9 +453,9 @@ test-data:
 
 # The unit suites run twice: at the CPU's SIMD level and capped to scalar,
 # so every dispatch path is exercised on this machine.
-unit: all $(UNIT_BINS)
-	$(Q)tests/tools/run-unit $(UNIT_BINS)
-	$(Q)DVPP_SIMD=scalar tests/tools/run-unit $(UNIT_BINS)
+unit: all $(UNIT_BINS) $(ACL_TEST_BINS)
+	$(Q)tests/tools/run-unit $(UNIT_BINS) $(ACL_TEST_BINS)
+	$(Q)DVPP_SIMD=scalar tests/tools/run-unit $(UNIT_BINS) $(ACL_TEST_BINS)
 
 # DVPP_MAKE_VARS: what a test needs to run `make install` on this very build
 # (tests/e2e/test_install.py) without rebuilding it with other flags. CI
@@ -348,7 +468,7 @@ e2e: all
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/e2e
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(ACL_TEST_BINS)
 	$(Q)$(MAKE) --no-print-directory test-data
 	$(Q)$(MAKE) --no-print-directory unit e2e
 
@@ -438,6 +558,13 @@ install: all
 	@if [ -e $(CONF) ]; then echo "kept $(CONF) (it exists)"; else \
 		echo "install -m 0644 systemd/dvppd.conf $(CONF)"; \
 		install -m 0644 systemd/dvppd.conf $(CONF); fi
+	@# The AscendCL tree, as it is in $(ACL) (set_env.sh naming ACLDIR).
+	install -d $(D)$(ACLDIR)/runtime/lib64/stub
+	for h in $(ACL_HDRS:$(ACL)/%=%); do install -D -m 0644 $(ACL)/$$h $(D)$(ACLDIR)/$$h || exit 1; done
+	install -m 0755 $(ACL_SOS) $(D)$(ACLDIR)/runtime/lib64/
+	install -m 0755 $(ACL_STUBS) $(D)$(ACLDIR)/runtime/lib64/stub/
+	sed -e 's|@ACL_DIR@|$(ACLDIR)|g' clients/acl/set_env.sh.in > $(D)$(ACLDIR)/set_env.sh
+	chmod 0644 $(D)$(ACLDIR)/set_env.sh
 
 # Everything install wrote; the config only while it is the shipped one, and
 # only the folders that are dvppd's own.
@@ -451,7 +578,8 @@ uninstall:
 		$(D)$(MANDIR)/man8/dvppd.8 \
 		$(D)$(UNITDIR)/dvppd.service $(D)$(UNITDIR)/dvppd.socket \
 		$(D)$(SYSUSERSDIR)/dvppd.conf $(D)$(TMPFILESDIR)/dvppd.conf
-	rm -rf $(D)$(INCLUDEDIR)/dvpp $(D)$(PYTHONDIR)/dvpp $(D)$(DATADIR)/dvppd
+	rm -rf $(D)$(INCLUDEDIR)/dvpp $(D)$(PYTHONDIR)/dvpp $(D)$(DATADIR)/dvppd $(D)$(ACLDIR)
+	rmdir $(D)$(patsubst %/,%,$(dir $(ACLDIR))) 2>/dev/null || true
 	@if cmp -s systemd/dvppd.conf $(CONF); then echo "rm -f $(CONF)"; rm -f $(CONF); \
 	elif [ -e $(CONF) ]; then echo "kept $(CONF) (changed from the shipped one)"; fi
 	rmdir $(D)$(SYSCONFDIR)/dvppd 2>/dev/null || true

@@ -7,6 +7,11 @@ both talk to the installed daemon; `make install` must not replace an
 existing /etc/dvppd/dvppd.conf, and `make uninstall` must leave no file
 behind (keeping only a config the operator changed).
 
+The AscendCL tree (clients/acl, docs/acl.md) goes to PREFIX/lib/dvpp/acl
+as it is in $(BUILD)/acl: headers, the three libraries and their stub
+copies, and a set_env.sh that, sourced, points INSTALL_DIR and the loader
+at that tree (test_acl_tree).
+
 `make install` depends on `all`, so it runs with the very make variables of
 this build, from $DVPP_MAKE_VARS (`make e2e` sets it: BUILD, SANITIZER, OPT,
 CC, ...); without it they are read back from $(BUILD)/.flags.
@@ -110,6 +115,25 @@ def expected_layout():
     py = glob.glob(os.path.join(ROOT, "clients", "python", "dvpp", "*.py"))
     assert any(p.endswith("dvpp_pb2.py") for p in py), "make generates dvpp_pb2.py"
     files |= {f"{u}/lib/python3/dist-packages/dvpp/{os.path.basename(p)}" for p in py}
+    files |= {f"{u}/lib/dvpp/acl/{p}" for p in acl_tree()}
+    return files
+
+
+ACL_LIBS = ("libascendcl.so", "libacl_dvpp.so", "libacl_cblas.so")
+
+
+def acl_tree():
+    """The AscendCL tree's files, relative to its root (build/acl or
+    PREFIX/lib/dvpp/acl): every header of clients/acl/runtime/include, the
+    libraries in runtime/lib64 and runtime/lib64/stub, set_env.sh."""
+    src = os.path.join(ROOT, "clients", "acl")
+    headers = glob.glob(os.path.join(src, "runtime", "include", "acl", "**", "*.h"),
+                        recursive=True)
+    assert os.path.join(src, "runtime", "include", "acl", "acl.h") in headers
+    files = {os.path.relpath(h, src) for h in headers}
+    files |= {f"runtime/lib64/{n}" for n in ACL_LIBS}
+    files |= {f"runtime/lib64/stub/{n}" for n in ACL_LIBS}
+    files.add("set_env.sh")
     return files
 
 
@@ -186,7 +210,7 @@ def test_layout(staged):
     assert f"\nExecStart={PREFIX}/bin/dvppd --config /etc/dvppd/dvppd.conf\n" in service
     for p in tree(staged):
         if not os.path.islink(os.path.join(staged, p)) and "/bin/" not in p and \
-                not p.endswith(".so.1"):
+                not p.endswith(".so.1") and not p.endswith(".so"):
             assert stat.S_IMODE(os.stat(os.path.join(staged, p)).st_mode) == 0o644, p
     # pkg-config files point at PREFIX.
     for pc in ("dvppclient", "libdvpp"):
@@ -194,6 +218,75 @@ def test_layout(staged):
             text = f.read()
         body = [ln for ln in text.splitlines() if not ln.startswith("#")]
         assert f"prefix={PREFIX}" in body and not any("@" in ln for ln in body), text
+
+
+LOADED_PROG = r"""
+#define _GNU_SOURCE
+#include <link.h>
+#include <stdio.h>
+/* Print the path of every shared object the loader mapped. */
+static int show(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    if (info->dlpi_name[0] != '\0')
+        printf("%s\n", info->dlpi_name);
+    return 0;
+}
+int main(void)
+{
+    return dl_iterate_phdr(show, NULL);
+}
+"""
+
+
+def test_acl_tree(staged, tmp_path):
+    """The installed AscendCL tree is the build's: headers as in the source,
+    libraries as built (755), stubs identical to them; set_env.sh (644,
+    sourced by bash) sets INSTALL_DIR to the folder it sits in and puts its
+    runtime/lib64 first on LD_LIBRARY_PATH, where a program linked from
+    runtime/lib64/stub without an rpath (as CANN programs are) finds the
+    real libraries; a plain sh, which cannot tell a sourced file its path,
+    gets the installed location PREFIX/lib/dvpp/acl."""
+    acl = os.path.join(staged, PREFIX.lstrip("/"), "lib", "dvpp", "acl")
+    built = os.path.join(ROOT, BUILD, "acl")
+    for p in acl_tree():
+        if p.startswith("runtime/include/"):
+            assert filecmp.cmp(os.path.join(acl, p), os.path.join(ROOT, "clients", "acl", p),
+                               shallow=False), p
+    for n in ACL_LIBS:
+        real = os.path.join(acl, "runtime", "lib64", n)
+        assert filecmp.cmp(real, os.path.join(built, "runtime", "lib64", n), shallow=False)
+        assert filecmp.cmp(real, os.path.join(acl, "runtime", "lib64", "stub", n),
+                           shallow=False)
+        assert stat.S_IMODE(os.stat(real).st_mode) == 0o755, n
+    env_sh = os.path.join(acl, "set_env.sh")
+    assert stat.S_IMODE(os.stat(env_sh).st_mode) == 0o644
+    show = 'printf "%s\n%s\n" "$INSTALL_DIR" "$LD_LIBRARY_PATH"'
+    env = {k: v for k, v in os.environ.items() if k not in ("INSTALL_DIR", "LD_LIBRARY_PATH")}
+    for shell, want in (("bash", acl), ("sh", f"{PREFIX}/lib/dvpp/acl")):
+        r = subprocess.run([shell, "-c", f". '{env_sh}' && {show}"], capture_output=True,
+                           text=True, timeout=30, env=dict(env, LD_LIBRARY_PATH="/opt/x"))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.splitlines() == [want, f"{want}/runtime/lib64:/opt/x"], (shell, r.stdout)
+
+    words = make_vars()
+    cc = var(words, "CC", "cc") or "cc"
+    san = var(words, "SANITIZER")
+    san_flags = [f"-fsanitize={san}", "-fno-omit-frame-pointer"] if san else []
+    (tmp_path / "loaded.c").write_text(LOADED_PROG)
+    exe = str(tmp_path / "loaded")
+    cmd = [cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *san_flags, "-o", exe,
+           str(tmp_path / "loaded.c"), "-Wl,--no-as-needed",
+           f"-L{acl}/runtime/lib64/stub", "-lascendcl", "-lacl_dvpp", "-lacl_cblas"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"{shlex.join(cmd)}:\n{r.stderr}"
+    r = subprocess.run(["bash", "-c", f". '{env_sh}' && exec '{exe}'"], capture_output=True,
+                       text=True, timeout=30, env=env)
+    assert r.returncode == 0, r.stderr
+    loaded = {os.path.basename(p): p for p in r.stdout.splitlines()}
+    for n in ACL_LIBS:
+        assert loaded.get(n) == os.path.join(acl, "runtime", "lib64", n), r.stdout
 
 
 def pkg_config(staged, *args):
