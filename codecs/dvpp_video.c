@@ -5,7 +5,6 @@
 #include "video_int.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,21 +17,9 @@
 /* Only these demuxers are ever tried; with custom I/O no protocol is. */
 #define FORMAT_WHITELIST "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,h264,hevc"
 #define IO_BUFFER 32768
-/* swscale flags of ffmpeg's auto-inserted scaler: the same bytes as the CLI. */
+/* swscale flags of ffmpeg's auto-inserted scaler: the same bytes as the CLI
+ * (the encoder's input conversion; decoded frames: dvpp_video_frame.c). */
 #define SWS_FLAGS SWS_BICUBIC
-
-static pthread_once_t g_quiet_once = PTHREAD_ONCE_INIT;
-
-/* FFmpeg logs to stderr by default; a daemon wants our errors only. */
-static void make_quiet(void)
-{
-    av_log_set_level(AV_LOG_QUIET);
-}
-
-static void quiet(void)
-{
-    pthread_once(&g_quiet_once, make_quiet);
-}
 
 static const char *averr(int e, char buf[AV_ERROR_MAX_STRING_SIZE])
 {
@@ -137,13 +124,6 @@ static AVDictionary *probe_options(const dvpp_limits *lim)
     av_dict_set(&o, "max_pixels", px, 0);
     av_dict_set(&o, "threads", "1", 0);
     return o;
-}
-
-static dvpp_status check_size(const dvpp_limits *lim, int w, int h, dvpp_err *err)
-{
-    if (w <= 0 || h <= 0)
-        return dvpp_err_set(err, DVPP_ECORRUPT, "video", "the stream declares no frame size");
-    return dvpp_limits_check_image(lim, (uint64_t)w, (uint64_t)h, err);
 }
 
 /* --- the size a stream claims ---------------------------------------------------- */
@@ -311,7 +291,7 @@ static dvpp_status demux_input(demux *d, const uint8_t *data, size_t len,
     int e;
 
     memset(d, 0, sizeof(*d));
-    quiet();
+    dvpp__video_quiet();
     if (!data || len == 0)
         return dvpp_err_set(err, DVPP_EINVAL, "input", "no video bytes");
     if (len > lim->max_video_bytes)
@@ -472,7 +452,7 @@ static dvpp_status check_stream_size(const demux *d, const dvpp_video_info *info
                                      const dvpp_limits *lim, dvpp_err *err)
 {
     const AVCodecParameters *cp = d->fmt->streams[d->stream]->codecpar;
-    dvpp_status st = cp->width > 0 ? check_size(lim, cp->width, cp->height, err)
+    dvpp_status st = cp->width > 0 ? dvpp__video_check_size(lim, cp->width, cp->height, err)
                                    : sizeless(d, lim, err);
 
     if (st == DVPP_OK)
@@ -646,14 +626,7 @@ void dvpp_vdec_opts_init(dvpp_vdec_opts *o)
 
 static enum AVPixelFormat av_format_of(dvpp_pixfmt f)
 {
-    switch (f) {
-    case DVPP_PIXEL_NV12: return AV_PIX_FMT_NV12;
-    case DVPP_PIXEL_NV21: return AV_PIX_FMT_NV21;
-    case DVPP_PIXEL_RGB: return AV_PIX_FMT_RGB24;
-    case DVPP_PIXEL_BGR: return AV_PIX_FMT_BGR24;
-    case DVPP_PIXEL_I420: return AV_PIX_FMT_YUV420P;
-    default: return AV_PIX_FMT_NONE;
-    }
+    return (enum AVPixelFormat)dvpp__video_av_format(f);
 }
 
 typedef struct vdec {
@@ -663,10 +636,7 @@ typedef struct vdec {
     AVCodecContext *ctx;
     AVFrame *frame;
     AVPacket *pkt;
-    struct SwsContext *sws;
-    int sws_w, sws_h, sws_fmt;
-    int sws_cs, sws_range;      /* the frame colorspace/range sws is set for */
-    dvpp_image out;             /* converted frame, reused */
+    video_conv conv;            /* the converted frame, reused */
     uint64_t decoded, kept;
     double fps, prev_kept_t;
     bool have_prev;
@@ -699,11 +669,7 @@ static dvpp_status open_decoder(vdec *v, dvpp_err *err)
     v->ctx->width = v->d.declared[2 * v->d.stream];
     v->ctx->height = v->d.declared[2 * v->d.stream + 1];
     v->ctx->pkt_timebase = st->time_base;
-    v->ctx->thread_count = (int)(v->o->threads ? v->o->threads : 1);
-    /* A damaged frame is an error, never a concealed picture. */
-    v->ctx->err_recognition = AV_EF_EXPLODE | AV_EF_BITSTREAM | AV_EF_BUFFER;
-    v->ctx->error_concealment = 0;
-    v->ctx->max_pixels = (int64_t)v->lim->max_pixels;
+    dvpp__video_decoder_setup(v->ctx, v->lim, v->o->threads);
     e = avcodec_open2(v->ctx, dec, NULL);
     if (e < 0)
         return dvpp_err_set(err, DVPP_ECORRUPT, "video", "cannot open the decoder: %s",
@@ -758,74 +724,6 @@ static bool keep_frame(vdec *v, uint64_t n, double t, bool key)
     return true;
 }
 
-/* The matrix and range the ffmpeg CLI's scale filter (5.1) converts a frame
- * with: the frame's own ("auto"), BT.601 when it names none or one swscale
- * lacks (vf_scale's parse_yuv_type). Without this a BT.709 stream comes out
- * as other RGB bytes than `ffmpeg -pix_fmt rgb24`. */
-static void set_colorspace(vdec *v, const AVFrame *f)
-{
-    int *inv, *tab, src_full, dst_full, bri, con, sat;
-    int cs = f->colorspace;
-    const int *coef;
-
-    if (cs == v->sws_cs && (int)f->color_range == v->sws_range)
-        return;
-    v->sws_cs = cs;
-    v->sws_range = (int)f->color_range;
-    if (cs < 1 || cs > 10 || cs == 8)
-        cs = AVCOL_SPC_BT470BG;
-    coef = sws_getCoefficients(cs);
-    if (sws_getColorspaceDetails(v->sws, &inv, &src_full, &tab, &dst_full, &bri, &con,
-                                 &sat) < 0)
-        return;
-    if (f->color_range != AVCOL_RANGE_UNSPECIFIED)
-        src_full = f->color_range == AVCOL_RANGE_JPEG;
-    sws_setColorspaceDetails(v->sws, coef, src_full, coef, dst_full, bri, con, sat);
-}
-
-/* Convert @f into v->out (allocated once per size), through swscale. */
-static dvpp_status convert(vdec *v, const AVFrame *f, dvpp_err *err)
-{
-    enum AVPixelFormat dst = av_format_of(v->o->format);
-    uint8_t *dp[4] = {0};
-    int ds[4] = {0};
-    dvpp_planes pl;
-    dvpp_status st;
-
-    if (f->width != v->sws_w || f->height != v->sws_h || f->format != v->sws_fmt) {
-        st = check_size(v->lim, f->width, f->height, err);
-        if (st != DVPP_OK)
-            return st;
-        sws_freeContext(v->sws);
-        dvpp_image_free(&v->out);
-        v->sws = sws_getContext(f->width, f->height, (enum AVPixelFormat)f->format, f->width,
-                                f->height, dst, SWS_FLAGS, NULL, NULL, NULL);
-        if (!v->sws)
-            return dvpp_err_set(err, DVPP_EUNSUPPORTED, "video",
-                                "cannot convert %s frames", av_get_pix_fmt_name(f->format));
-        st = dvpp_image_init(&v->out, v->o->format, (uint32_t)f->width, (uint32_t)f->height,
-                             v->o->align_w ? v->o->align_w : 16,
-                             v->o->align_h ? v->o->align_h : 2, err);
-        if (st == DVPP_OK)
-            st = dvpp_image_alloc(&v->out, err);
-        if (st != DVPP_OK)
-            return st;
-        memset(v->out.data, 0, v->out.size); /* stride padding is defined */
-        v->sws_w = f->width, v->sws_h = f->height, v->sws_fmt = f->format;
-        v->sws_cs = -1;
-    }
-    set_colorspace(v, f);
-    st = dvpp_image_planes(&v->out, &pl, err);
-    if (st != DVPP_OK)
-        return st;
-    for (int k = 0; k < pl.count && k < 4; k++) {
-        dp[k] = v->out.data + pl.p[k].offset;
-        ds[k] = (int)pl.p[k].stride;
-    }
-    sws_scale(v->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, dp, ds);
-    return DVPP_OK;
-}
-
 static dvpp_status take_frame(vdec *v, dvpp_err *err)
 {
     const AVFrame *f = v->frame;
@@ -844,7 +742,7 @@ static dvpp_status take_frame(vdec *v, dvpp_err *err)
         return dvpp_err_set(err, DVPP_ELIMIT, "max_video_frames",
                             "more than %u frames (max_video_frames)",
                             v->lim->max_video_frames);
-    if (f->decode_error_flags || (f->flags & AV_FRAME_FLAG_CORRUPT))
+    if (dvpp__video_frame_damaged(f))
         return dvpp_err_set(err, DVPP_ECORRUPT, "video", "frame %llu is damaged",
                             (unsigned long long)n);
     if (v->o->end_s > 0 && t > v->o->end_s) {
@@ -853,10 +751,11 @@ static dvpp_status take_frame(vdec *v, dvpp_err *err)
     }
     if (!keep_frame(v, n, t, f->key_frame))
         return DVPP_OK;
-    st = convert(v, f, err);
+    st = dvpp__video_conv_frame(&v->conv, f, v->o->format, v->o->align_w, v->o->align_h, v->lim,
+                                err);
     if (st != DVPP_OK)
         return st;
-    vf = (dvpp_vframe){&v->out, n, v->kept, f->best_effort_timestamp, t, f->key_frame != 0};
+    vf = (dvpp_vframe){&v->conv.out, n, v->kept, f->best_effort_timestamp, t, f->key_frame != 0};
     st = v->sink(v->ctx_sink, &vf, err);
     v->kept++;
     v->prev_kept_t = t;
@@ -948,7 +847,7 @@ dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_o
     v.lim = lim ? lim : &def;
     v.sink = sink;
     v.ctx_sink = ctx;
-    v.sws_fmt = -1;
+    dvpp__video_conv_init(&v.conv);
     st = demux_open(&v.d, data, len, v.lim, err);
     if (st != DVPP_OK)
         return st;
@@ -961,8 +860,7 @@ dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_o
         st = open_decoder(&v, err);
     if (st == DVPP_OK)
         st = run_decode(&v, err);
-    sws_freeContext(v.sws);
-    dvpp_image_free(&v.out);
+    dvpp__video_conv_fini(&v.conv);
     av_packet_free(&v.pkt);
     av_frame_free(&v.frame);
     avcodec_free_context(&v.ctx);
@@ -1169,7 +1067,7 @@ dvpp_status dvpp_venc_open(const dvpp_venc_opts *o, dvpp_buf *out, dvpp_venc **e
     *enc = NULL;
     if (st != DVPP_OK)
         return st;
-    quiet();
+    dvpp__video_quiet();
     name = o->codec == DVPP_VIDEO_H265 ? "libx265" : "libx264";
     codec = avcodec_find_encoder_by_name(name);
     if (!codec)

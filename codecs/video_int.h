@@ -1,15 +1,27 @@
-/* Folder-private pieces of the video module: what a stream's H.264/H.265
- * parameter sets say, read by hand (dvpp_video_sps.c) for dvpp_video.c,
- * which needs it before libavformat's probing decoders run (the claims
- * held to the limits) and where libavformat's own answer is not the first
- * frame's (its codec parameters end at whichever SPS probing parsed last).
- * Plain functions of bytes: no allocation, no FFmpeg call. */
+/* Folder-private pieces of the video modules.
+ *
+ * What a stream's H.264/H.265 parameter sets say, read by hand
+ * (dvpp_video_sps.c) for dvpp_video.c, which needs it before libavformat's
+ * probing decoders run (the claims held to the limits) and where
+ * libavformat's own answer is not the first frame's (its codec parameters
+ * end at whichever SPS probing parsed last), and for dvpp_vstream.c, which
+ * holds each packet's SPS to the limits before the decoder sees it. Plain
+ * functions of bytes: no allocation, no FFmpeg call.
+ *
+ * And what the whole-buffer decoder (dvpp_video.c) and the streaming one
+ * (dvpp_vstream.c) do the same way, so that their frames are the same
+ * bytes (dvpp_video_frame.c): the decoder's safety settings, the damaged
+ * frame test, the conversion of a decoded frame. */
 #ifndef DVPP_VIDEO_INT_H
 #define DVPP_VIDEO_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "dvpp_image.h"
+#include "dvpp_limits.h"
+#include "dvpp_status.h"
 
 /* The picture one SPS describes. */
 typedef struct video_pic {
@@ -62,5 +74,60 @@ void dvpp__video_each_packet_sps(bool hevc, const uint8_t *p, size_t n, unsigned
  * probing) instead of @pic's when that differs only by what rounding up
  * to 16 adds and the SPS crops neither the top nor the left. */
 bool dvpp__video_container_crops(const video_pic *pic, uint64_t w, uint64_t h);
+
+/* --- decoded frames (dvpp_video_frame.c) ------------------------------------ */
+
+struct AVCodecContext;
+struct AVFrame;
+struct SwsContext;
+
+/* FFmpeg logs to stderr by default; a daemon wants our errors only: its
+ * level is set to quiet once per process (thread-safe). */
+void dvpp__video_quiet(void);
+
+/* The libavcodec pixel format (enum AVPixelFormat) of @f: NV12, NV21,
+ * RGB, BGR, I420; AV_PIX_FMT_NONE (-1) for any other. */
+int dvpp__video_av_format(dvpp_pixfmt f);
+
+/* @w x @h of a decoded frame against @lim: DVPP_ECORRUPT when there is no
+ * size, DVPP_ELIMIT (max_side, max_pixels). */
+dvpp_status dvpp__video_check_size(const dvpp_limits *lim, int w, int h, dvpp_err *err);
+
+/* The settings of a safe decode, on @c before avcodec_open2: a damaged
+ * frame is an error, never a concealed picture (err_detect explode,
+ * bitstream, buffer; no error concealment), libavcodec's own max_pixels
+ * from @lim, @threads decoder threads (0 = 1). */
+void dvpp__video_decoder_setup(struct AVCodecContext *c, const dvpp_limits *lim,
+                               unsigned threads);
+
+/* True when libavcodec marked @f damaged (decode errors, a corrupt flag). */
+bool dvpp__video_frame_damaged(const struct AVFrame *f);
+
+/* A decoded frame's conversion: libswscale with the ffmpeg CLI's flags and
+ * matrix, into a reused image. Owned by one decoder; not thread-safe. */
+typedef struct video_conv {
+    struct SwsContext *sws;  /* for the frames below (NULL: none yet) */
+    int src_w, src_h;        /* the decoded frames it is set for */
+    int src_fmt;             /* their AVPixelFormat, -1 before the first */
+    dvpp_pixfmt dst;         /* the converted format */
+    int cs, range;           /* the colorspace/range sws is set for */
+    dvpp_image out;          /* the converted frame (owned; reused while the
+                                size holds, zeroed padding) */
+} video_conv;
+
+void dvpp__video_conv_init(video_conv *c);
+
+/* Convert @f into c->out as @format (NV12, NV21, RGB, BGR) with rows
+ * aligned to @align_w bytes and @align_h rows (0: VDEC's 16 and 2). A new
+ * size is held to @lim before c->out is allocated for it. c->out is valid
+ * until the next call or dvpp__video_conv_fini. Errors: DVPP_ELIMIT,
+ * DVPP_ECORRUPT (no size), DVPP_EUNSUPPORTED (a frame format swscale
+ * cannot read), DVPP_ENOMEM. */
+dvpp_status dvpp__video_conv_frame(video_conv *c, const struct AVFrame *f, dvpp_pixfmt format,
+                                   uint32_t align_w, uint32_t align_h,
+                                   const dvpp_limits *lim, dvpp_err *err);
+
+/* Free the converter and its image (init'd or used; again is a no-op). */
+void dvpp__video_conv_fini(video_conv *c);
 
 #endif
