@@ -1098,6 +1098,8 @@ dvpp_status dvpp_venc_open(const dvpp_venc_opts *o, dvpp_buf *out, dvpp_venc **e
         e->ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     av_opt_set(e->ctx->priv_data, "preset", o->preset[0] ? o->preset : "veryfast", 0);
     av_opt_set(e->ctx->priv_data, "forced-idr", "1", 0);
+    if (o->low_delay)
+        av_opt_set(e->ctx->priv_data, "tune", "zerolatency", 0);
     if (o->profile[0])
         av_opt_set(e->ctx->priv_data, "profile", o->profile, 0);
     set_encoder_params(e->ctx, o);

@@ -175,6 +175,11 @@ typedef struct dvpp_venc_opts {
     char preset[16];          /* x264/x265 preset, default "veryfast" */
     dvpp_venc_container container;
     unsigned threads;         /* encoder threads, 0 = 1 */
+    /* One packet out per frame in, during that frame's dvpp_venc_frame,
+     * as DVPP's VENC hands out each frame's stream (x264/x265 "tune
+     * zerolatency": no lookahead, no frame threads, no B frames); false
+     * (default): the encoder may hold frames for its lookahead. */
+    bool low_delay;
 } dvpp_venc_opts;
 
 void dvpp_venc_opts_init(dvpp_venc_opts *o);

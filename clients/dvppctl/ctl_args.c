@@ -21,7 +21,7 @@ enum {
     OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE, OPT_CHANNELS, OPT_STRICT,
     OPT_SOCKET, OPT_CONCURRENCY, OPT_EVERY, OPT_FPS, OPT_KEYFRAMES, OPT_START,
     OPT_END, OPT_MAX_FRAMES, OPT_THREADS, OPT_CODEC, OPT_BITRATE, OPT_GOP, OPT_RC,
-    OPT_CRF, OPT_IDR,
+    OPT_CRF, OPT_IDR, OPT_LOW_DELAY,
 };
 
 /* One option: its getopt entry and, for an option that takes one, the
@@ -94,6 +94,7 @@ static const ctl_opt k_opts[] = {
     {"rc", ARG, OPT_RC, "crf, cbr or vbr"},
     {"crf", ARG, OPT_CRF, "Q in 0..51"},
     {"idr", ARG, OPT_IDR, "frame indices N,N,..."},
+    {"low-delay", FLAG, OPT_LOW_DELAY, NULL},
     {"help", FLAG, 'h', NULL},
 };
 
@@ -339,6 +340,9 @@ static bool apply_venc_option(ctl_args *a, int opt, const char *v)
         return a->crf_set;
     case OPT_IDR:
         a->idr = v;
+        return true;
+    case OPT_LOW_DELAY:
+        a->venc.low_delay = true;
         return true;
     }
     return apply_vdec_option(a, opt, v);

@@ -200,6 +200,8 @@ static int encode_socket_check(const ctl_args *a)
 
     if (a->venc.threads > 1)
         flag = "--threads (the daemon encodes on one thread)";
+    else if (a->venc.low_delay)
+        flag = "--low-delay (an encode channel encodes with lookahead)";
     else if (a->crf_set && a->venc.crf == 0)
         flag = "--crf 0 (VideoOpen.crf 0 means the default, 23)";
     if (!flag)

@@ -114,6 +114,8 @@ void ctl_usage(FILE *f)
         "  --codec h264|h265 --gop N --fps F (N or N/D, default 30)\n"
         "  --rc crf|cbr|vbr --crf Q (default 23) --bitrate KBIT/S (alone: vbr)\n"
         "  --profile baseline|main|high   --idr 0,30,...  frames forced to IDR\n"
+        "  --low-delay         one packet per frame, none held back (DVPP VENC's\n"
+        "                      output, as libacl_dvpp's aclvenc* channels encode)\n"
         "  --format rgb|bgr (T x H x W x 3) | nv12|nv21|i420 (T x rows x stride,\n"
         "                      with --size WxH or --input FMT:WxH)\n");
 }

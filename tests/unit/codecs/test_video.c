@@ -439,6 +439,63 @@ static void test_idr7_h265(void **state)
     keys_are(S265_IDR7, want, 2);
 }
 
+/* Low delay: every frame's packet comes out during its own
+ * dvpp_venc_frame (none held back, nothing left for the flush), as DVPP
+ * VENC hands out each frame's stream; the stream decodes to every frame,
+ * with the forced IDR on frame 7. Without it the encoder holds frames. */
+static void low_delay(dvpp_video_codec codec)
+{
+    dvpp_venc_opts o;
+    dvpp_venc *e = NULL;
+    dvpp_buf out;
+    dvpp_err err;
+    record r;
+    size_t held = 0;
+    uint64_t keys = 0;
+
+    for (int ld = 0; ld < 2; ld++) {
+        opts(&o, codec, DVPP_VENC_ANNEXB, 30);
+        o.width = W, o.height = H;
+        o.low_delay = ld;
+        dvpp_buf_init(&out);
+        assert_int_equal(dvpp_venc_open(&o, &out, &e, &err), DVPP_OK);
+        for (unsigned i = 0; i < T; i++) {
+            size_t before = out.len;
+            assert_int_equal(dvpp_venc_frame(e, &g_fx->src[i], i == 7, &err), DVPP_OK);
+            if (ld && out.len == before)
+                fail_msg("frame %u: no packet during its own call", i);
+            held += !ld && out.len == before;
+        }
+        size_t before = out.len;
+        assert_int_equal(dvpp_venc_finish(e, &err), DVPP_OK);
+        if (ld) {
+            assert_int_equal(out.len, before);
+            assert_int_equal(dvpp_venc_packets(e, &keys), T);
+            assert_int_equal(keys, 2);
+        }
+        dvpp_venc_close(e);
+        assert_int_equal(decode(&out, NULL, NULL, &r, NULL, &err), DVPP_OK);
+        dvpp_buf_fini(&out);
+        assert_int_equal(r.n, T);
+        assert_true(r.key[0] && r.key[7]);
+        for (unsigned i = 0; i < T; i++)
+            assert_int_equal(r.number[i], i);
+    }
+    assert_true(held > 0); /* the default does hold frames back */
+}
+
+static void test_low_delay_h264(void **state)
+{
+    (void)state;
+    low_delay(DVPP_VIDEO_H264);
+}
+
+static void test_low_delay_h265(void **state)
+{
+    (void)state;
+    low_delay(DVPP_VIDEO_H265);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Sampling                                                                  */
 
@@ -1850,6 +1907,8 @@ int main(void)
         T_(test_video_frames_limit),
         T_(test_pixel_limits),
         T_(test_bad_decode_options),
+        T_(test_low_delay_h264),
+        T_(test_low_delay_h265),
         T_(test_bad_encode_options),
         T_(test_bad_frames),
         T_(test_parsers),
