@@ -8,7 +8,9 @@
  * sizes the output buffer; the encoded size is in/out: the buffer's
  * capacity going in, the JPEG's length once the stream is synchronized,
  * which is what the program writes to OUT. Without --level the config keeps
- * its default. Prints the sizes as one JSON line.
+ * its default, 0: the best quality on the 310; the 310P takes 1..100 and
+ * refuses it, so programs for both set a level. Prints the sizes as one
+ * JSON line.
  *
  * Exit status 0 on success, 1 on a failed call (its code and
  * aclGetRecentErrMsg on stderr), 2 on a usage error.
