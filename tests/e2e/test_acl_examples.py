@@ -603,8 +603,9 @@ VENC_CASES = [
               30, "--idr", "4,9"],
      ["--profile", "baseline", "--gop", 30, "--rc", "cbr", "--bitrate", 300, "--fps", 30,
       "--idr", "4,9"]),
-    ("h265", ["--gop", 6, "--rc", "vbr", "--bitrate", 500, "--fps", 25],
-     ["--profile", "main", "--gop", 6, "--rc", "vbr", "--bitrate", 500, "--fps", 25]),
+    # libx265 with a VBV buffer (cbr, vbr) differs from run to run (README): H.265 is
+    # compared at the default rate control.
+    ("h265", ["--gop", 6, "--fps", 25], ["--profile", "main", "--gop", 6, "--fps", 25]),
 ]
 
 
@@ -613,8 +614,9 @@ VENC_CASES = [
 @pytest.mark.parametrize("codec,acl_args,ctl_args", VENC_CASES)
 def test_venc_equals_dvppctl_video_encode(samples, videos, tmp_path, profile, codec, acl_args,
                                           ctl_args):
-    """aclvencSendFrame's stream is dvppctl video-encode's with the same
-    codec, profile, GOP, rate control, bitrate, frame rate and forced IDRs."""
+    """aclvencSendFrame's stream is dvppctl video-encode --low-delay's (VENC
+    hands out each frame's packet as it is encoded) with the same codec,
+    profile, GOP, rate control, bitrate, frame rate and forced IDRs."""
     got, want = tmp_path / f"acl.{codec}", tmp_path / f"ctl.{codec}"
     frames = tmp_path / "frames.npy"
     raw = np.frombuffer(read(videos["frames"]), np.uint8)
@@ -622,7 +624,7 @@ def test_venc_equals_dvppctl_video_encode(samples, videos, tmp_path, profile, co
     info = last_json(samples.run("venc", videos["frames"], f"{VIDEO_W}x{VIDEO_H}", got,
                                  "--codec", codec, *acl_args, profile=profile))
     dvppctl("video-encode", frames, "--input", f"nv12:{VIDEO_W}x{VIDEO_H}", "--codec", codec,
-            *ctl_args, "-o", want)
+            *ctl_args, "--low-delay", "-o", want)
     assert info["frames"] == VIDEO_FRAMES and info["failed"] == 0, info
     assert info["bytes"] == os.path.getsize(got), info
     assert_same_bytes(got, want, f"venc {codec} {acl_args} {profile}")
