@@ -186,7 +186,7 @@ ACL_HDR_SRCS := $(wildcard clients/acl/runtime/include/acl/*.h \
 ACL_HDRS := $(ACL_HDR_SRCS:clients/acl/%=$(ACL)/%)
 ACL_RT_SRCS := $(wildcard clients/acl/src/acl_rt_*.c)
 ACL_DVPP_SRCS := $(wildcard clients/acl/src/acl_dvpp_*.c clients/acl/src/acl_vdec.c \
-	clients/acl/src/acl_venc.c)
+	clients/acl/src/acl_venc.c clients/acl/src/acl_video.c)
 ACL_CBLAS_SRCS := $(wildcard clients/acl/src/acl_cblas.c)
 ACL_RT_OBJS := $(ACL_RT_SRCS:%.c=$(ACL_OBJ)/%.o)
 ACL_DVPP_OBJS := $(ACL_DVPP_SRCS:%.c=$(ACL_OBJ)/%.o)
@@ -222,6 +222,11 @@ ALL_OBJS += $(ACL_PIC_OBJS) $(ACL_RT_OBJS) $(ACL_DVPP_OBJS) $(ACL_CBLAS_OBJS) \
 FLAGS_FILE := $(BUILD)/.flags
 FLAGS_NOW := $(CC) $(FINAL_CFLAGS) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 $(shell mkdir -p $(BUILD) && (echo '$(FLAGS_NOW)' | cmp -s - $(FLAGS_FILE) || echo '$(FLAGS_NOW)' > $(FLAGS_FILE)))
+# The same for the AscendCL libraries' source lists: a source that goes
+# away (the wildcards) relinks the libraries without it.
+ACL_SRCS_FILE := $(ACL)/.sources
+ACL_SRCS_NOW := $(ACL_RT_SRCS) / $(ACL_DVPP_SRCS) / $(ACL_CBLAS_SRCS) / $(LIB_SRCS)
+$(shell mkdir -p $(ACL) && (echo '$(ACL_SRCS_NOW)' | cmp -s - $(ACL_SRCS_FILE) || echo '$(ACL_SRCS_NOW)' > $(ACL_SRCS_FILE)))
 
 .PHONY: all run test check unit e2e bench install uninstall deps clean \
 	test-data distclean fuzz fuzz-bins fuzz-replay tsan-unit
@@ -379,9 +384,9 @@ $(ACL_OBJ)/%_avx2.o: ISA := $(ISA_avx2)
 $(ACL_OBJ)/%_avx512.o: ISA := $(ISA_avx512)
 $(ACL_OBJ)/clients/acl/%.o: ACL_EXTRA := $(ACL_CFLAGS)
 
-$(ACL_PIC_A): $(ACL_PIC_OBJS)
+$(ACL_PIC_A): $(ACL_PIC_OBJS) $(ACL_SRCS_FILE)
 	$(call quiet,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $(ACL_PIC_OBJS)
 
 # Unversioned SONAMEs (stub and real copies are interchangeable). -z defs
 # finds an unresolved symbol at build time rather than in a program's
@@ -392,20 +397,21 @@ $(ACL_PIC_A): $(ACL_PIC_OBJS)
 ACL_SO_LDFLAGS = $(FINAL_LDFLAGS) -shared -Wl,--exclude-libs,ALL $(if $(SAN_FLAGS),,-Wl,-z,defs)
 ACL_SO_LIBS = -Wl,--as-needed $(FINAL_LIBS) -Wl,--no-as-needed
 
-$(ACL_LIB64)/libascendcl.so: $(ACL_RT_OBJS) $(ACL_PIC_A)
+$(ACL_LIB64)/libascendcl.so: $(ACL_RT_OBJS) $(ACL_PIC_A) $(ACL_SRCS_FILE)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(ACL_SO_LDFLAGS) -Wl,-soname,libascendcl.so -o $@ $(ACL_RT_OBJS) \
 		$(ACL_PIC_A) $(ACL_SO_LIBS)
 
-$(ACL_LIB64)/libacl_dvpp.so: $(ACL_DVPP_OBJS) $(ACL_PIC_A) $(ACL_LIB64)/libascendcl.so
+$(ACL_LIB64)/libacl_dvpp.so: $(ACL_DVPP_OBJS) $(ACL_PIC_A) $(ACL_LIB64)/libascendcl.so \
+		$(ACL_SRCS_FILE)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(ACL_SO_LDFLAGS) -Wl,-soname,libacl_dvpp.so -Wl,-rpath,'$$ORIGIN' -o $@ \
 		$(ACL_DVPP_OBJS) $(ACL_PIC_A) -Wl,--no-as-needed $(ACL_LIB64)/libascendcl.so \
 		$(ACL_SO_LIBS)
 
-$(ACL_LIB64)/libacl_cblas.so: $(ACL_CBLAS_OBJS) $(ACL_LIB64)/libascendcl.so
+$(ACL_LIB64)/libacl_cblas.so: $(ACL_CBLAS_OBJS) $(ACL_LIB64)/libascendcl.so $(ACL_SRCS_FILE)
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(ACL_SO_LDFLAGS) -Wl,-soname,libacl_cblas.so -Wl,-rpath,'$$ORIGIN' -o $@ \
