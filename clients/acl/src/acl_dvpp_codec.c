@@ -284,7 +284,9 @@ aclError acldvppJpegEncodeAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc 
         return acli_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", what);
     dvpp_jpeg_encode_opts_init(&x->o);
     x->o.profile = ch.profile;
-    x->o.quality = config->level == 0 ? 100 : (int)config->level; /* 0 is the best */
+    /* libdvpp's JPEGE rules: level 0 is the best quality (100) on the 310
+     * and refused by the 310P, whose levels are 1..100. */
+    x->o.quality = (int)config->level;
     e = acli_pic_read(inputDesc, what, "input", &x->in);
     if (e == ACL_SUCCESS) {
         geo = x->in.img;
