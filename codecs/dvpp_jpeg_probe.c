@@ -368,7 +368,12 @@ dvpp_status dvpp_jpeg_predict_dec_size(const uint8_t *data, size_t len,
         return st;
     w = dvpp_align_up(in.display_width, 128);
     h = dvpp_align_up(in.display_height, 16);
-    if (format == DVPP_PIXEL_NV12 || format == DVPP_PIXEL_NV21) {
+    /* The 310P's JPEGD also writes YUV_400 (the Y plane) from any source
+     * (reference §5.4 lists it in the 310P's output set); sized as the
+     * table's grey row, W*H*3/2, an upper bound of that plane, so a
+     * prediction never refuses what the decoder accepts. */
+    if (format == DVPP_PIXEL_NV12 || format == DVPP_PIXEL_NV21 ||
+        (format == DVPP_PIXEL_YUV400 && profile == DVPP_PROFILE_ASCEND310P)) {
         bytes = w * h * 3 / 2;
     } else if (format == DVPP_PIXEL_UNKNOWN ||
                dvpp__jpeg_format_matches(format, in.sampling)) {

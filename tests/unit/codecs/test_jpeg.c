@@ -442,6 +442,13 @@ static void test_predict_sizes(void **state)
     assert_int_equal(dvpp_jpeg_predict_dec_size(b.data, b.len, DVPP_PIXEL_YUV422SP,
                                                 DVPP_PROFILE_ASCEND310, &sz, &e), DVPP_EFORMAT);
     assert_non_null(strstr(e.msg, "ACL_ERROR_FORMAT_NOT_MATCH"));
+    /* A 4:2:0 source to YUV_400: the 310P decodes it (W*H*3/2 predicted),
+     * the 310 has no YUV_400 output from colour. */
+    assert_int_equal(dvpp_jpeg_predict_dec_size(b.data, b.len, DVPP_PIXEL_YUV400,
+                                                DVPP_PROFILE_ASCEND310P, &sz, &e), DVPP_OK);
+    assert_int_equal(sz, 61440);
+    assert_int_equal(dvpp_jpeg_predict_dec_size(b.data, b.len, DVPP_PIXEL_YUV400,
+                                                DVPP_PROFILE_ASCEND310, &sz, &e), DVPP_EFORMAT);
     dvpp_buf_fini(&b);
     b = load(fixture("base_444.jpg")); /* 67x45 4:4:4 */
     assert_int_equal(dvpp_jpeg_predict_dec_size(b.data, b.len, DVPP_PIXEL_UNKNOWN,
