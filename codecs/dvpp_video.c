@@ -1033,7 +1033,10 @@ static dvpp_status open_mp4(dvpp_venc *e, dvpp_err *err)
 }
 
 /* Key frames exactly at the interval (and at forced IDRs), as DVPP VENC's
- * KeyFrameInterval: no scene-cut I frames. And the same bytes for the same
+ * KeyFrameInterval: no scene-cut I frames. In low-delay mode (DVPP VENC's
+ * output) they are IDR pictures, a closed GOP: x265's default open GOP
+ * makes them CRA pictures, forced ones too (the default mode keeps that:
+ * its H.265 bytes are unchanged). And the same bytes for the same
  * input every time: x265 keeps its own thread pools unless told, and
  * libx264 0.164's AVX-512 code reads uninitialised memory (the stream
  * then depends on the heap's history; AVX2 is deterministic), so x264 is
@@ -1044,8 +1047,8 @@ static void set_encoder_params(AVCodecContext *c, const dvpp_venc_opts *o)
     unsigned t = o->threads ? o->threads : 1;
 
     if (o->codec == DVPP_VIDEO_H265) {
-        snprintf(p, sizeof(p), "log-level=error:scenecut=0:pools=%u:frame-threads=%u", t,
-                 t < 16 ? t : 16);
+        snprintf(p, sizeof(p), "log-level=error:scenecut=0%s:pools=%u:frame-threads=%u",
+                 o->low_delay ? ":open-gop=0" : "", t, t < 16 ? t : 16);
         av_opt_set(c->priv_data, "x265-params", p, 0);
         return;
     }

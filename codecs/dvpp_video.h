@@ -177,8 +177,10 @@ typedef struct dvpp_venc_opts {
     unsigned threads;         /* encoder threads, 0 = 1 */
     /* One packet out per frame in, during that frame's dvpp_venc_frame,
      * as DVPP's VENC hands out each frame's stream (x264/x265 "tune
-     * zerolatency": no lookahead, no frame threads, no B frames); false
-     * (default): the encoder may hold frames for its lookahead. */
+     * zerolatency": no lookahead, no frame threads, no B frames), and
+     * H.265 key frames (GOP and forced) as IDR pictures (a closed GOP;
+     * otherwise x265 writes CRA pictures); false (default): the encoder
+     * may hold frames for its lookahead. */
     bool low_delay;
 } dvpp_venc_opts;
 

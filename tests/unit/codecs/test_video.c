@@ -439,6 +439,51 @@ static void test_idr7_h265(void **state)
     keys_are(S265_IDR7, want, 2);
 }
 
+/* The VCL NAL unit types of an Annex-B H.265 stream's pictures, in
+ * order (one per picture: the encoder writes one slice each). */
+static unsigned h265_picture_types(const dvpp_buf *b, int *types, unsigned max)
+{
+    unsigned n = 0;
+
+    for (size_t i = 0; i + 3 < b->len && n < max; i++)
+        if (b->data[i] == 0 && b->data[i + 1] == 0 && b->data[i + 2] == 1) {
+            int t = (b->data[i + 3] >> 1) & 0x3f;
+            if (t < 32) /* a slice */
+                types[n++] = t;
+        }
+    return n;
+}
+
+/* In low-delay mode (DVPP VENC's output) H.265 key frames, at the GOP and
+ * forced, are IDR pictures (NAL types 19/20), as DVPP VENC's; x265's
+ * default open GOP made them CRA (21), forced ones included. */
+static void test_low_delay_h265_key_frames_are_idr(void **state)
+{
+    int types[T];
+
+    (void)state;
+    for (int idr = -1; idr <= 7; idr += 8) {
+        dvpp_venc_opts o;
+        stream s;
+        dvpp_err err;
+        opts(&o, DVPP_VIDEO_H265, DVPP_VENC_ANNEXB, 10);
+        o.low_delay = true;
+        memset(&s, 0, sizeof(s));
+        dvpp_buf_init(&s.bytes);
+        assert_int_equal(encode(&o, idr, &s, &err), DVPP_OK);
+        assert_int_equal(h265_picture_types(&s.bytes, types, T), T);
+        dvpp_buf_fini(&s.bytes);
+        /* the GOP counts from the last key frame, a forced one too */
+        for (unsigned i = 0, last = 0; i < T; i++) {
+            bool key = i == 0 || (int)i == idr || i - last == 10;
+            bool is_idr = types[i] == 19 || types[i] == 20;
+            last = key ? i : last;
+            if (key != is_idr || types[i] == 21)
+                fail_msg("idr %d, frame %u: NAL type %d", idr, i, types[i]);
+        }
+    }
+}
+
 /* Low delay: every frame's packet comes out during its own
  * dvpp_venc_frame (none held back, nothing left for the flush), as DVPP
  * VENC hands out each frame's stream; the stream decodes to every frame,
@@ -1907,6 +1952,7 @@ int main(void)
         T_(test_video_frames_limit),
         T_(test_pixel_limits),
         T_(test_bad_decode_options),
+        T_(test_low_delay_h265_key_frames_are_idr),
         T_(test_low_delay_h264),
         T_(test_low_delay_h265),
         T_(test_bad_encode_options),
