@@ -331,6 +331,52 @@ def test_set_env_sh_points_the_loader_at_the_real_libraries(samples, media, tmp_
     assert out.stat().st_size > 0
 
 
+OLD_CONVENTION_CMAKE = """\
+cmake_minimum_required(VERSION 3.5.1)
+project(old_convention CXX)
+set(CMAKE_CXX_STANDARD 11)
+if(NOT DEFINED ENV{DDK_PATH})
+    set(INC_PATH "/usr/local/Ascend")
+else()
+    set(INC_PATH $ENV{DDK_PATH})
+endif()
+if(NOT DEFINED ENV{NPU_HOST_LIB})
+    set(LIB_PATH "/usr/local/Ascend/runtime/lib64/stub/")
+else()
+    set(LIB_PATH $ENV{NPU_HOST_LIB})
+endif()
+add_definitions(-DENABLE_DVPP_INTERFACE)
+include_directories(${INC_PATH}/runtime/include)
+link_directories(${LIB_PATH})
+add_executable(jpegd main.cpp)
+target_link_libraries(jpegd ascendcl acl_dvpp stdc++)
+"""
+
+
+def test_the_ddk_path_convention_builds_after_set_env_sh(samples, media, tmp_path):
+    """An older project reading DDK_PATH and NPU_HOST_LIB (not INSTALL_DIR)
+    builds and runs after sourcing set_env.sh, and equals the INSTALL_DIR build."""
+    extra, why = sanitizer_env()
+    if extra is None:
+        pytest.skip(why)
+    src = tmp_path / "old"
+    src.mkdir()
+    shutil.copy(os.path.join(samples.root, "jpegd", "main.cpp"), src / "main.cpp")
+    (src / "CMakeLists.txt").write_text(OLD_CONVENTION_CMAKE)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("INSTALL_DIR", "DDK_PATH", "NPU_HOST_LIB", "LD_LIBRARY_PATH",
+                        "LD_PRELOAD")}
+    out, ref = tmp_path / "o.yuv", tmp_path / "ref.yuv"
+    script = (f'. "{ACL}/set_env.sh" && cmake -S "{src}" -B "{src}/b" >/dev/null && '
+              f'cmake --build "{src}/b" >/dev/null && '
+              + " ".join(f"{k}={v}" for k, v in extra.items())
+              + f' DVPP_ACL_PROFILE=ascend310 "{src}/b/jpegd" "{media["s420"]}" "{out}"')
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    samples.run("jpegd", media["s420"], ref, profile="ascend310")
+    assert_same_bytes(out, ref, "jpegd built with DDK_PATH/NPU_HOST_LIB")
+
+
 # --- JPEG decode ------------------------------------------------------------------------
 
 JPEGD_CASES = [("s420", "nv12"), ("s420", "nv21"), ("s422", "nv12"), ("s444", "nv12"),
@@ -628,6 +674,22 @@ def test_venc_equals_dvppctl_video_encode(samples, videos, tmp_path, profile, co
     assert info["frames"] == VIDEO_FRAMES and info["failed"] == 0, info
     assert info["bytes"] == os.path.getsize(got), info
     assert_same_bytes(got, want, f"venc {codec} {acl_args} {profile}")
+
+
+@needs_ffmpeg
+@pytest.mark.parametrize("codec", ["h264", "h265"])
+def test_venc_over_declared_height_stride(samples, videos, tmp_path, codec):
+    """A picture declaring heightStride ALIGN(h,16) over a buffer of ALIGN(h,2)
+    rows (the chroma right after them), as many programs send it, encodes to
+    the same stream as the exact declaration."""
+    args = ["--codec", codec, "--gop", 6, "--rc", "cbr", "--bitrate", 300]
+    exact, sloppy = tmp_path / "exact", tmp_path / "sloppy"
+    samples.run("venc", videos["frames"], f"{VIDEO_W}x{VIDEO_H}", exact, *args,
+                profile="ascend310")
+    assert align(VIDEO_H, 16) != align(VIDEO_H, 2)
+    samples.run("venc", videos["frames"], f"{VIDEO_W}x{VIDEO_H}", sloppy, *args, "--sloppy",
+                profile="ascend310")
+    assert_same_bytes(sloppy, exact, f"venc {codec} --sloppy")
 
 
 # docs/acl.md: what a channel left at its defaults encodes with.

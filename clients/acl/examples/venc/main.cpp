@@ -4,15 +4,17 @@
  *
  *   venc IN.yuv WxH OUT.h264|OUT.h265 --codec h264|h265 [--format nv12|nv21]
  *        [--profile baseline|main|high] [--gop N] [--rc vbr|cbr]
- *        [--bitrate KBIT/S] [--fps N] [--idr 0,30,...]
+ *        [--bitrate KBIT/S] [--fps N] [--idr 0,30,...] [--sloppy]
  *
  * IN holds tight frames of WxH, one after the other. Each is copied into
  * one DVPP buffer with VPC's strides (ALIGN(w,16) x ALIGN(h,2)) and sent;
  * aclvencSendFrame returns once the input is consumed, so the same buffer
- * and descriptor take the next frame. The options map to the channel
- * description (KeyFrameInterval, RcMode, MaxBitRate, SrcRate; unset ones
- * keep the library's defaults) and --idr to the frame config's
- * ForceIFrame. The callback appends each packet to OUT while it runs (the
+ * and descriptor take the next frame. With --sloppy the descriptor declares
+ * heightStride ALIGN(h,16), as many programs do, while the buffer holds
+ * only ALIGN(h,2) rows with the chroma right after them. The options map
+ * to the channel description (KeyFrameInterval, RcMode, MaxBitRate,
+ * SrcRate; unset ones keep the library's defaults) and --idr to the frame
+ * config's ForceIFrame. The callback appends each packet to OUT while it runs (the
  * output descriptor is freed after it returns). End of stream is a frame
  * config with eos set and no picture; aclvencDestroyChannel waits for the
  * last callback, then the report thread stops. Prints the counts as one
@@ -416,7 +418,7 @@ void StopReportThread(ReportThread &t)
 const char *const kUsage =
     "venc IN.yuv WxH OUT.h264|OUT.h265 --codec h264|h265 [--format nv12|nv21] "
     "[--profile baseline|main|high] [--gop N] [--rc vbr|cbr] [--bitrate KBIT/S] [--fps N] "
-    "[--idr 0,30,...]";
+    "[--idr 0,30,...] [--sloppy]";
 
 struct Options {
     const char *input = nullptr;
@@ -427,6 +429,7 @@ struct Options {
     const char *profile = "main";
     uint32_t gop = 0, rcMode = 0, bitrate = 0, fps = 0; /* 0: leave the default */
     std::vector<uint32_t> idr;
+    bool sloppy = false;
 };
 
 bool ParseIdr(const char *list, std::vector<uint32_t> &idr)
@@ -473,6 +476,8 @@ bool ParseArgs(int argc, char **argv, Options &o)
             ok = ParseUint(argv[++i], o.fps);
         } else if (strcmp(arg, "--idr") == 0 && hasValue) {
             ok = ParseIdr(argv[++i], o.idr);
+        } else if (strcmp(arg, "--sloppy") == 0) {
+            o.sloppy = true;
         } else if (arg[0] == '-') {
             fprintf(stderr, "venc: unknown option %s\n", arg);
             ok = false;
@@ -611,6 +616,8 @@ bool MakeInput(const Options &o, Input &in)
 {
     uint32_t ws = AlignUp(o.width, 16), hs = AlignUp(o.height, 2);
     in.size = ws * hs * 3 / 2;
+    if (o.sloppy) /* declared, not allocated: the buffer keeps ALIGN(h,2) rows */
+        hs = AlignUp(o.height, 16);
     if (!Ok(acldvppMalloc(&in.data, in.size), "acldvppMalloc"))
         return false;
     in.desc = acldvppCreatePicDesc();
