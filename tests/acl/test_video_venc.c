@@ -762,6 +762,107 @@ static void test_310p_buf_addr_is_the_output_area(void **state)
     log_reset();
 }
 
+/* A channel on @buf/@area (ascend310p's BufAddr/BufSize) with @p. */
+static aclvencChannelDesc *open_area_channel(const report_thread *rt, const venc_params *p,
+                                             void *buf, uint32_t area)
+{
+    aclvencChannelDesc *cd = aclvencCreateChannelDesc();
+
+    assert_int_equal(aclvencSetChannelDescThreadId(cd, thread_id_of(rt->tid)), ACL_SUCCESS);
+    assert_int_equal(aclvencSetChannelDescCallback(cd, venc_cb), ACL_SUCCESS);
+    assert_int_equal(aclvencSetChannelDescEnType(cd, p->en), ACL_SUCCESS);
+    assert_int_equal(aclvencSetChannelDescPicFormat(cd, p->fmt), ACL_SUCCESS);
+    assert_int_equal(aclvencSetChannelDescPicWidth(cd, p->w), ACL_SUCCESS);
+    assert_int_equal(aclvencSetChannelDescPicHeight(cd, p->h), ACL_SUCCESS);
+    assert_int_equal(aclvencSetChannelDescKeyFrameInterval(cd, p->gop), ACL_SUCCESS);
+    assert_int_equal(aclvencSetChannelDescRcMode(cd, p->rc), ACL_SUCCESS);
+    assert_int_equal(aclvencSetChannelDescMaxBitRate(cd, p->kbps), ACL_SUCCESS);
+    assert_int_equal(aclvencSetChannelDescBufAddr(cd, buf), ACL_SUCCESS);
+    assert_int_equal(aclvencSetChannelDescBufSize(cd, area), ACL_SUCCESS);
+    assert_int_equal(aclvencCreateChannel(cd), ACL_SUCCESS);
+    return cd;
+}
+
+/* An output area a few packets long, with the report thread held: the
+ * encoder waits for callbacks to give parts back, packets wrap around the
+ * area's end, none overlaps one still being called back, and the stream
+ * is still dvppctl's. */
+static void test_310p_a_small_area_wraps_and_waits(void **state)
+{
+    venc_params p = {H264_MAIN_LEVEL, PIXEL_FORMAT_YUV_SEMIPLANAR_420, 320, 240, 4, 2, 30, 2000};
+    uint8_t *frames = make_frames(p.w, p.h, false), *want;
+    aclvencFrameConfig *c = aclvencCreateFrameConfig();
+    uint32_t area = 48 * 1024;
+    uint8_t *buf = vmalloc(area);
+    report_thread rt;
+    aclvencChannelDesc *cd;
+    size_t len, biggest = 0;
+    bool wrapped = false;
+
+    (void)state;
+    log_reset();
+    want = ctl_encode(frames, p.w, p.h, false, "--codec h264 --profile main --gop 4 --fps 30 "
+                      "--rc cbr --bitrate 2000", &len);
+    report_start(&rt);
+    atomic_store(&rt.paused, true);
+    cd = open_area_channel(&rt, &p, buf, area);
+    for (unsigned i = 0; i < T; i++) {
+        acldvppPicDesc *d = in_desc(frames, i, &p, 0);
+        assert_int_equal(aclvencSendFrame(cd, d, NULL, c, (void *)(uintptr_t)i), ACL_SUCCESS);
+        in_free(d);
+    }
+    usleep(200 * 1000); /* the encoder fills the area and waits */
+    assert_int_equal(log_count(), 0);
+    atomic_store(&rt.paused, false);
+    assert_int_equal(send_eos(cd), ACL_SUCCESS);
+    assert_callbacks(&rt);
+    assert_same_stream(want, len);
+    for (unsigned i = 0; i < T; i++) {
+        const uint8_t *d = g_log.data[i];
+        assert_true(d >= buf && d + g_log.len[i] <= buf + area);
+        wrapped |= i > 0 && d < (const uint8_t *)g_log.data[i - 1];
+        biggest = g_log.len[i] > biggest ? g_log.len[i] : biggest;
+    }
+    assert_true(wrapped);
+    assert_true(len > 2 * area); /* the area was reused, so callbacks freed it */
+    close_channel(cd);
+    report_stop(&rt);
+    acldvppFree(buf);
+    aclvencDestroyFrameConfig(c);
+    free(want);
+    free(frames);
+    log_reset();
+}
+
+/* A packet larger than the whole area: its frame's callback has retCode
+ * != 0 and no data; the frames after it still come. */
+static void test_310p_a_packet_past_the_area_fails_its_frame(void **state)
+{
+    venc_params p = {H264_MAIN_LEVEL, PIXEL_FORMAT_YUV_SEMIPLANAR_420, 320, 240, 30, 2, 30, 8000};
+    uint8_t *frames = make_frames(p.w, p.h, false);
+    uint32_t area = 2048;
+    uint8_t *buf = vmalloc(area);
+    report_thread rt;
+    aclvencChannelDesc *cd;
+
+    (void)state;
+    log_reset();
+    report_start(&rt);
+    cd = open_area_channel(&rt, &p, buf, area);
+    encode_all(cd, frames, &p, -1, 0);
+    assert_int_equal(log_count(), T);
+    assert_int_not_equal(g_log.ret[0], 0); /* the IDR frame does not fit 2 KiB */
+    assert_int_equal(g_log.len[0], 0);
+    assert_null(g_log.data[0]);
+    for (unsigned i = 0; i < T; i++)
+        assert_int_equal(g_log.user[i], i);
+    close_channel(cd);
+    report_stop(&rt);
+    acldvppFree(buf);
+    free(frames);
+    log_reset();
+}
+
 static void test_310p_ranges(void **state)
 {
     aclvencChannelDesc *cd = aclvencCreateChannelDesc();
@@ -828,6 +929,8 @@ int main(void)
     const struct CMUnitTest t310p[] = {
         cmocka_unit_test(test_310p_default_is_vbr),
         cmocka_unit_test(test_310p_buf_addr_is_the_output_area),
+        cmocka_unit_test(test_310p_a_small_area_wraps_and_waits),
+        cmocka_unit_test(test_310p_a_packet_past_the_area_fails_its_frame),
         cmocka_unit_test(test_310p_ranges),
     };
     int failed;
