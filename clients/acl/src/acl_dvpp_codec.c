@@ -89,10 +89,13 @@ static aclError codec_run_decode(void *ctx, acli_task *t)
     return ACL_SUCCESS;
 }
 
-static void fini_free(void *ctx, aclError status)
+static void fini_decode(void *ctx, aclError status)
 {
+    decode_task *d = ctx;
+
     (void)status;
-    free(ctx);
+    acli_pic_release(d->out); /* held at the call */
+    free(d);
 }
 
 /* The output description of a decode, with the geometry @geo the decoder
@@ -191,8 +194,9 @@ static aclError decode_async(decoder kind, acldvppChannelDesc *channelDesc,
         free(d);
         return e;
     }
+    acli_pic_hold(outputDesc); /* written back by the task, whatever is destroyed */
     return acli_dvpp_submit(stream, kind == DEC_JPEG ? DVPP_ENGINE_JPEGD : DVPP_ENGINE_PNGD,
-                            codec_run_decode, fini_free, d);
+                            codec_run_decode, fini_decode, d);
 }
 
 aclError acldvppJpegDecodeAsync(acldvppChannelDesc *channelDesc, const void *data,
@@ -250,6 +254,15 @@ static aclError codec_run_encode(void *ctx, acli_task *t)
     dvpp_buf_fini(&buf);
     acli_pic_write_ret(x->in_desc, acli_ret_code(e));
     return e;
+}
+
+static void fini_encode(void *ctx, aclError status)
+{
+    encode_task *x = ctx;
+
+    (void)status;
+    acli_pic_release(x->in_desc); /* held at the call */
+    free(x);
 }
 
 aclError acldvppJpegEncodeAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
@@ -313,5 +326,6 @@ aclError acldvppJpegEncodeAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc 
     avail = acli_mem_avail(data);
     x->capacity = avail && avail < *size ? (uint32_t)avail : *size;
     x->size = size;
-    return acli_dvpp_submit(stream, DVPP_ENGINE_JPEGE, codec_run_encode, fini_free, x);
+    acli_pic_hold(inputDesc); /* its retCode is written by the task */
+    return acli_dvpp_submit(stream, DVPP_ENGINE_JPEGE, codec_run_encode, fini_encode, x);
 }

@@ -69,7 +69,36 @@ bool acli_pic_ok(const acldvppPicDesc *d)
 
 acldvppPicDesc *acldvppCreatePicDesc(void)
 {
-    return new_handle(sizeof(acldvppPicDesc), ACLI_PIC_DESC, "acldvppCreatePicDesc");
+    acldvppPicDesc *d = new_handle(sizeof(acldvppPicDesc), ACLI_PIC_DESC,
+                                   "acldvppCreatePicDesc");
+
+    if (d)
+        atomic_init(&d->refs, 1);
+    return d;
+}
+
+static void batch_release(acldvppBatchPicDesc *b)
+{
+    if (atomic_fetch_sub(&b->refs, 1) != 1)
+        return;
+    free(b->pics);
+    free(b);
+}
+
+void acli_pic_hold(acldvppPicDesc *d)
+{
+    if (d && d->batch)
+        atomic_fetch_add(&d->batch->refs, 1);
+    else if (d)
+        atomic_fetch_add(&d->refs, 1);
+}
+
+void acli_pic_release(acldvppPicDesc *d)
+{
+    if (d && d->batch)
+        batch_release(d->batch);
+    else if (d && atomic_fetch_sub(&d->refs, 1) == 1)
+        free(d);
 }
 
 aclError acldvppDestroyPicDesc(acldvppPicDesc *picDesc)
@@ -79,7 +108,14 @@ aclError acldvppDestroyPicDesc(acldvppPicDesc *picDesc)
                          "acldvppDestroyPicDesc: %p belongs to a batch picture "
                          "description (acldvppGetPicDesc lends it); destroy the batch",
                          (void *)picDesc);
-    return free_handle(picDesc, ACLI_PIC_DESC, "acldvppDestroyPicDesc");
+    if (!picDesc)
+        return ACL_SUCCESS;
+    if (!acli_handle_remove(picDesc, ACLI_PIC_DESC))
+        return acli_fail(ACL_ERROR_INVALID_PARAM,
+                         "acldvppDestroyPicDesc: %p is not a live description (destroyed "
+                         "twice, or another kind)", (void *)picDesc);
+    acli_pic_release(picDesc); /* freed now, or by the last task holding it */
+    return ACL_SUCCESS;
 }
 
 aclError acldvppSetPicDescData(acldvppPicDesc *picDesc, void *dataDev)
@@ -149,6 +185,7 @@ acldvppBatchPicDesc *acldvppCreateBatchPicDesc(uint32_t batchSize)
     if (!b || !b->pics)
         goto err_nomem;
     b->count = batchSize;
+    atomic_init(&b->refs, 1);
     for (i = 0; i < batchSize; i++) {
         b->pics[i].batch = b;
         if (!acli_handle_add(&b->pics[i], ACLI_PIC_DESC))
@@ -197,8 +234,7 @@ aclError acldvppDestroyBatchPicDesc(acldvppBatchPicDesc *batchPicDesc)
                          "acldvppDestroyBatchPicDesc: %p is not a live batch picture "
                          "description", (void *)batchPicDesc);
     forget_elements(batchPicDesc, batchPicDesc->count);
-    free(batchPicDesc->pics);
-    free(batchPicDesc);
+    batch_release(batchPicDesc); /* freed now, or by the last task holding it */
     return ACL_SUCCESS;
 }
 

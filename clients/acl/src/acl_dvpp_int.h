@@ -14,6 +14,7 @@
 #ifndef ACL_DVPP_INT_H
 #define ACL_DVPP_INT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,11 +38,14 @@ struct acldvppPicDesc {
     uint32_t width_stride, height_stride;
     uint32_t ret_code;
     acldvppBatchPicDesc *batch; /* non-NULL: an element lent by this batch */
+    atomic_uint refs;           /* the program's 1 + queued tasks writing into
+                                   it (a lent element: its batch's count) */
 };
 
 struct acldvppBatchPicDesc {
     uint32_t count;       /* 1..ACLI_BATCH_MAX */
     acldvppPicDesc *pics; /* owned; each element registered as a pic desc */
+    atomic_uint refs;     /* as a picture's: the last release frees */
 };
 
 #define ACLI_BATCH_MAX 256u
@@ -131,6 +135,14 @@ typedef struct acli_pic {
 
 /* True when @d is a live picture description (standalone or lent). */
 bool acli_pic_ok(const acldvppPicDesc *d);
+
+/* A task that writes into @d (a live description; its batch for a lent
+ * element) holds it from the call to its fini: a Destroy before then
+ * unregisters it at once but frees it at the last release, so the task
+ * never writes into freed memory or into a new description made at the
+ * same address (acli_pic_write_back skips it: no longer live). NULL: no-op. */
+void acli_pic_hold(acldvppPicDesc *d);
+void acli_pic_release(acldvppPicDesc *d);
 
 /* Read @d (a live pic desc) into @p, checking its format has a layout
  * (ACL_ERROR_FORMAT_NOT_MATCH), its data is set and its geometry is

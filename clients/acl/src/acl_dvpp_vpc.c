@@ -62,8 +62,12 @@ static vpc_task *new_task(vpc_op op, const char *what, uint32_t n)
 
 static void vpc_fini_task(void *ctx, aclError status)
 {
+    vpc_task *v = ctx;
+
     (void)status;
-    free(ctx);
+    for (uint32_t k = 0; k < v->n; k++)
+        acli_pic_release(v->items[k].dst_desc); /* held by queue() */
+    free(v);
 }
 
 static bool vpc_on_310(void)
@@ -334,6 +338,10 @@ static aclError queue(vpc_task *v, aclrtStream stream)
 
     if (e != ACL_SUCCESS)
         return e; /* freed */
+    /* The outputs stay allocated until the fini, whatever the program
+     * destroys before the sync. */
+    for (uint32_t k = 0; k < v->n; k++)
+        acli_pic_hold(v->items[k].dst_desc);
     return acli_dvpp_submit(stream, DVPP_ENGINE_VPC, run_vpc, vpc_fini_task, v);
 }
 
