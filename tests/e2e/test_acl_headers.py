@@ -173,7 +173,8 @@ RT_CODES.update(prefixed("ACL_ERROR_RT_", {
     "STREAM_SYNC_TIMEOUT": 507046, "DRV_INTERNAL_ERROR": 507899,
     "AICPU_INTERNAL_ERROR": 507900,
 }))
-MACROS = {"ACL_MAJOR_VERSION": 1, "ACL_MINOR_VERSION": 10, "ACL_PATCH_VERSION": 0}
+MACROS = {"ACL_MAJOR_VERSION": 1, "ACL_MINOR_VERSION": 10, "ACL_PATCH_VERSION": 0,
+          "ACL_EVENT_SYNC": 1, "ACL_EVENT_CAPTURE_STREAM_PROGRESS": 2, "ACL_EVENT_TIME_LINE": 8}
 # enum name -> {member: value}
 ENUMS = {
     "aclrtRunMode": {"ACL_DEVICE": 0, "ACL_HOST": 1},
@@ -231,6 +232,17 @@ ENUMS = {
         "BT2020_NARROW")),
     "acldvppJpegdPrecisionMode": run_of(0, "ACL_YUVOUT_ALIGN_DOWN", "ACL_YUVOUT_ALIGN_UP",
                                         "ACL_YUVOUT_ALIGN_DOWN_COMPAT"),
+    # What real programs use besides the reference's list (ACLLite's log
+    # macros, event timing, memory info).
+    "aclLogLevel": run_of(0, "ACL_DEBUG", "ACL_INFO", "ACL_WARNING", "ACL_ERROR"),
+    "aclrtMemAttr": run_of(0, "ACL_DDR_MEM", "ACL_HBM_MEM", "ACL_DDR_MEM_HUGE",
+                           "ACL_DDR_MEM_NORMAL", "ACL_HBM_MEM_HUGE", "ACL_HBM_MEM_NORMAL",
+                           "ACL_DDR_MEM_P2P_HUGE", "ACL_DDR_MEM_P2P_NORMAL",
+                           "ACL_HBM_MEM_P2P_HUGE", "ACL_HBM_MEM_P2P_NORMAL"),
+    "aclrtEventStatus": run_of(0, "ACL_EVENT_STATUS_COMPLETE", "ACL_EVENT_STATUS_NOT_READY",
+                               "ACL_EVENT_STATUS_RESERVED"),
+    "aclrtEventRecordedStatus": run_of(0, "ACL_EVENT_RECORDED_STATUS_NOT_READY",
+                                       "ACL_EVENT_RECORDED_STATUS_COMPLETE"),
 }
 
 

@@ -102,27 +102,35 @@ static int log_threshold(void)
     return ACLI_LOG_ERROR;
 }
 
-void acli_log(int level, const char *fmt, ...)
+void acli_vlog(const char *module, int level, const char *fmt, va_list ap)
 {
     static const char *const names[] = {"DEBUG", "INFO", "WARNING", "ERROR"};
     const char *out = getenv("ASCEND_SLOG_PRINT_TO_STDOUT");
     bool to_stdout = out && strcmp(out, "1") == 0;
     char line[ACLI_MSG_LEN + 64];
-    va_list ap;
     int n;
 
     if (level < 0 || level > ACLI_LOG_ERROR || level < log_threshold())
         return;
     if (!to_stdout && level < ACLI_LOG_ERROR)
         return;
-    n = snprintf(line, sizeof(line), "[%s] ACL(%ld): ", names[level], (long)getpid());
-    va_start(ap, fmt);
+    n = snprintf(line, sizeof(line), "[%s] %s(%ld): ", names[level], module, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof(line))
+        return;
     vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-    va_end(ap);
     /* One call per line, so lines of different threads never interleave. */
     fprintf(to_stdout ? stdout : stderr, "%s\n", line);
     if (to_stdout)
         fflush(stdout);
+}
+
+void acli_log(int level, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    acli_vlog("ACL", level, fmt, ap);
+    va_end(ap);
 }
 
 /* --- settings ---------------------------------------------------------------------- */

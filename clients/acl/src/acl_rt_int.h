@@ -29,6 +29,7 @@
 #define ACL_RT_INT_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -187,6 +188,10 @@ aclError acli_settings_from_env(acli_settings *s);
  * ASCEND_SLOG_PRINT_TO_STDOUT: to stdout when that is 1, otherwise errors
  * only, to stderr. */
 void acli_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* As acli_log, the line's module tag (the "ACL" of "[ERROR] ACL(pid): ")
+ * being @module: aclAppLog's lines are "APP". */
+void acli_vlog(const char *module, int level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 /* --- errors (acl_rt_err.c) --- */
 

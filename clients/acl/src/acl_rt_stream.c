@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "acl_rt_int.h"
 
@@ -506,32 +507,54 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 typedef struct acli_event {
     unsigned pending;  /* (ev_mu) records submitted, not yet completed */
     bool destroyed;    /* (ev_mu) */
+    bool timed;        /* keeps times (aclrtCreateEvent, ACL_EVENT_TIME_LINE) */
+    bool stamped;      /* (ev_mu) a record has run */
+    uint64_t stamp_ns; /* (ev_mu) CLOCK_MONOTONIC when the last record ran */
 } acli_event;
 
-aclError aclrtCreateEvent(aclrtEvent *event)
+#define EVENT_FLAGS (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE)
+
+static aclError event_create(const char *fn, aclrtEvent *event, bool timed)
 {
     acli_process *P = acli_proc();
     acli_event *ev;
     bool ok;
 
     if (!event)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEvent: event is NULL");
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: event is NULL", fn);
     *event = NULL;
     pthread_mutex_lock(&P->mu);
     ok = acli_ctx_current_locked() != NULL;
     pthread_mutex_unlock(&P->mu);
     if (!ok)
-        return acli_fail(ACL_ERROR_RT_CONTEXT_NULL,
-                         "aclrtCreateEvent: the thread has no current context");
+        return acli_fail(ACL_ERROR_RT_CONTEXT_NULL, "%s: the thread has no current context", fn);
     ev = calloc(1, sizeof(*ev));
     if (!ev)
-        return acli_fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateEvent: no memory");
+        return acli_fail(ACL_ERROR_BAD_ALLOC, "%s: no memory", fn);
+    ev->timed = timed;
     if (!acli_handle_add(ev, (acli_kind)ACLI_RT_EVENT)) {
         free(ev);
-        return acli_fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateEvent: no memory to register it");
+        return acli_fail(ACL_ERROR_BAD_ALLOC, "%s: no memory to register it", fn);
     }
     *event = ev;
     return ACL_SUCCESS;
+}
+
+aclError aclrtCreateEvent(aclrtEvent *event)
+{
+    return event_create("aclrtCreateEvent", event, true);
+}
+
+aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    if (flag & ~(uint32_t)EVENT_FLAGS) {
+        if (event)
+            *event = NULL;
+        return acli_fail(ACL_ERROR_INVALID_PARAM,
+                         "aclrtCreateEventWithFlag: flag 0x%x has bits that are not "
+                         "ACL_EVENT_* flags", (unsigned)flag);
+    }
+    return event_create("aclrtCreateEventWithFlag", event, (flag & ACL_EVENT_TIME_LINE) != 0);
 }
 
 aclError aclrtDestroyEvent(aclrtEvent event)
@@ -551,10 +574,20 @@ aclError aclrtDestroyEvent(aclrtEvent event)
     return ACL_SUCCESS;
 }
 
+/* Tasks of a stream run one at a time in order, so the time a record
+ * runs is the time every earlier task of its stream has completed. */
 static aclError event_record_run(void *ctx, acli_task *t)
 {
-    (void)ctx;
+    acli_process *P = acli_proc();
+    acli_event *ev = ctx;
+    struct timespec now;
+
     (void)t;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    pthread_mutex_lock(&P->ev_mu);
+    ev->stamp_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    ev->stamped = true;
+    pthread_mutex_unlock(&P->ev_mu);
     return ACL_SUCCESS;
 }
 
@@ -613,5 +646,90 @@ aclError aclrtSynchronizeEvent(aclrtEvent event)
     while (ev->pending)
         pthread_cond_wait(&P->ev_cv, &P->ev_mu);
     pthread_mutex_unlock(&P->ev_mu);
+    return ACL_SUCCESS;
+}
+
+/* Whether @event has no record pending; false with the message set when
+ * it is not a live event. */
+static bool event_idle(const char *fn, aclrtEvent event, bool *idle, aclError *rc)
+{
+    acli_process *P = acli_proc();
+    acli_event *ev = event;
+
+    if (!acli_handle_ok(ev, (acli_kind)ACLI_RT_EVENT)) {
+        *rc = acli_fail(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live event", fn, event);
+        return false;
+    }
+    pthread_mutex_lock(&P->ev_mu);
+    *idle = ev->pending == 0;
+    pthread_mutex_unlock(&P->ev_mu);
+    return true;
+}
+
+aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    aclError rc = ACL_SUCCESS;
+    bool idle;
+
+    if (!status)
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: status is NULL");
+    if (!event_idle("aclrtQueryEventStatus", event, &idle, &rc))
+        return rc;
+    *status = idle ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
+{
+    aclError rc = ACL_SUCCESS;
+    bool idle;
+
+    if (!status)
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEvent: status is NULL");
+    if (!event_idle("aclrtQueryEvent", event, &idle, &rc))
+        return rc;
+    *status = idle ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+/* @ev's completion time, or the error when it has none to give. Under
+ * ev_mu. */
+static aclError event_stamp_locked(const acli_event *ev, const char *which, uint64_t *ns)
+{
+    if (!ev->timed)
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: the %s event keeps "
+                         "no times (created without ACL_EVENT_TIME_LINE)", which);
+    if (ev->pending)
+        return acli_fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+                         "aclrtEventElapsedTime: the %s event's record has not completed", which);
+    if (!ev->stamped)
+        return acli_fail(ACL_ERROR_INVALID_PARAM,
+                         "aclrtEventElapsedTime: the %s event was never recorded", which);
+    *ns = ev->stamp_ns;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    acli_process *P = acli_proc();
+    const acli_event *start = startEvent, *end = endEvent;
+    uint64_t t0 = 0, t1 = 0;
+    aclError rc;
+
+    if (!ms)
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms is NULL");
+    if (!acli_handle_ok(start, (acli_kind)ACLI_RT_EVENT) ||
+        !acli_handle_ok(end, (acli_kind)ACLI_RT_EVENT))
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: %p is not a live "
+                         "event", acli_handle_ok(start, (acli_kind)ACLI_RT_EVENT) ? endEvent
+                                                                                : startEvent);
+    pthread_mutex_lock(&P->ev_mu);
+    rc = event_stamp_locked(start, "start", &t0);
+    if (!rc)
+        rc = event_stamp_locked(end, "end", &t1);
+    pthread_mutex_unlock(&P->ev_mu);
+    if (rc)
+        return rc;
+    *ms = (float)(t1 >= t0 ? (double)(t1 - t0) / 1e6 : -(double)(t0 - t1) / 1e6);
     return ACL_SUCCESS;
 }

@@ -3,8 +3,9 @@
  *
  * Holds the export and deprecation macros, the handle types, aclError and
  * its ACL_* constants, the model-side enums aclDataType / aclFormat /
- * aclMemType (DVPP calls never take them), the aclDataBuffer functions and
- * aclrtGetSocName. Valid C11 and C++11. Implemented by libascendcl.so.
+ * aclMemType (DVPP calls never take them), the aclDataBuffer functions,
+ * the application log (aclAppLog, ACL_APP_LOG) and aclrtGetSocName. Valid
+ * C11 and C++11. Implemented by libascendcl.so.
  */
 #ifndef DVPP_ACL_BASE_H
 #define DVPP_ACL_BASE_H
@@ -193,6 +194,26 @@ ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
 ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
 ACL_DEPRECATED_MESSAGE("aclGetDataBufferSize is deprecated, use aclGetDataBufferSizeV2 instead")
 ACL_FUNC_VISIBILITY uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer);
+
+/* --- application log ------------------------------------------------------------
+ * aclAppLog writes one line of the program's own through the runtime's log
+ * (ASCEND_GLOBAL_LOG_LEVEL: the lowest level written, 3 = error by default;
+ * ASCEND_SLOG_PRINT_TO_STDOUT=1: to stdout, otherwise errors only, to
+ * stderr). A level outside aclLogLevel writes nothing. ACL_APP_LOG fills in
+ * the caller's function, file and line; @fmt is printf's. */
+typedef enum {
+    ACL_DEBUG = 0,
+    ACL_INFO = 1,
+    ACL_WARNING = 2,
+    ACL_ERROR = 3
+} aclLogLevel;
+
+ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file,
+                                   uint32_t line, const char *fmt, ...);
+/* The format is the first of the variadic arguments, so the macro is ISO C
+ * and C++ (no GNU comma pasting) and a call with no argument after the
+ * format is valid too. */
+#define ACL_APP_LOG(level, ...) aclAppLog((level), __func__, __FILE__, __LINE__, __VA_ARGS__)
 
 /* The chip the layer emulates: "Ascend310" or "Ascend310P3", by the profile
  * aclInit chose (DVPP_ACL_PROFILE before it). A static string; not freed. */

@@ -50,6 +50,41 @@ typedef enum aclrtMemMallocPolicy {
     ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000
 } aclrtMemMallocPolicy;
 
+/* What aclrtGetMemInfo reports on. "Device" memory is the process's own
+ * memory here, so every kind reports the same: the machine's RAM. */
+typedef enum aclrtMemAttr {
+    ACL_DDR_MEM = 0,
+    ACL_HBM_MEM = 1,
+    ACL_DDR_MEM_HUGE = 2,
+    ACL_DDR_MEM_NORMAL = 3,
+    ACL_HBM_MEM_HUGE = 4,
+    ACL_HBM_MEM_NORMAL = 5,
+    ACL_DDR_MEM_P2P_HUGE = 6,
+    ACL_DDR_MEM_P2P_NORMAL = 7,
+    ACL_HBM_MEM_P2P_HUGE = 8,
+    ACL_HBM_MEM_P2P_NORMAL = 9
+} aclrtMemAttr;
+
+/* aclrtQueryEvent's answer (deprecated with it). */
+typedef enum aclrtEventStatus {
+    ACL_EVENT_STATUS_COMPLETE = 0,
+    ACL_EVENT_STATUS_NOT_READY = 1,
+    ACL_EVENT_STATUS_RESERVED = 2
+} aclrtEventStatus;
+
+/* aclrtQueryEventStatus's answer. */
+typedef enum aclrtEventRecordedStatus {
+    ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+    ACL_EVENT_RECORDED_STATUS_COMPLETE = 1
+} aclrtEventRecordedStatus;
+
+/* aclrtCreateEventWithFlag's flags (OR-able). Only an event with
+ * ACL_EVENT_TIME_LINE (or one from aclrtCreateEvent) keeps the time its
+ * records complete, which aclrtEventElapsedTime needs. */
+#define ACL_EVENT_SYNC 0x00000001u
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002u
+#define ACL_EVENT_TIME_LINE 0x00000008u
+
 /* A host callback: runs inside the subscribed thread's aclrtProcessReport. */
 typedef void (*aclrtCallback)(void *userData);
 
@@ -88,6 +123,21 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
+/* @flag: 0 or an OR of ACL_EVENT_* (any other bit is
+ * ACL_ERROR_INVALID_PARAM). */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+/* COMPLETE when no record of the event is pending (never recorded
+ * included), else NOT_READY; never waits. */
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event,
+                                                   aclrtEventRecordedStatus *status);
+ACL_DEPRECATED_MESSAGE("aclrtQueryEvent is deprecated, use aclrtQueryEventStatus instead")
+ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);
+/* Milliseconds between the completion of @startEvent's last record and
+ * @endEvent's (negative when the end completed first). Each must have a
+ * completed record (never recorded: ACL_ERROR_INVALID_PARAM; still
+ * pending: ACL_ERROR_RT_EVENT_NOT_COMPLETE) and keep times. */
+ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent,
+                                                   aclrtEvent endEvent);
 
 /* --- memory ----------------------------------------------------------------------------
  * Size 0 and NULL pointers are ACL_ERROR_INVALID_PARAM. Every policy value
@@ -107,6 +157,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
 ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value,
                                               size_t count, aclrtStream stream);
+/* The machine's free and total RAM in bytes, whatever @attr (a valid
+ * aclrtMemAttr): "device" memory is this process's memory. */
+ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *freeSize,
+                                             size_t *totalSize);
 
 /* --- host callbacks -----------------------------------------------------------------------
  * @threadId is a pthread_t as uint64_t. aclrtProcessReport runs the calling
