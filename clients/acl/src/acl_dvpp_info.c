@@ -8,6 +8,19 @@
 #include "dvpp_jpeg.h"
 #include "dvpp_png.h"
 
+/* The probes parse up to @size bytes: a size past the end of the DVPP
+ * block holding @data would have them read memory that is not there. */
+static aclError info_check_block(const void *data, uint32_t size, const char *what)
+{
+    size_t avail = acli_mem_avail(data);
+
+    if (avail && avail < size)
+        return acli_fail(ACL_ERROR_INVALID_PARAM,
+                         "%s: size(%u) is larger than the %zu bytes from data to the end "
+                         "of its block", what, size, avail);
+    return ACL_SUCCESS;
+}
+
 /* --- JPEG ---------------------------------------------------------------------- */
 
 static acldvppJpegFormat info_jpeg_format(const dvpp_jpeg_info *in)
@@ -42,6 +55,8 @@ static aclError probe_jpeg(const void *data, uint32_t size, const char *what,
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: data is NULL", what);
     if (size == 0)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0", what);
+    if (info_check_block(data, size, what) != ACL_SUCCESS)
+        return ACL_ERROR_INVALID_PARAM;
     dvpp_err_clear(&err);
     st = dvpp_jpeg_probe(data, size, in, &err);
     if (st != DVPP_OK)
@@ -180,6 +195,8 @@ static aclError probe_png(const void *data, uint32_t size, const char *what,
     if (size <= 29)
         return acli_fail(ACL_ERROR_INVALID_PARAM,
                          "%s: size(%u) should be larger than 29 bytes", what, size);
+    if (info_check_block(data, size, what) != ACL_SUCCESS)
+        return ACL_ERROR_INVALID_PARAM;
     if (memcmp(data, k_png_sig, sizeof(k_png_sig)) != 0)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: the data has no PNG signature",
                          what);
