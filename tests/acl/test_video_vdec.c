@@ -550,6 +550,77 @@ static void test_a_failed_frame_leaves_the_buffer_and_desc_usable(void **state)
     acldvppFree(buf);
 }
 
+/* A program that destroys an output description while its frame waits
+ * for a picture (B frames: the first picture comes two packets later), then
+ * makes a new one that malloc puts at the same address: the picture must
+ * not land in the new description (which belongs to another frame). Where
+ * the address is not reused (the layer still holds the old one, or ASan's
+ * quarantine), there is nothing to observe. */
+static void test_an_output_destroyed_before_its_picture(void **state)
+{
+    vstream *s = &g_s[S264_B];
+    report_thread rt;
+    aclvdecChannelDesc *cd;
+    acldvppPicDesc *first, *made[64], *hit = NULL;
+    void *first_data;
+    size_t bytes = max_frame_bytes(s);
+    int n = 0;
+
+    (void)state;
+    log_reset();
+    report_start(&rt);
+    cd = open_channel(&rt, H264_HIGH_LEVEL, PIXEL_FORMAT_YUV_SEMIPLANAR_420);
+    first = out_desc(bytes, PIXEL_FORMAT_YUV_SEMIPLANAR_420);
+    first_data = acldvppGetPicDescData(first);
+    assert_int_equal(aclvdecSendFrame(cd, vpacket(s, 0), first, NULL, (void *)(uintptr_t)0),
+                     ACL_SUCCESS);
+    assert_int_equal(aclvdecSendFrame(cd, vpacket(s, 1),
+                                      out_desc(bytes, PIXEL_FORMAT_YUV_SEMIPLANAR_420), NULL,
+                                      (void *)(uintptr_t)1),
+                     ACL_SUCCESS);
+    /* wait until packet 1 has been decoded (no picture yet: the stream lags) */
+    usleep(200 * 1000);
+    assert_int_equal(log_count(), 0);
+    assert_int_equal(acldvppDestroyPicDesc(first), ACL_SUCCESS);
+    while (n < 64 && !hit) {
+        made[n] = acldvppCreatePicDesc();
+        assert_non_null(made[n]);
+        if (made[n] == first)
+            hit = made[n];
+        n++;
+    }
+    for (int i = 0; i < n; i++)
+        if (made[i] != hit)
+            assert_int_equal(acldvppDestroyPicDesc(made[i]), ACL_SUCCESS);
+    if (hit) {
+        /* a description of the program's own, reset to "nothing written" */
+        assert_int_equal(acldvppSetPicDescFormat(hit, PIXEL_FORMAT_YUV_SEMIPLANAR_420),
+                         ACL_SUCCESS);
+        assert_int_equal(acldvppSetPicDescRetCode(hit, 77), ACL_SUCCESS);
+    }
+    g_log.free_input = true;
+    for (unsigned i = 2; i < s->npackets; i++)
+        assert_int_equal(aclvdecSendFrame(cd, vpacket(s, i),
+                                          out_desc(bytes, PIXEL_FORMAT_YUV_SEMIPLANAR_420),
+                                          NULL, (void *)(uintptr_t)i),
+                         ACL_SUCCESS);
+    assert_int_equal(send_eos(cd), ACL_SUCCESS);
+    assert_int_equal(log_count(), s->npackets);
+    if (hit) {
+        if (acldvppGetPicDescRetCode(hit) != 77 || acldvppGetPicDescWidth(hit) != 0)
+            fail_msg("a frame's picture went into a description made after it was "
+                     "destroyed: retCode %u, %ux%u", acldvppGetPicDescRetCode(hit),
+                     acldvppGetPicDescWidth(hit), acldvppGetPicDescHeight(hit));
+        assert_int_equal(acldvppDestroyPicDesc(hit), ACL_SUCCESS);
+    }
+    for (unsigned i = 1; i < g_log.n; i++)
+        assert_memory_equal(g_log.r[i].data, s->ref[i].data, s->ref[i].size);
+    close_channel(cd);
+    report_stop(&rt);
+    acldvppFree(first_data);
+    log_reset();
+}
+
 /* A damaged packet: its frame's callback comes with retCode != 0, every
  * frame still gets exactly one, and a clean stream after EOS decodes. */
 static void test_a_damaged_frame_gets_its_callback(void **state)
@@ -946,6 +1017,7 @@ int main(void)
         cmocka_unit_test(test_skipped_frames),
         cmocka_unit_test(test_a_small_output_is_a_ret_code),
         cmocka_unit_test(test_a_failed_frame_leaves_the_buffer_and_desc_usable),
+        cmocka_unit_test(test_an_output_destroyed_before_its_picture),
         cmocka_unit_test(test_a_damaged_frame_gets_its_callback),
         cmocka_unit_test(test_eos_on_the_callback_thread_fails),
         cmocka_unit_test(test_destroy_on_the_callback_thread_fails),

@@ -32,6 +32,7 @@
 
 #include "acl/acl.h"
 #include "acl/ops/acl_dvpp.h"
+#include "acl_dvpp_int.h"
 #include "acl_int.h"
 #include "acl_video.h"
 #include "dvpp_device.h"
@@ -544,10 +545,15 @@ static dvpp_status picture_out(void *ctx, const dvpp_vstream_frame *f, dvpp_err 
 
 /* --- callbacks ------------------------------------------------------------------------- */
 
+/* A frame's callback. The frame holds its output description from the
+ * send until its callback has returned (acli_pic_hold): a program that
+ * destroys it early gets it unregistered at once but not freed, so no
+ * picture, retCode or callback of this frame reaches a description made
+ * later at the same address. */
 typedef struct vdec_report {
     aclvdecCallback cb;
     acldvppStreamDesc *input;
-    acldvppPicDesc *output;
+    acldvppPicDesc *output;       /* held (NULL for a skipped frame) */
     void *user;
 } vdec_report;
 
@@ -558,17 +564,21 @@ static void run_report(void *arg)
 
     free(r);
     copy.cb(copy.input, copy.output, copy.user);
+    acli_pic_release(copy.output);
 }
 
 static void post_callback(vdec_chan *ch, const vdec_entry *e)
 {
     vdec_report *r = malloc(sizeof(*r));
 
-    if (!r)
-        return; /* no memory: the callback is lost (as the post's own failure) */
-    *r = (vdec_report){ch->cb, e->input, e->skipped ? NULL : e->output, e->user};
-    if (acli_video_post(ch->sync, run_report, r) != ACL_SUCCESS)
+    if (r)
+        *r = (vdec_report){ch->cb, e->input, e->output, e->user};
+    /* no memory, or the report thread's subscription is gone: the
+     * callback is lost */
+    if (!r || acli_video_post(ch->sync, run_report, r) != ACL_SUCCESS) {
         free(r);
+        acli_pic_release(e->output);
+    }
 }
 
 /* Post the callbacks of the frames at the head that are done, in order. */
@@ -687,6 +697,9 @@ static void chan_free(vdec_chan *ch)
 {
     if (ch->stream)
         acli_stream_destroy(ch->stream);
+    /* frames never called back (their tasks stopped with the device) */
+    for (size_t i = 0; i < ch->q_len; i++)
+        acli_pic_release(entry_at(ch, i)->output);
     dvpp_vstream_close(ch->dec);
     acli_video_sync_close(ch->sync);
     free(ch->q);
@@ -746,9 +759,12 @@ aclError aclvdecCreateChannel(aclvdecChannelDesc *channelDesc)
 
 static aclError submit(vdec_chan *ch, vdec_task *k)
 {
-    aclError rc = acli_submit(ch->stream, DVPP_ENGINE_VDEC, run_task, fini_task, k);
+    aclError rc;
 
+    acli_pic_hold(k->output); /* until the frame's callback has returned */
+    rc = acli_submit(ch->stream, DVPP_ENGINE_VDEC, run_task, fini_task, k);
     if (rc != ACL_SUCCESS) {
+        acli_pic_release(k->output);
         free(k->bytes);
         free(k);
     }
