@@ -30,6 +30,7 @@ static inline void rt_clear_env(void)
     unsetenv("DVPP_ACL_PROFILE");
     unsetenv("DVPP_ACL_DEVICES");
     unsetenv("DVPP_ACL_CHANNELS");
+    unsetenv("DVPP_ACL_POOL_BYTES");
     setenv("ASCEND_GLOBAL_LOG_LEVEL", "4", 1);
     unsetenv("ASCEND_SLOG_PRINT_TO_STDOUT");
 }

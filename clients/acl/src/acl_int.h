@@ -124,6 +124,15 @@ ACLI_EXPORT aclError acli_mem_free(void *p, acli_mem_kind kind);
  * 0 when @p lies in no block (a program's own malloc: then the layer
  * trusts the sizes the program declared). */
 ACLI_EXPORT size_t acli_mem_avail(const void *p);
+/* The DVPP pool (docs/acl.md, "Memory"): between aclInit and aclFinalize,
+ * acli_mem_free(ACLI_MEM_DVPP) keeps the block mapped and reserved (no
+ * longer live: acli_mem_avail answers 0, a second free is refused) while
+ * the pool holds at most its cap (DVPP_ACL_POOL_BYTES, "dvpp.pool_bytes";
+ * default 256 MiB, 0: no pool), the least recently freed blocks going back
+ * to the heap first; acli_mem_alloc(ACLI_MEM_DVPP) takes the oldest pooled
+ * block of the same rounded size, zeroed again. How many blocks and bytes
+ * it holds now (tests, diagnostics). */
+ACLI_EXPORT void acli_mem_pool_stat(size_t *blocks, size_t *bytes);
 
 /* --- streams and tasks ----------------------------------------------------------
  * An aclrtStream is an in-order queue on its context's device (one libdvpp

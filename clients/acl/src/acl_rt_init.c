@@ -170,6 +170,24 @@ static bool parse_uint(const char *s, size_t len, unsigned lo, unsigned hi, unsi
     return true;
 }
 
+/* A byte count in [0, ACLI_MAX_POOL_BYTES], decimal digits only. */
+static bool parse_bytes(const char *s, size_t *out)
+{
+    size_t v = 0, len = strlen(s);
+
+    if (len == 0 || len > 12)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (size_t)(s[i] - '0');
+    }
+    if (v > ACLI_MAX_POOL_BYTES)
+        return false;
+    *out = v;
+    return true;
+}
+
 static bool parse_profile(const char *s, int *out)
 {
     dvpp_profile p;
@@ -192,6 +210,7 @@ static void settings_default(acli_settings *s)
         s->channels[e] = cfg.channels[e];
     s->channels[ACLI_RT_ENGINE] = ACLI_RT_ENGINE_CHANNELS;
     s->queue_depth = cfg.queue_depth[0];
+    s->pool_bytes = ACLI_DEFAULT_POOL_BYTES;
 }
 
 /* DVPP_ACL_CHANNELS: "4" (every engine) or "vpc=4,jpegd=2". */
@@ -248,6 +267,11 @@ aclError acli_settings_from_env(acli_settings *s)
         return acli_fail(ACL_ERROR_INVALID_PARAM,
                          "DVPP_ACL_DEVICES '%s' must be an integer in [1, %u]", v,
                          ACLI_MAX_DEVICES);
+    v = getenv("DVPP_ACL_POOL_BYTES");
+    if (v && *v && !parse_bytes(v, &s->pool_bytes))
+        return acli_fail(ACL_ERROR_INVALID_PARAM,
+                         "DVPP_ACL_POOL_BYTES '%s' must be a byte count in [0, %zu]", v,
+                         ACLI_MAX_POOL_BYTES);
     v = getenv("DVPP_ACL_CHANNELS");
     if (v && *v)
         return channels_from_env(v, s);
@@ -268,6 +292,17 @@ static aclError json_uint(const json_t *j, const char *key, unsigned lo, unsigne
         return acli_fail(ACL_ERROR_INVALID_PARAM,
                          "aclInit: %s is %lld, not in [%u, %u]", key, (long long)v, lo, hi);
     *out = (unsigned)v;
+    return ACL_SUCCESS;
+}
+
+static aclError json_bytes(const json_t *j, const char *key, size_t hi, size_t *out)
+{
+    json_int_t v = json_is_integer(j) ? json_integer_value(j) : -1;
+
+    if (v < 0 || (unsigned long long)v > hi)
+        return acli_fail(ACL_ERROR_INVALID_PARAM,
+                         "aclInit: %s must be an integer byte count in [0, %zu]", key, hi);
+    *out = (size_t)v;
     return ACL_SUCCESS;
 }
 
@@ -326,6 +361,8 @@ static aclError json_dvpp(const json_t *dvpp, acli_settings *s)
             rc = json_channels(v, s);
         } else if (strcmp(key, "queue_depth") == 0) {
             rc = json_uint(v, "dvpp.queue_depth", 1, ACLI_MAX_QUEUE_DEPTH, &s->queue_depth);
+        } else if (strcmp(key, "pool_bytes") == 0) {
+            rc = json_bytes(v, "dvpp.pool_bytes", ACLI_MAX_POOL_BYTES, &s->pool_bytes);
         } else {
             acli_log(ACLI_LOG_WARN, "aclInit: dvpp.%s is not a setting; ignored", key);
         }
@@ -457,6 +494,7 @@ aclError aclInit(const char *configPath)
     if (rc == ACL_SUCCESS) {
         P->settings = s;
         atomic_store(&P->profile, s.profile);
+        acli_mem_pool_start(s.pool_bytes);
         atomic_store(&P->initialized, true);
         acli_log(ACLI_LOG_INFO, "aclInit: profile %s, %u device(s), queue depth %u",
                  dvpp_profile_name((dvpp_profile)s.profile), s.devices, s.queue_depth);
@@ -481,6 +519,8 @@ aclError aclFinalize(void)
     pthread_mutex_unlock(&P->mu);
     acli_devices_reset_all();
     acli_reports_reset();
+    /* After the devices: no canceled task touches a block any more. */
+    acli_mem_pool_stop();
     return ACL_SUCCESS;
 }
 

@@ -42,6 +42,10 @@
 #define ACLI_MAX_DEVICES 64u
 /* The largest "dvpp.queue_depth": libdvpp makes every job record up front. */
 #define ACLI_MAX_QUEUE_DEPTH 65536u
+/* The DVPP pool's cap (DVPP_ACL_POOL_BYTES, "dvpp.pool_bytes"): the default,
+ * and the most a setting may ask for (as much as any device holds). */
+#define ACLI_DEFAULT_POOL_BYTES ((size_t)256 << 20)
+#define ACLI_MAX_POOL_BYTES ((size_t)64 << 30)
 /* Longest recent-error message kept, with its NUL. */
 #define ACLI_MSG_LEN 512
 
@@ -70,6 +74,7 @@ typedef struct acli_settings {
     unsigned devices;                     /* 1..ACLI_MAX_DEVICES */
     unsigned channels[DVPP_ENGINE_COUNT]; /* per engine, >= 1 */
     unsigned queue_depth;                 /* per engine, >= 1 */
+    size_t pool_bytes;                    /* the DVPP pool's cap; 0: none */
 } acli_settings;
 
 typedef struct acli_device acli_device;
@@ -144,6 +149,16 @@ typedef struct acli_mem_registry {
     pthread_mutex_t mu;
     acli_mem_node *root; /* AVL tree keyed by block start */
     size_t count;
+    /* The DVPP pool: freed acldvppMalloc blocks kept for reuse while
+     * pool_on (aclInit to aclFinalize), off the live tree. */
+    bool pool_on;
+    size_t pool_cap;            /* bytes it may hold */
+    size_t pool_bytes;          /* bytes it holds */
+    size_t pool_count;          /* blocks it holds */
+    uint64_t pool_seq;          /* the last pooled free's number */
+    acli_mem_node *pool_root;   /* AVL tree keyed by (size, seq) */
+    acli_mem_node *pool_oldest; /* free order, least recent first */
+    acli_mem_node *pool_newest;
 } acli_mem_registry;
 
 /* --- reports (acl_rt_report.c) ------------------------------------------------ */
@@ -192,6 +207,13 @@ void acli_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 
  * being @module: aclAppLog's lines are "APP". */
 void acli_vlog(const char *module, int level, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
+
+/* --- memory (acl_rt_mem.c) --- */
+
+/* aclInit: pool freed DVPP blocks up to @cap bytes from now on (0: none). */
+void acli_mem_pool_start(size_t cap);
+/* aclFinalize: release every pooled block; frees go to the heap again. */
+void acli_mem_pool_stop(void);
 
 /* --- errors (acl_rt_err.c) --- */
 

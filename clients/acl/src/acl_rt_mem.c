@@ -8,6 +8,17 @@
  * or wrong-kind pointer is refused instead of corrupting the heap. Nodes
  * live outside the blocks: a program writing past its block cannot damage
  * the registry.
+ *
+ * The DVPP pool: the chip's acldvppMalloc memory comes from a reserved
+ * hugepage pool, so a freed block stays mapped and is handed out again.
+ * Real programs lean on that (Ascend/samples' venc sample frees its input
+ * buffer after the first frame and keeps filling and encoding it), and a
+ * fresh block costs first-touch page faults on every frame. So between
+ * aclInit and aclFinalize a freed DVPP block is kept (no longer live:
+ * off the block tree) in a pool of at most pool_cap bytes, released least
+ * recently freed first beyond it, and a DVPP allocation first takes the
+ * OLDEST pooled block of its rounded size: the block a program freed last
+ * (and may still be writing) is the last one reused.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +41,12 @@ struct acli_mem_node {
     int height;            /* AVL: 1 for a leaf */
     acli_mem_node *left;
     acli_mem_node *right;
+    /* Pooled only (a freed DVPP block): seq numbers the frees (0 while
+     * live), the pool tree is ordered by (size, seq), and older/newer link
+     * the pool's free order (also a release chain through newer). */
+    uint64_t seq;
+    acli_mem_node *older;
+    acli_mem_node *newer;
 };
 
 /* --- the AVL tree (mem.mu held) ----------------------------------------------- */
@@ -86,12 +103,20 @@ static acli_mem_node *rebalance(acli_mem_node *n)
     return n;
 }
 
-/* Starts are unique (live blocks do not overlap). */
+/* One tree holds live nodes (ordered by start: unique, live blocks do not
+ * overlap) or pooled ones (by size, then free order: unique too). */
+static bool node_before(const acli_mem_node *a, const acli_mem_node *b)
+{
+    if (a->seq == 0)
+        return a->start < b->start;
+    return a->size < b->size || (a->size == b->size && a->seq < b->seq);
+}
+
 static acli_mem_node *tree_insert(acli_mem_node *root, acli_mem_node *n)
 {
     if (!root)
         return n;
-    if (n->start < root->start)
+    if (node_before(n, root))
         root->left = tree_insert(root->left, n);
     else
         root->right = tree_insert(root->right, n);
@@ -108,8 +133,9 @@ static acli_mem_node *tree_unlink_min(acli_mem_node *root, acli_mem_node **min)
     return rebalance(root);
 }
 
-/* Unlink the node starting at @start (into *out; NULL when none). */
-static acli_mem_node *tree_remove(acli_mem_node *root, uintptr_t start, acli_mem_node **out)
+/* Unlink the node ordered as @key (into *out; NULL when none). */
+static acli_mem_node *tree_remove(acli_mem_node *root, const acli_mem_node *key,
+                                  acli_mem_node **out)
 {
     acli_mem_node *succ;
 
@@ -117,10 +143,10 @@ static acli_mem_node *tree_remove(acli_mem_node *root, uintptr_t start, acli_mem
         *out = NULL;
         return NULL;
     }
-    if (start < root->start) {
-        root->left = tree_remove(root->left, start, out);
-    } else if (start > root->start) {
-        root->right = tree_remove(root->right, start, out);
+    if (node_before(key, root)) {
+        root->left = tree_remove(root->left, key, out);
+    } else if (node_before(root, key)) {
+        root->right = tree_remove(root->right, key, out);
     } else {
         *out = root;
         if (!root->left || !root->right)
@@ -154,6 +180,140 @@ static const acli_mem_node *tree_find_start(const acli_mem_node *n, uintptr_t a)
     while (n && n->start != a)
         n = a < n->start ? n->left : n->right;
     return n;
+}
+
+/* --- the DVPP pool (mem.mu held) --------------------------------------------------- */
+
+/* The oldest pooled block of exactly @size: the first node of the pool
+ * tree not ordered before (size, 0). */
+static acli_mem_node *pool_find_oldest(acli_mem_node *n, size_t size)
+{
+    acli_mem_node *first = NULL;
+
+    while (n) {
+        if (n->size >= size) {
+            first = n;
+            n = n->left;
+        } else {
+            n = n->right;
+        }
+    }
+    return first && first->size == size ? first : NULL;
+}
+
+/* Take @n out of the pool; it leaves as a bare node (a leaf, seq 0). */
+static void pool_unlink(acli_mem_registry *M, acli_mem_node *n)
+{
+    acli_mem_node *out;
+
+    M->pool_root = tree_remove(M->pool_root, n, &out);
+    if (n->older)
+        n->older->newer = n->newer;
+    else
+        M->pool_oldest = n->newer;
+    if (n->newer)
+        n->newer->older = n->older;
+    else
+        M->pool_newest = n->older;
+    M->pool_bytes -= n->size;
+    M->pool_count--;
+    n->seq = 0;
+    n->height = 1;
+    n->left = n->right = n->older = n->newer = NULL;
+}
+
+/* A block of @size from the pool, unlinked; NULL when it holds none. */
+static acli_mem_node *pool_take(acli_mem_registry *M, size_t size)
+{
+    acli_mem_node *n = M->pool_on ? pool_find_oldest(M->pool_root, size) : NULL;
+
+    if (n)
+        pool_unlink(M, n);
+    return n;
+}
+
+/* Keep the freed DVPP block @n (off the block tree) in the pool when it
+ * fits under the cap. Returns what to release (no lock held): a chain
+ * through ->newer of @n itself (no pool, or larger than the whole cap) or
+ * of the least recently freed blocks now beyond the cap. */
+static acli_mem_node *pool_put(acli_mem_registry *M, acli_mem_node *n)
+{
+    acli_mem_node *chain = NULL;
+
+    if (!M->pool_on || n->size > M->pool_cap)
+        return n;
+    n->seq = ++M->pool_seq;
+    n->height = 1;
+    n->left = n->right = n->newer = NULL;
+    M->pool_root = tree_insert(M->pool_root, n);
+    n->older = M->pool_newest;
+    if (M->pool_newest)
+        M->pool_newest->newer = n;
+    else
+        M->pool_oldest = n;
+    M->pool_newest = n;
+    M->pool_bytes += n->size;
+    M->pool_count++;
+    /* @n alone fits, so it is never the one released. */
+    while (M->pool_bytes > M->pool_cap) {
+        acli_mem_node *old = M->pool_oldest;
+
+        pool_unlink(M, old);
+        old->newer = chain;
+        chain = old;
+    }
+    return chain;
+}
+
+/* Give blocks and their nodes back to the heap (no lock held). */
+static void release_chain(acli_mem_node *chain)
+{
+    dvpp_allocator a = dvpp_current_allocator();
+
+    while (chain) {
+        acli_mem_node *next = chain->newer;
+
+        a.free(a.ctx, (void *)chain->start, chain->size);
+        free(chain);
+        chain = next;
+    }
+}
+
+void acli_mem_pool_start(size_t cap)
+{
+    acli_mem_registry *M = &acli_proc()->mem;
+
+    pthread_mutex_lock(&M->mu);
+    M->pool_cap = cap;
+    M->pool_on = cap > 0;
+    pthread_mutex_unlock(&M->mu);
+}
+
+void acli_mem_pool_stop(void)
+{
+    acli_mem_registry *M = &acli_proc()->mem;
+    acli_mem_node *chain;
+
+    pthread_mutex_lock(&M->mu);
+    /* The free-order list already chains every pooled node through newer. */
+    chain = M->pool_oldest;
+    M->pool_on = false;
+    M->pool_root = M->pool_oldest = M->pool_newest = NULL;
+    M->pool_bytes = M->pool_count = 0;
+    pthread_mutex_unlock(&M->mu);
+    release_chain(chain);
+}
+
+void acli_mem_pool_stat(size_t *blocks, size_t *bytes)
+{
+    acli_mem_registry *M = &acli_proc()->mem;
+
+    pthread_mutex_lock(&M->mu);
+    if (blocks)
+        *blocks = M->pool_count;
+    if (bytes)
+        *bytes = M->pool_bytes;
+    pthread_mutex_unlock(&M->mu);
 }
 
 /* --- the bridge ------------------------------------------------------------------------ */
@@ -194,19 +354,30 @@ aclError acli_mem_alloc(void **p, size_t size, acli_mem_kind kind)
         /* DVPP's pool hands out ALIGN_UP(size, 32) + 32 bytes. */
         bytes = (size + 63) / 32 * 32;
     }
-    n = malloc(sizeof(*n));
-    if (!n)
-        return acli_fail(ACL_ERROR_BAD_ALLOC, "%s: no memory for the block record",
-                         kind_name(kind));
-    b = a.alloc(a.ctx, bytes, ACLI_MEM_ALIGN);
-    if (!b) {
-        free(n);
-        return acli_fail(ACL_ERROR_BAD_ALLOC, "%s: cannot allocate %zu bytes", kind_name(kind),
-                         bytes);
+    n = NULL;
+    if (kind == ACLI_MEM_DVPP) {
+        pthread_mutex_lock(&M->mu);
+        n = pool_take(M, bytes);
+        pthread_mutex_unlock(&M->mu);
+    }
+    if (n) {
+        /* Mapped already: zeroing it again costs no page fault. */
+        b = (void *)n->start;
+    } else {
+        n = malloc(sizeof(*n));
+        if (!n)
+            return acli_fail(ACL_ERROR_BAD_ALLOC, "%s: no memory for the block record",
+                             kind_name(kind));
+        b = a.alloc(a.ctx, bytes, ACLI_MEM_ALIGN);
+        if (!b) {
+            free(n);
+            return acli_fail(ACL_ERROR_BAD_ALLOC, "%s: cannot allocate %zu bytes",
+                             kind_name(kind), bytes);
+        }
+        *n = (acli_mem_node){.start = (uintptr_t)b, .size = bytes, .kind = kind, .height = 1};
     }
     /* First touch here rather than in a codec's inner loop. */
     memset(b, 0, bytes);
-    *n = (acli_mem_node){(uintptr_t)b, bytes, kind, 1, NULL, NULL};
     pthread_mutex_lock(&M->mu);
     M->root = tree_insert(M->root, n);
     M->count++;
@@ -218,27 +389,31 @@ aclError acli_mem_alloc(void **p, size_t size, acli_mem_kind kind)
 aclError acli_mem_free(void *p, acli_mem_kind kind)
 {
     acli_mem_registry *M = &acli_proc()->mem;
-    dvpp_allocator a = dvpp_current_allocator();
+    const acli_mem_node key = {.start = (uintptr_t)p};
     const acli_mem_node *found;
-    acli_mem_node *n = NULL;
+    acli_mem_node *n = NULL, *release = NULL;
+    acli_mem_kind found_kind = 0;
 
     if (!p)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: free of NULL", kind_name(kind));
     pthread_mutex_lock(&M->mu);
     found = tree_find_start(M->root, (uintptr_t)p);
+    if (found)
+        found_kind = found->kind;
     if (found && found->kind == kind) {
-        M->root = tree_remove(M->root, (uintptr_t)p, &n);
+        M->root = tree_remove(M->root, &key, &n);
         M->count--;
+        release = kind == ACLI_MEM_DVPP ? pool_put(M, n) : n;
     }
     pthread_mutex_unlock(&M->mu);
     if (n) {
-        a.free(a.ctx, p, n->size);
-        free(n);
+        /* A pooled @n may be another thread's already: only @release is ours. */
+        release_chain(release);
         return ACL_SUCCESS;
     }
     if (found)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: %p was allocated by %s; free it there",
-                         kind_name(kind), p, kind_name(found->kind));
+                         kind_name(kind), p, kind_name(found_kind));
     return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: %p is not the start of a live block",
                      kind_name(kind), p);
 }
