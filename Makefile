@@ -197,7 +197,11 @@ ACL_SO_NAMES := libascendcl.so libacl_dvpp.so libacl_cblas.so
 ACL_SOS := $(addprefix $(ACL_LIB64)/,$(ACL_SO_NAMES))
 ACL_STUBS := $(addprefix $(ACL_LIB64)/stub/,$(ACL_SO_NAMES))
 ACL_ENV := $(ACL)/set_env.sh
-ACL_TREE := $(ACL_HDRS) $(ACL_SOS) $(ACL_STUBS) $(ACL_ENV)
+# The older CANN layout some projects still read (acllib/include,
+# acllib/lib64, acllib/lib64/stub): one relative link to runtime/, so each
+# of its paths resolves in the built tree, the installed one and copies.
+ACL_ACLLIB := $(ACL)/acllib
+ACL_TREE := $(ACL_HDRS) $(ACL_SOS) $(ACL_STUBS) $(ACL_ENV) $(ACL_ACLLIB)
 # What the ACL sources see: the public headers, the private bridge
 # (acl_int.h), libdvpp's headers; FUNC_VISIBILITY makes ACL_FUNC_VISIBILITY
 # export the API.
@@ -434,6 +438,10 @@ $(ACL_ENV): clients/acl/set_env.sh.in
 	$(call quiet,GEN,$@)
 	$(Q)sed -e 's|@ACL_DIR@|$(abspath $(ACL))|g' $< > $@
 
+$(ACL_ACLLIB):
+	@mkdir -p $(dir $@)
+	$(Q)ln -sfn runtime $@
+
 $(OBJ)/tests/acl/%.o: FINAL_CFLAGS += -I$(ACL)/runtime/include -Iclients/acl/src \
 	-DENABLE_DVPP_INTERFACE
 $(ACL_TEST_SRCS:%.c=$(OBJ)/%.o): $(ACL_HDRS)
@@ -569,6 +577,7 @@ install: all
 	for h in $(ACL_HDRS:$(ACL)/%=%); do install -D -m 0644 $(ACL)/$$h $(D)$(ACLDIR)/$$h || exit 1; done
 	install -m 0755 $(ACL_SOS) $(D)$(ACLDIR)/runtime/lib64/
 	install -m 0755 $(ACL_STUBS) $(D)$(ACLDIR)/runtime/lib64/stub/
+	ln -sfn runtime $(D)$(ACLDIR)/acllib
 	sed -e 's|@ACL_DIR@|$(ACLDIR)|g' clients/acl/set_env.sh.in > $(D)$(ACLDIR)/set_env.sh
 	chmod 0644 $(D)$(ACLDIR)/set_env.sh
 

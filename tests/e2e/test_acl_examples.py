@@ -377,6 +377,53 @@ def test_the_ddk_path_convention_builds_after_set_env_sh(samples, media, tmp_pat
     assert_same_bytes(out, ref, "jpegd built with DDK_PATH/NPU_HOST_LIB")
 
 
+# The older CANN layout (Ascend/samples' vdec CMakeLists and others):
+# headers from acllib/include, libraries from acllib/lib64/stub.
+ACLLIB_CMAKE = """\
+cmake_minimum_required(VERSION 3.5.1)
+project(acllib_layout CXX)
+set(CMAKE_CXX_STANDARD 11)
+if(NOT DEFINED ENV{INSTALL_DIR})
+    message(FATAL_ERROR "INSTALL_DIR is not set")
+endif()
+add_definitions(-DENABLE_DVPP_INTERFACE)
+include_directories($ENV{INSTALL_DIR}/acllib/include)
+link_directories($ENV{INSTALL_DIR}/acllib/lib64/stub)
+add_executable(jpegd main.cpp)
+target_link_libraries(jpegd ascendcl acl_dvpp stdc++)
+"""
+
+
+def test_the_acllib_layout_builds(samples, media, tmp_path):
+    """acllib/include, acllib/lib64 and acllib/lib64/stub are the runtime/
+    ones (a relative link, so a copy of the tree keeps them): a project
+    reading them builds, its compile line names acllib, and its jpegd
+    equals the INSTALL_DIR/runtime build."""
+    for sub in ("include/acl/acl.h", "include/acl/ops/acl_dvpp.h", "lib64/libascendcl.so",
+                "lib64/stub/libascendcl.so", "lib64/stub/libacl_dvpp.so",
+                "lib64/libacl_dvpp.so", "lib64/stub/libacl_cblas.so"):
+        got = os.path.join(ACL, "acllib", sub)
+        assert os.path.isfile(got), f"{got} does not resolve"
+        assert os.path.realpath(got) == os.path.realpath(os.path.join(ACL, "runtime", sub))
+    assert os.readlink(os.path.join(ACL, "acllib")) == "runtime"
+    src = tmp_path / "acllib"
+    src.mkdir()
+    shutil.copy(os.path.join(samples.root, "jpegd", "main.cpp"), src / "main.cpp")
+    (src / "CMakeLists.txt").write_text(ACLLIB_CMAKE)
+    ok, log = cmake_build(str(src), str(src / "b"), build_env())
+    assert ok, log
+    flags = "".join(p.read_text() for p in (src / "b").rglob("flags.make"))
+    links = "".join(p.read_text() for p in (src / "b").rglob("link.txt"))
+    assert f"{ACL}/acllib/include" in flags, flags
+    assert f"{ACL}/acllib/lib64/stub" in links, links
+    out, ref = tmp_path / "o.yuv", tmp_path / "ref.yuv"
+    r = subprocess.run([str(src / "b" / "jpegd"), media["s420"], str(out)], capture_output=True,
+                       text=True, env=sample_env("ascend310"), timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    samples.run("jpegd", media["s420"], ref, profile="ascend310")
+    assert_same_bytes(out, ref, "jpegd built against acllib/")
+
+
 # --- JPEG decode ------------------------------------------------------------------------
 
 JPEGD_CASES = [("s420", "nv12"), ("s420", "nv21"), ("s422", "nv12"), ("s444", "nv12"),

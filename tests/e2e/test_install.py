@@ -125,7 +125,8 @@ ACL_LIBS = ("libascendcl.so", "libacl_dvpp.so", "libacl_cblas.so")
 def acl_tree():
     """The AscendCL tree's files, relative to its root (build/acl or
     PREFIX/lib/dvpp/acl): every header of clients/acl/runtime/include, the
-    libraries in runtime/lib64 and runtime/lib64/stub, set_env.sh."""
+    libraries in runtime/lib64 and runtime/lib64/stub, set_env.sh, and
+    acllib (the older CANN layout: a link to runtime)."""
     src = os.path.join(ROOT, "clients", "acl")
     headers = glob.glob(os.path.join(src, "runtime", "include", "acl", "**", "*.h"),
                         recursive=True)
@@ -134,6 +135,7 @@ def acl_tree():
     files |= {f"runtime/lib64/{n}" for n in ACL_LIBS}
     files |= {f"runtime/lib64/stub/{n}" for n in ACL_LIBS}
     files.add("set_env.sh")
+    files.add("acllib")
     return files
 
 
@@ -238,6 +240,50 @@ int main(void)
     return dl_iterate_phdr(show, NULL);
 }
 """
+
+
+ACLLIB_PROG = r"""
+#include <stdio.h>
+#include "acl/acl.h"
+#include "acl/ops/acl_dvpp.h"
+int main(void)
+{
+    const char *soc = aclrtGetSocName();
+    printf("%s\n", soc ? soc : "(null)");
+    return soc ? 0 : 1;
+}
+"""
+
+
+def test_acl_tree_offers_the_acllib_layout(staged, tmp_path):
+    """The installed tree also offers CANN's older acllib/include,
+    acllib/lib64 and acllib/lib64/stub (a relative link to runtime, so the
+    DESTDIR copy resolves inside itself): a program compiled and linked
+    through them builds and runs against the installed libraries."""
+    acl = os.path.join(staged, PREFIX.lstrip("/"), "lib", "dvpp", "acl")
+    assert os.readlink(os.path.join(acl, "acllib")) == "runtime"
+    for sub in ["include/acl/acl.h", "include/acl/ops/acl_dvpp.h"] + \
+            [f"lib64/{n}" for n in ACL_LIBS] + [f"lib64/stub/{n}" for n in ACL_LIBS]:
+        got = os.path.join(acl, "acllib", sub)
+        assert os.path.isfile(got), f"{got} does not resolve"
+        assert os.path.realpath(got) == os.path.realpath(os.path.join(acl, "runtime", sub))
+    words = make_vars()
+    cc = var(words, "CC", "cc") or "cc"
+    san = var(words, "SANITIZER")
+    san_flags = [f"-fsanitize={san}", "-fno-omit-frame-pointer"] if san else []
+    (tmp_path / "soc.c").write_text(ACLLIB_PROG)
+    exe = str(tmp_path / "soc")
+    cmd = [cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *san_flags, "-DENABLE_DVPP_INTERFACE",
+           f"-I{acl}/acllib/include", "-o", exe, str(tmp_path / "soc.c"),
+           f"-L{acl}/acllib/lib64/stub", "-lascendcl", "-lacl_dvpp"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"{shlex.join(cmd)}:\n{r.stderr}"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("INSTALL_DIR", "LD_LIBRARY_PATH", "DVPP_ACL_PROFILE")}
+    r = subprocess.run(["bash", "-c", f". '{acl}/set_env.sh' && exec '{exe}'"],
+                       capture_output=True, text=True, timeout=30,
+                       env=dict(env, LSAN_OPTIONS=f"suppressions={ROOT}/tests/tools/lsan.supp"))
+    assert r.returncode == 0 and r.stdout == "Ascend310\n", r.stdout + r.stderr
 
 
 def test_acl_tree(staged, tmp_path):
