@@ -331,6 +331,20 @@ static const char *kind_name(acli_mem_kind k)
     return "unknown";
 }
 
+/* The call a refused free reports: the program called it, not the allocator. */
+static const char *free_name(acli_mem_kind k)
+{
+    switch (k) {
+    case ACLI_MEM_DEVICE:
+        return "aclrtFree";
+    case ACLI_MEM_HOST:
+        return "aclrtFreeHost";
+    case ACLI_MEM_DVPP:
+        return "acldvppFree";
+    }
+    return "unknown";
+}
+
 aclError acli_mem_alloc(void **p, size_t size, acli_mem_kind kind)
 {
     acli_mem_registry *M = &acli_proc()->mem;
@@ -395,7 +409,7 @@ aclError acli_mem_free(void *p, acli_mem_kind kind)
     acli_mem_kind found_kind = 0;
 
     if (!p)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: free of NULL", kind_name(kind));
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: free of NULL", free_name(kind));
     pthread_mutex_lock(&M->mu);
     found = tree_find_start(M->root, (uintptr_t)p);
     if (found)
@@ -413,9 +427,9 @@ aclError acli_mem_free(void *p, acli_mem_kind kind)
     }
     if (found)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: %p was allocated by %s; free it there",
-                         kind_name(kind), p, kind_name(found_kind));
+                         free_name(kind), p, kind_name(found_kind));
     return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: %p is not the start of a live block",
-                     kind_name(kind), p);
+                     free_name(kind), p);
 }
 
 size_t acli_mem_avail(const void *p)
