@@ -166,8 +166,11 @@ FUZZ_DVPPD := $(filter $(addprefix $(BUILD)/tests/fuzz/,fuzz_spec fuzz_sock fuzz
 FUZZ_REPLAY_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/replay/%)
 FUZZ_REPLAY_DVPPD := $(FUZZ_DVPPD:$(BUILD)/tests/fuzz/%=$(BUILD)/tests/fuzz/replay/%)
 
-BENCH_SRCS := $(wildcard bench/*.c)
+# bench/acl_bench.c links the AscendCL libraries: its own rule (after the
+# ACL tree's), built by `make bench` only.
+BENCH_SRCS := $(filter-out bench/acl_bench.c,$(wildcard bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
+ACL_BENCH := $(BUILD)/bench/acl_bench
 
 # AscendCL on any CPU (clients/acl/, docs/acl.md): the CANN-style tree
 # $(ACL)/ = runtime/include/acl/... (the headers, copied),
@@ -217,7 +220,7 @@ ACL_TEST_BINS := $(ACL_TEST_SRCS:%.c=$(BUILD)/%)
 ALL_OBJS := $(LIB_OBJS) $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(IPC_OBJS) $(CLIENT_OBJS) \
 	$(EXAMPLE_SRCS:%.c=$(OBJ)/%.o) $(E2E_C_SRCS:%.c=$(OBJ)/%.o) \
 	$(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(UNIT_HELPER_OBJS) \
-	$(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BENCH_SRCS:%.c=$(OBJ)/%.o) \
+	$(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BENCH_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/bench/acl_bench.o \
 	$(FUZZ_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/tests/fuzz/replay_main.o
 ALL_OBJS += $(ACL_PIC_OBJS) $(ACL_RT_OBJS) $(ACL_DVPP_OBJS) $(ACL_CBLAS_OBJS) \
 	$(ACL_TEST_SRCS:%.c=$(OBJ)/%.o)
@@ -455,6 +458,16 @@ $(BUILD)/tests/acl/%: $(OBJ)/tests/acl/%.o $(ACL_SOS) $(LIB)
 		-lascendcl -lacl_cblas -Wl,-rpath,$(abspath $(ACL_LIB64)) $(LIB) $(FINAL_LIBS) \
 		$(TEST_LIBS)
 
+# The AscendCL layer timed beside libdvpp called directly (bench/run_acl.py):
+# the copied headers, the two libraries with an rpath, libdvpp.a as above.
+$(OBJ)/bench/acl_bench.o: FINAL_CFLAGS += -I$(ACL)/runtime/include -DENABLE_DVPP_INTERFACE
+$(OBJ)/bench/acl_bench.o: $(ACL_HDRS)
+$(ACL_BENCH): $(OBJ)/bench/acl_bench.o $(ACL_SOS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)
+	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $< -Wl,--no-as-needed -L$(ACL_LIB64) -lacl_dvpp \
+		-lascendcl -Wl,-rpath,$(abspath $(ACL_LIB64)) $(LIB) $(FINAL_LIBS)
+
 # --- running ----------------------------------------------------------------
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -520,7 +533,7 @@ fuzz-replay: $(FUZZ_REPLAY_BINS)
 
 bench:
 	$(Q)$(MAKE) --no-print-directory deps DEB_EXTRA="$(DEB_BENCH)"
-	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) test-data
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) $(ACL_BENCH) test-data
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_vpc.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_norm.py
@@ -528,6 +541,7 @@ bench:
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_http.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_sock.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_video.py
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_acl.py
 
 # 100,000 mixed HTTP + socket requests at 250 req/s (~7 min); exit 1 when the
 # pass condition fails (bench/README.md, "Soak"). Quick: bench/soak.py --quick.
