@@ -72,9 +72,13 @@ static aclError codec_run_decode(void *ctx, acli_task *t)
     dvpp_status st;
     aclError e;
 
-    (void)t;
     dvpp_err_clear(&err);
     st = acli_pic_bind(&d->pic, &img, &bounce, &err);
+    if (st == DVPP_OK && d->kind == DEC_JPEG) {
+        acli_dvpp_state *s = acli_dvpp_state_get(t);
+
+        d->jo.scratch = s ? &s->jpeg : NULL; /* NULL: per-call memory */
+    }
     if (st == DVPP_OK && d->kind == DEC_JPEG)
         st = dvpp_jpeg_decode(d->data, d->len, &d->jo, &d->lim, &img, &err);
     else if (st == DVPP_OK)

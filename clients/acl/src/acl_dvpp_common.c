@@ -167,8 +167,10 @@ static void *make_state(void)
 {
     acli_dvpp_state *s = calloc(1, sizeof(*s));
 
-    if (s)
+    if (s) {
         dvpp_vpc_ctx_init(&s->vpc, (dvpp_profile)acli_profile());
+        dvpp_scratch_init(&s->jpeg);
+    }
     return s;
 }
 
@@ -179,6 +181,7 @@ static void free_state(void *state)
     if (!s)
         return;
     dvpp_vpc_ctx_fini(&s->vpc);
+    dvpp_scratch_fini(&s->jpeg);
     free(s);
 }
 

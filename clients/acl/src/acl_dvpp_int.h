@@ -196,10 +196,13 @@ typedef struct acli_dvpp_chan {
 aclError acli_dvpp_channel_use(const acldvppChannelDesc *cd, uint32_t mode_flag,
                           const char *what, acli_dvpp_chan *out);
 
-/* The per-stream work state: a VPC context (tasks of one stream run one at
- * a time, so no lock). NULL when it cannot be made. */
+/* The per-stream work state: a VPC context and the JPEG decoder's strips
+ * and temporaries, kept between tasks so a steady stream of decodes
+ * allocates (and first-touches) nothing (tasks of one stream run one at a
+ * time, so no lock). NULL when it cannot be made. */
 typedef struct acli_dvpp_state {
     dvpp_vpc_ctx vpc;
+    dvpp_scratch jpeg;
 } acli_dvpp_state;
 
 acli_dvpp_state *acli_dvpp_state_get(acli_task *t);
