@@ -75,21 +75,16 @@ out:
     return ok;
 }
 
-bool acli_handle_ok(const void *p, acli_kind kind)
+/* True when @p (not NULL) is registered as @kind, with its slot in @i
+ * (H->mu held). */
+static bool find_live(const acli_handles *H, const void *p, acli_kind kind, size_t *i)
 {
-    acli_handles *H = &acli_proc()->handles;
-    bool ok = false;
-
-    if (!p)
+    if (!H->cap)
         return false;
-    pthread_mutex_lock(&H->mu);
-    if (H->cap) {
-        size_t i = find_slot(H, p);
-        ok = H->slots[i].p == p && H->slots[i].kind == (int)kind;
-    }
-    pthread_mutex_unlock(&H->mu);
-    return ok;
+    *i = find_slot(H, p);
+    return H->slots[*i].p == p && H->slots[*i].kind == (int)kind;
 }
+
 
 /* Empty slot @i and move later members of its probe run back, so that no
  * lookup stops early at the hole. */
@@ -116,26 +111,35 @@ static void remove_at(acli_handles *H, size_t i)
     H->count--;
 }
 
-bool acli_handle_remove(const void *p, acli_kind kind)
+/* Whether @p is a live handle of @kind; with @forget, it is no longer one
+ * (and the table goes once empty). */
+static bool lookup(const void *p, acli_kind kind, bool forget)
 {
     acli_handles *H = &acli_proc()->handles;
-    bool ok = false;
+    size_t i = 0;
+    bool ok;
 
     if (!p)
         return false;
     pthread_mutex_lock(&H->mu);
-    if (H->cap) {
-        size_t i = find_slot(H, p);
-        if (H->slots[i].p == p && H->slots[i].kind == (int)kind) {
-            remove_at(H, i);
-            ok = true;
-        }
-        if (H->count == 0) {
-            free(H->slots);
-            H->slots = NULL;
-            H->cap = 0;
-        }
+    ok = find_live(H, p, kind, &i);
+    if (forget && ok)
+        remove_at(H, i);
+    if (forget && H->cap && H->count == 0) {
+        free(H->slots);
+        H->slots = NULL;
+        H->cap = 0;
     }
     pthread_mutex_unlock(&H->mu);
     return ok;
+}
+
+bool acli_handle_ok(const void *p, acli_kind kind)
+{
+    return lookup(p, kind, false);
+}
+
+bool acli_handle_remove(const void *p, acli_kind kind)
+{
+    return lookup(p, kind, true);
 }
