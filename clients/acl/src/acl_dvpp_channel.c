@@ -111,6 +111,30 @@ static aclError set_csc(acldvppChannelDesc *cd, uint32_t v)
     return ACL_SUCCESS;
 }
 
+/* What both param calls check first: a live description and a known
+ * paramType (@need: its value's size, 0 for an unknown one). */
+static aclError chan_param_known(const acldvppChannelDesc *cd, acldvppChannelDescParamType t,
+                                 size_t need, const char *what)
+{
+    if (!acli_handle_ok(cd, ACLI_CHANNEL_DESC))
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: channelDesc is NULL or destroyed",
+                         what);
+    if (!need)
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: unknown paramType %d", what, (int)t);
+    return ACL_SUCCESS;
+}
+
+/* ... and, once param is known to be there, that @length holds the value. */
+static aclError chan_param_length(acldvppChannelDescParamType t, size_t need, size_t length,
+                                  const char *what)
+{
+    if (length < need)
+        return acli_fail(ACL_ERROR_INVALID_PARAM,
+                         "%s: length(%zu) should be at least %zu for paramType %d", what,
+                         length, need, (int)t);
+    return ACL_SUCCESS;
+}
+
 aclError acldvppSetChannelDescParam(acldvppChannelDesc *channelDesc,
                                     acldvppChannelDescParamType paramType, size_t length,
                                     const void *param)
@@ -118,19 +142,14 @@ aclError acldvppSetChannelDescParam(acldvppChannelDesc *channelDesc,
     const char *what = "acldvppSetChannelDescParam";
     size_t need = chan_param_size(paramType);
     uint32_t v32 = 0;
+    aclError rc = chan_param_known(channelDesc, paramType, need, what);
 
-    if (!acli_handle_ok(channelDesc, ACLI_CHANNEL_DESC))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: channelDesc is NULL or destroyed",
-                         what);
-    if (!need)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: unknown paramType %d", what,
-                         (int)paramType);
-    if (!param)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: param is NULL", what);
-    if (length < need)
-        return acli_fail(ACL_ERROR_INVALID_PARAM,
-                         "%s: length(%zu) should be at least %zu for paramType %d", what,
-                         length, need, (int)paramType);
+    if (rc == ACL_SUCCESS && !param)
+        rc = acli_fail(ACL_ERROR_INVALID_PARAM, "%s: param is NULL", what);
+    if (rc == ACL_SUCCESS)
+        rc = chan_param_length(paramType, need, length, what);
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (need == sizeof(uint32_t))
         memcpy(&v32, param, sizeof(v32));
     switch (paramType) {
@@ -170,19 +189,14 @@ aclError acldvppGetChannelDescParam(const acldvppChannelDesc *channelDesc,
     size_t need = chan_param_size(paramType);
     uint32_t v32 = 0;
     acldvppJpegdPrecisionMode pm;
+    aclError rc = chan_param_known(channelDesc, paramType, need, what);
 
-    if (!acli_handle_ok(channelDesc, ACLI_CHANNEL_DESC))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: channelDesc is NULL or destroyed",
-                         what);
-    if (!need)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: unknown paramType %d", what,
-                         (int)paramType);
-    if (!param || !paramRetSize)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: param or paramRetSize is NULL", what);
-    if (length < need)
-        return acli_fail(ACL_ERROR_INVALID_PARAM,
-                         "%s: length(%zu) should be at least %zu for paramType %d", what,
-                         length, need, (int)paramType);
+    if (rc == ACL_SUCCESS && (!param || !paramRetSize))
+        rc = acli_fail(ACL_ERROR_INVALID_PARAM, "%s: param or paramRetSize is NULL", what);
+    if (rc == ACL_SUCCESS)
+        rc = chan_param_length(paramType, need, length, what);
+    if (rc != ACL_SUCCESS)
+        return rc;
     switch (paramType) {
     case ACL_DVPP_CHANNEL_ID_UINT64:
         memcpy(param, &channelDesc->channel_id, sizeof(uint64_t));
