@@ -23,9 +23,11 @@
 #ifndef ACL_INT_H
 #define ACL_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "acl/acl.h"
 
@@ -186,6 +188,19 @@ ACLI_EXPORT void *acli_task_state(acli_task *t, void *(*make)(void),
 /* True once the task's stream or device is being torn down: long tasks
  * (a video) poll it between frames and return early. */
 ACLI_EXPORT bool acli_task_canceled(const acli_task *t);
+
+/* --- threads and time ---------------------------------------------------------
+ * What both libraries' waits need (the runtime's queues, VDEC/VENC's
+ * callback counts and VENC's output area), kept in one place so that every
+ * condition variable of the layer runs on the same clock. */
+
+/* Initialise @cv on CLOCK_MONOTONIC (pthread_cond_init's result). */
+ACLI_EXPORT int acli_cond_init(pthread_cond_t *cv);
+/* The CLOCK_MONOTONIC deadline @ms from now, for pthread_cond_timedwait on
+ * a condition variable made by acli_cond_init. */
+ACLI_EXPORT void acli_deadline_ms(struct timespec *ts, int64_t ms);
+/* The calling thread's id as programs pass it ((uint64_t)pthread_self()). */
+ACLI_EXPORT uint64_t acli_thread_self(void);
 
 /* --- reports: callbacks run on a program's thread ------------------------------
  * A thread (its pthread_t as uint64_t) subscribed for a key (a stream, or a

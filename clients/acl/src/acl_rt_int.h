@@ -271,16 +271,9 @@ aclError acli_report_post_drop(uint64_t thread_id, void (*fn)(void *arg),
 void acli_report_wake_blocked(void);
 /* Drop every subscription and pending post (aclFinalize). */
 void acli_reports_reset(void);
-/* pthread_self() as the uint64_t programs pass. */
-uint64_t acli_thread_self(void);
 
-/* --- time --- */
-/* CLOCK_MONOTONIC deadline @ms from now as a timespec for
- * pthread_cond_timedwait (the condvars use CLOCK_MONOTONIC). */
-void acli_deadline_ms(struct timespec *ts, int64_t ms);
-/* True when @ts has passed. */
+/* --- time (acli_cond_init and acli_deadline_ms: acl_int.h) --- */
+/* True when @ts (an acli_deadline_ms deadline) has passed. */
 bool acli_deadline_passed(const struct timespec *ts);
-/* Initialise @cv on CLOCK_MONOTONIC. */
-int acli_cond_init(pthread_cond_t *cv);
 
 #endif

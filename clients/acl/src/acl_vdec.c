@@ -102,8 +102,7 @@ struct vdec_chan {
 
 static aclError bad_desc(const char *what)
 {
-    return acli_fail(ACL_ERROR_INVALID_PARAM,
-                     "%s: channelDesc is NULL or not a live aclvdecChannelDesc", what);
+    return acli_video_not_live(what, "channelDesc", "aclvdecChannelDesc");
 }
 
 static bool desc_ok(const aclvdecChannelDesc *d)
@@ -113,39 +112,27 @@ static bool desc_ok(const aclvdecChannelDesc *d)
 
 aclvdecChannelDesc *aclvdecCreateChannelDesc(void)
 {
-    aclvdecChannelDesc *d = calloc(1, sizeof(*d));
+    aclvdecChannelDesc *d = acli_video_handle_new(sizeof(*d), ACLI_VDEC_CHANNEL_DESC,
+                                                  "aclvdecCreateChannelDesc");
 
-    if (!d) {
-        acli_fail(ACL_ERROR_BAD_ALLOC, "aclvdecCreateChannelDesc: no memory");
+    if (!d)
         return NULL;
-    }
     d->en_type = H265_MAIN_LEVEL;
     d->out_format = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-    if (!acli_handle_add(d, ACLI_VDEC_CHANNEL_DESC)) {
-        free(d);
-        acli_fail(ACL_ERROR_BAD_ALLOC, "aclvdecCreateChannelDesc: no memory");
-        return NULL;
-    }
     return d;
 }
 
 aclError aclvdecDestroyChannelDesc(aclvdecChannelDesc *channelDesc)
 {
-    if (!channelDesc)
-        return ACL_SUCCESS;
-    if (!desc_ok(channelDesc))
-        return bad_desc("aclvdecDestroyChannelDesc");
+    bool live = desc_ok(channelDesc);
+
     /* A program that skipped aclvdecDestroyChannel: the channel goes too
      * (EOS, every callback), not its memory and subscription forever. */
-    if (channelDesc->chan)
+    if (live && channelDesc->chan)
         aclvdecDestroyChannel(channelDesc);
-    if (channelDesc->chan)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvdecDestroyChannelDesc: its channel "
-                         "could not be destroyed");
-    if (!acli_handle_remove(channelDesc, ACLI_VDEC_CHANNEL_DESC))
-        return bad_desc("aclvdecDestroyChannelDesc");
-    free(channelDesc);
-    return ACL_SUCCESS;
+    return acli_video_desc_free(channelDesc, ACLI_VDEC_CHANNEL_DESC,
+                                live && channelDesc->chan, "aclvdecDestroyChannelDesc",
+                                "aclvdecChannelDesc");
 }
 
 /* The setters' checks, shared with aclvdecSetChannelDescParam. */
@@ -165,22 +152,16 @@ static aclError set_channel_id(aclvdecChannelDesc *d, uint32_t id)
 
 static aclError set_en_type(aclvdecChannelDesc *d, acldvppStreamFormat t)
 {
-    if ((unsigned)t > H264_HIGH_LEVEL)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvdecSetChannelDescEnType: enType %d: "
-                         "H265_MAIN_LEVEL (0) or H264_BASELINE/MAIN/HIGH_LEVEL (1..3)",
-                         (int)t);
-    d->en_type = t;
-    return ACL_SUCCESS;
-}
+    aclError rc = acli_video_check_en_type(t, "aclvdecSetChannelDescEnType");
 
-static bool is_vdec_format(acldvppPixelFormat f)
-{
-    return f == PIXEL_FORMAT_YUV_SEMIPLANAR_420 || f == PIXEL_FORMAT_YVU_SEMIPLANAR_420;
+    if (rc == ACL_SUCCESS)
+        d->en_type = t;
+    return rc;
 }
 
 static aclError set_out_format(aclvdecChannelDesc *d, acldvppPixelFormat f)
 {
-    if (!is_vdec_format(f))
+    if (!acli_video_is_nv12_or_nv21(f))
         return acli_fail(ACL_ERROR_FORMAT_NOT_MATCH, "aclvdecSetChannelDescOutPicFormat: "
                          "the out format %d is not supported: VDEC outputs "
                          "PIXEL_FORMAT_YUV_SEMIPLANAR_420 (1) or YVU (2)", (int)f);
@@ -190,9 +171,10 @@ static aclError set_out_format(aclvdecChannelDesc *d, acldvppPixelFormat f)
 
 static aclError set_ref_frame_num(aclvdecChannelDesc *d, uint32_t n)
 {
-    if (acli_profile() == DVPP_PROFILE_ASCEND310)
-        return acli_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "aclvdecSetChannelDescRefFrameNum: "
-                         "not supported on ascend310");
+    aclError rc = acli_video_refuse_on_310("aclvdecSetChannelDescRefFrameNum");
+
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (n > VDEC_MAX_REF_FRAMES)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvdecSetChannelDescRefFrameNum: "
                          "refFrameNum %u is out of [0, %u]", n, VDEC_MAX_REF_FRAMES);
@@ -219,40 +201,28 @@ static aclError set_csc_matrix(aclvdecChannelDesc *d, uint32_t m)
     return ACL_SUCCESS;
 }
 
-#define VDEC_SETTER(X, T, body)                                           \
-    aclError aclvdecSetChannelDesc##X(aclvdecChannelDesc *channelDesc, T v) \
-    {                                                                     \
-        if (!desc_ok(channelDesc))                                        \
-            return bad_desc("aclvdecSetChannelDesc" #X);                  \
-        body;                                                             \
-    }
-#define VDEC_GETTER(X, T, field, dflt)                                     \
-    T aclvdecGetChannelDesc##X(const aclvdecChannelDesc *channelDesc)      \
-    {                                                                      \
-        return desc_ok(channelDesc) ? channelDesc->field : (dflt);         \
-    }
+ACLI_VIDEO_SETTER(vdec, ChannelId, uint32_t, return set_channel_id(channelDesc, v))
+ACLI_VIDEO_SETTER(vdec, ThreadId, uint64_t, channelDesc->thread_id = v; return ACL_SUCCESS)
+ACLI_VIDEO_SETTER(vdec, Callback, aclvdecCallback, channelDesc->callback = v; return ACL_SUCCESS)
+ACLI_VIDEO_SETTER(vdec, EnType, acldvppStreamFormat, return set_en_type(channelDesc, v))
+ACLI_VIDEO_SETTER(vdec, OutPicFormat, acldvppPixelFormat, return set_out_format(channelDesc, v))
+ACLI_VIDEO_SETTER(vdec, OutPicWidth, uint32_t, channelDesc->out_width = v; return ACL_SUCCESS)
+ACLI_VIDEO_SETTER(vdec, OutPicHeight, uint32_t, channelDesc->out_height = v; return ACL_SUCCESS)
+ACLI_VIDEO_SETTER(vdec, RefFrameNum, uint32_t, return set_ref_frame_num(channelDesc, v))
+ACLI_VIDEO_SETTER(vdec, BitDepth, uint32_t, channelDesc->bit_depth = v; return ACL_SUCCESS)
+ACLI_VIDEO_SETTER(vdec, OutMode, uint32_t, return set_out_mode(channelDesc, v))
 
-VDEC_SETTER(ChannelId, uint32_t, return set_channel_id(channelDesc, v))
-VDEC_SETTER(ThreadId, uint64_t, channelDesc->thread_id = v; return ACL_SUCCESS)
-VDEC_SETTER(Callback, aclvdecCallback, channelDesc->callback = v; return ACL_SUCCESS)
-VDEC_SETTER(EnType, acldvppStreamFormat, return set_en_type(channelDesc, v))
-VDEC_SETTER(OutPicFormat, acldvppPixelFormat, return set_out_format(channelDesc, v))
-VDEC_SETTER(OutPicWidth, uint32_t, channelDesc->out_width = v; return ACL_SUCCESS)
-VDEC_SETTER(OutPicHeight, uint32_t, channelDesc->out_height = v; return ACL_SUCCESS)
-VDEC_SETTER(RefFrameNum, uint32_t, return set_ref_frame_num(channelDesc, v))
-VDEC_SETTER(BitDepth, uint32_t, channelDesc->bit_depth = v; return ACL_SUCCESS)
-VDEC_SETTER(OutMode, uint32_t, return set_out_mode(channelDesc, v))
-
-VDEC_GETTER(ChannelId, uint32_t, channel_id, 0)
-VDEC_GETTER(ThreadId, uint64_t, thread_id, 0)
-VDEC_GETTER(Callback, aclvdecCallback, callback, NULL)
-VDEC_GETTER(EnType, acldvppStreamFormat, en_type, H265_MAIN_LEVEL)
-VDEC_GETTER(OutPicFormat, acldvppPixelFormat, out_format, PIXEL_FORMAT_YUV_SEMIPLANAR_420)
-VDEC_GETTER(OutPicWidth, uint32_t, out_width, 0)
-VDEC_GETTER(OutPicHeight, uint32_t, out_height, 0)
-VDEC_GETTER(RefFrameNum, uint32_t, ref_frame_num, 0)
-VDEC_GETTER(BitDepth, uint32_t, bit_depth, 0)
-VDEC_GETTER(OutMode, uint32_t, out_mode, 0)
+ACLI_VIDEO_GETTER(vdec, ChannelId, uint32_t, channel_id, 0)
+ACLI_VIDEO_GETTER(vdec, ThreadId, uint64_t, thread_id, 0)
+ACLI_VIDEO_GETTER(vdec, Callback, aclvdecCallback, callback, NULL)
+ACLI_VIDEO_GETTER(vdec, EnType, acldvppStreamFormat, en_type, H265_MAIN_LEVEL)
+ACLI_VIDEO_GETTER(vdec, OutPicFormat, acldvppPixelFormat, out_format,
+                  PIXEL_FORMAT_YUV_SEMIPLANAR_420)
+ACLI_VIDEO_GETTER(vdec, OutPicWidth, uint32_t, out_width, 0)
+ACLI_VIDEO_GETTER(vdec, OutPicHeight, uint32_t, out_height, 0)
+ACLI_VIDEO_GETTER(vdec, RefFrameNum, uint32_t, ref_frame_num, 0)
+ACLI_VIDEO_GETTER(vdec, BitDepth, uint32_t, bit_depth, 0)
+ACLI_VIDEO_GETTER(vdec, OutMode, uint32_t, out_mode, 0)
 
 /* The bytes a parameter's value takes (0: no such parameter). */
 static size_t param_size(aclvdecChannelDescParamType t)
@@ -280,21 +250,20 @@ aclError aclvdecSetChannelDescParam(aclvdecChannelDesc *channelDesc,
                                     aclvdecChannelDescParamType paramType, size_t length,
                                     const void *param)
 {
+    static const char what[] = "aclvdecSetChannelDescParam";
     size_t want = param_size(paramType);
     uint32_t u32 = 0;
     uint64_t u64 = 0;
     aclvdecCallback cb = NULL;
+    aclError rc;
 
     if (!desc_ok(channelDesc))
-        return bad_desc("aclvdecSetChannelDescParam");
-    if (want == 0)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvdecSetChannelDescParam: unknown "
-                         "paramType %d", (int)paramType);
-    if (!param)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvdecSetChannelDescParam: param is NULL");
-    if (length != want)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvdecSetChannelDescParam: paramType %d "
-                         "takes %zu bytes, length is %zu", (int)paramType, want, length);
+        return bad_desc(what);
+    rc = acli_video_param_given(what, (int)paramType, want, param);
+    if (rc == ACL_SUCCESS)
+        rc = acli_video_param_length(what, (int)paramType, want, length, true);
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (want == sizeof(uint32_t))
         memcpy(&u32, param, sizeof(u32));
     switch (paramType) {
@@ -335,20 +304,20 @@ aclError aclvdecGetChannelDescParam(const aclvdecChannelDesc *channelDesc,
                                     aclvdecChannelDescParamType paramType, size_t length,
                                     size_t *paramRetSize, void *param)
 {
+    static const char what[] = "aclvdecGetChannelDescParam";
     size_t want = param_size(paramType);
     uint32_t u32 = 0;
+    aclError rc;
 
     if (!desc_ok(channelDesc))
-        return bad_desc("aclvdecGetChannelDescParam");
-    if (want == 0)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvdecGetChannelDescParam: unknown "
-                         "paramType %d", (int)paramType);
-    if (!param || !paramRetSize)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvdecGetChannelDescParam: %s is NULL",
-                         param ? "paramRetSize" : "param");
-    if (length < want)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvdecGetChannelDescParam: paramType %d "
-                         "takes %zu bytes, length is %zu", (int)paramType, want, length);
+        return bad_desc(what);
+    rc = acli_video_param_given(what, (int)paramType, want, param);
+    if (rc == ACL_SUCCESS && !paramRetSize)
+        rc = acli_fail(ACL_ERROR_INVALID_PARAM, "%s: paramRetSize is NULL", what);
+    if (rc == ACL_SUCCESS)
+        rc = acli_video_param_length(what, (int)paramType, want, length, false);
+    if (rc != ACL_SUCCESS)
+        return rc;
     switch (paramType) {
     case ACL_VDEC_THREAD_ID_UINT64:
         memcpy(param, &channelDesc->thread_id, sizeof(uint64_t));
@@ -376,25 +345,14 @@ aclError aclvdecGetChannelDescParam(const aclvdecChannelDesc *channelDesc,
 
 aclvdecFrameConfig *aclvdecCreateFrameConfig(void)
 {
-    aclvdecFrameConfig *c = calloc(1, sizeof(*c));
-
-    if (!c || !acli_handle_add(c, ACLI_VDEC_FRAME_CONFIG)) {
-        free(c);
-        acli_fail(ACL_ERROR_BAD_ALLOC, "aclvdecCreateFrameConfig: no memory");
-        return NULL;
-    }
-    return c;
+    return acli_video_handle_new(sizeof(aclvdecFrameConfig), ACLI_VDEC_FRAME_CONFIG,
+                                 "aclvdecCreateFrameConfig");
 }
 
 aclError aclvdecDestroyFrameConfig(aclvdecFrameConfig *vdecFrameConfig)
 {
-    if (!vdecFrameConfig)
-        return ACL_SUCCESS;
-    if (!acli_handle_remove(vdecFrameConfig, ACLI_VDEC_FRAME_CONFIG))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvdecDestroyFrameConfig: not a live "
-                         "aclvdecFrameConfig");
-    free(vdecFrameConfig);
-    return ACL_SUCCESS;
+    return acli_video_handle_free(vdecFrameConfig, ACLI_VDEC_FRAME_CONFIG,
+                                  "aclvdecDestroyFrameConfig", "aclvdecFrameConfig");
 }
 
 /* --- the frames waiting for a picture (tasks only) --------------------------------------- */
@@ -687,8 +645,7 @@ static aclError chan_of(aclvdecChannelDesc *d, const char *what, vdec_chan **ch)
     if (!desc_ok(d))
         return bad_desc(what);
     if (!d->chan)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: the channel is not created "
-                         "(aclvdecCreateChannel)", what);
+        return acli_video_no_channel(what, "aclvdec");
     *ch = d->chan;
     return ACL_SUCCESS;
 }
@@ -718,14 +675,10 @@ aclError aclvdecCreateChannel(aclvdecChannelDesc *channelDesc)
 
     if (!desc_ok(channelDesc))
         return bad_desc(what);
-    if (channelDesc->chan)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: the channel is already created", what);
-    if (!channelDesc->callback)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: no callback "
-                         "(aclvdecSetChannelDescCallback)", what);
-    if (!channelDesc->thread_id)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: no callback thread "
-                         "(aclvdecSetChannelDescThreadId)", what);
+    rc = acli_video_check_create(what, "aclvdec", channelDesc->chan != NULL,
+                                 channelDesc->callback != NULL, channelDesc->thread_id);
+    if (rc != ACL_SUCCESS)
+        return rc;
     ch = calloc(1, sizeof(*ch));
     if (!ch)
         return acli_fail(ACL_ERROR_BAD_ALLOC, "%s: no memory", what);
@@ -775,12 +728,10 @@ static aclError submit(vdec_chan *ch, vdec_task *k)
 static aclError send_eos(vdec_chan *ch, const char *what)
 {
     vdec_task *k;
-    aclError rc, wait;
+    aclError rc = acli_video_refuse_on_report_thread(ch->sync, what);
 
-    if (acli_video_on_report_thread(ch->sync))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: EOS on the channel's callback thread "
-                         "(its ThreadId) would wait for callbacks only this thread runs: send "
-                         "EOS or destroy the channel from another thread", what);
+    if (rc != ACL_SUCCESS)
+        return rc;
     k = calloc(1, sizeof(*k));
     if (!k)
         return acli_fail(ACL_ERROR_BAD_ALLOC, "%s: no memory", what);
@@ -788,9 +739,7 @@ static aclError send_eos(vdec_chan *ch, const char *what)
     rc = submit(ch, k);
     if (rc != ACL_SUCCESS)
         return rc;
-    rc = acli_stream_sync(ch->stream);
-    wait = acli_video_wait(ch->sync, what);
-    return rc != ACL_SUCCESS ? rc : wait;
+    return acli_video_drain(ch->stream, ch->sync, what);
 }
 
 /* A frame (or a skipped one: @output NULL) of @input into a task. */
@@ -827,8 +776,18 @@ static aclError send_packet(vdec_chan *ch, acldvppStreamDesc *input, acldvppPicD
     return submit(ch, k);
 }
 
-static aclError check_config(const aclvdecFrameConfig *config, const char *what)
+/* What both send calls check first: a created channel (into @ch), a live
+ * input, a live config or none. */
+static aclError check_send(aclvdecChannelDesc *channelDesc, const acldvppStreamDesc *input,
+                           const aclvdecFrameConfig *config, const char *what,
+                           vdec_chan **ch)
 {
+    aclError rc = chan_of(channelDesc, what, ch);
+
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (!acli_handle_ok(input, ACLI_STREAM_DESC))
+        return acli_video_not_live(what, "input", "acldvppStreamDesc");
     if (config && !acli_handle_ok(config, ACLI_VDEC_FRAME_CONFIG))
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: config is not a live "
                          "aclvdecFrameConfig", what);
@@ -840,22 +799,15 @@ aclError aclvdecSendFrame(aclvdecChannelDesc *channelDesc, acldvppStreamDesc *in
 {
     static const char what[] = "aclvdecSendFrame";
     vdec_chan *ch = NULL;
-    aclError rc = chan_of(channelDesc, what, &ch);
+    aclError rc = check_send(channelDesc, input, config, what, &ch);
 
-    if (rc != ACL_SUCCESS)
-        return rc;
-    if (!acli_handle_ok(input, ACLI_STREAM_DESC))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: input is NULL or not a live "
-                         "acldvppStreamDesc", what);
-    rc = check_config(config, what);
     if (rc != ACL_SUCCESS)
         return rc;
     if (acldvppGetStreamDescEos(input))
         return send_eos(ch, what);
     if (!acli_handle_ok(output, ACLI_PIC_DESC))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: output is NULL or not a live "
-                         "acldvppPicDesc", what);
-    if (!is_vdec_format(acldvppGetPicDescFormat(output)))
+        return acli_video_not_live(what, "output", "acldvppPicDesc");
+    if (!acli_video_is_nv12_or_nv21(acldvppGetPicDescFormat(output)))
         return acli_fail(ACL_ERROR_FORMAT_NOT_MATCH, "%s: the out format %d is not supported: "
                          "VDEC outputs PIXEL_FORMAT_YUV_SEMIPLANAR_420 (1) or YVU (2)", what,
                          (int)acldvppGetPicDescFormat(output));
@@ -870,14 +822,8 @@ aclError aclvdecSendSkippedFrame(aclvdecChannelDesc *channelDesc, acldvppStreamD
 {
     static const char what[] = "aclvdecSendSkippedFrame";
     vdec_chan *ch = NULL;
-    aclError rc = chan_of(channelDesc, what, &ch);
+    aclError rc = check_send(channelDesc, input, config, what, &ch);
 
-    if (rc != ACL_SUCCESS)
-        return rc;
-    if (!acli_handle_ok(input, ACLI_STREAM_DESC))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: input is NULL or not a live "
-                         "acldvppStreamDesc", what);
-    rc = check_config(config, what);
     if (rc != ACL_SUCCESS)
         return rc;
     if (acldvppGetStreamDescEos(input))
@@ -895,8 +841,8 @@ aclError aclvdecDestroyChannel(aclvdecChannelDesc *channelDesc)
     if (rc != ACL_SUCCESS)
         return rc;
     rc = send_eos(ch, what);
-    if (rc == ACL_ERROR_INVALID_PARAM && acli_video_on_report_thread(ch->sync))
-        return rc; /* the channel stays: destroy it from another thread */
+    if (acli_video_destroy_refused(rc, ch->sync))
+        return rc;
     chan_free(ch);
     channelDesc->chan = NULL;
     return rc;

@@ -129,8 +129,7 @@ struct venc_chan {
 
 static aclError bad_desc(const char *what)
 {
-    return acli_fail(ACL_ERROR_INVALID_PARAM,
-                     "%s: channelDesc is NULL or not a live aclvencChannelDesc", what);
+    return acli_video_not_live(what, "channelDesc", "aclvencChannelDesc");
 }
 
 static bool desc_ok(const aclvencChannelDesc *d)
@@ -145,52 +144,39 @@ static bool is_310(void)
 
 aclvencChannelDesc *aclvencCreateChannelDesc(void)
 {
-    aclvencChannelDesc *d = calloc(1, sizeof(*d));
+    aclvencChannelDesc *d = acli_video_handle_new(sizeof(*d), ACLI_VENC_CHANNEL_DESC,
+                                                  "aclvencCreateChannelDesc");
 
-    if (!d || !acli_handle_add(d, ACLI_VENC_CHANNEL_DESC)) {
-        free(d);
-        acli_fail(ACL_ERROR_BAD_ALLOC, "aclvencCreateChannelDesc: no memory");
+    if (!d)
         return NULL;
-    }
     d->en_type = H265_MAIN_LEVEL;
     return d;
 }
 
 aclError aclvencDestroyChannelDesc(aclvencChannelDesc *channelDesc)
 {
-    if (!channelDesc)
-        return ACL_SUCCESS;
-    if (!desc_ok(channelDesc))
-        return bad_desc("aclvencDestroyChannelDesc");
-    if (channelDesc->chan)
+    bool live = desc_ok(channelDesc);
+
+    /* A channel the program did not destroy goes with its description. */
+    if (live && channelDesc->chan)
         aclvencDestroyChannel(channelDesc);
-    if (channelDesc->chan)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvencDestroyChannelDesc: its channel "
-                         "could not be destroyed");
-    if (!acli_handle_remove(channelDesc, ACLI_VENC_CHANNEL_DESC))
-        return bad_desc("aclvencDestroyChannelDesc");
-    free(channelDesc);
-    return ACL_SUCCESS;
+    return acli_video_desc_free(channelDesc, ACLI_VENC_CHANNEL_DESC,
+                                live && channelDesc->chan, "aclvencDestroyChannelDesc",
+                                "aclvencChannelDesc");
 }
 
 static aclError set_en_type(aclvencChannelDesc *d, acldvppStreamFormat t)
 {
-    if ((unsigned)t > H264_HIGH_LEVEL)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvencSetChannelDescEnType: enType %d: "
-                         "H265_MAIN_LEVEL (0) or H264_BASELINE/MAIN/HIGH_LEVEL (1..3)",
-                         (int)t);
-    d->en_type = t;
-    return ACL_SUCCESS;
-}
+    aclError rc = acli_video_check_en_type(t, "aclvencSetChannelDescEnType");
 
-static bool is_venc_format(acldvppPixelFormat f)
-{
-    return f == PIXEL_FORMAT_YUV_SEMIPLANAR_420 || f == PIXEL_FORMAT_YVU_SEMIPLANAR_420;
+    if (rc == ACL_SUCCESS)
+        d->en_type = t;
+    return rc;
 }
 
 static aclError set_pic_format(aclvencChannelDesc *d, acldvppPixelFormat f)
 {
-    if (!is_venc_format(f))
+    if (!acli_video_is_nv12_or_nv21(f))
         return acli_fail(ACL_ERROR_FORMAT_NOT_MATCH, "aclvencSetChannelDescPicFormat: format "
                          "%d is not supported: VENC takes PIXEL_FORMAT_YUV_SEMIPLANAR_420 (1) "
                          "or YVU (2)", (int)f);
@@ -209,20 +195,20 @@ static aclError set_gop(aclvencChannelDesc *d, uint32_t n)
 
 static aclError set_buf_addr(aclvencChannelDesc *d, void *p)
 {
-    if (is_310())
-        return acli_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "aclvencSetChannelDescBufAddr: not "
-                         "supported on ascend310");
-    d->buf_addr = p;
-    return ACL_SUCCESS;
+    aclError rc = acli_video_refuse_on_310("aclvencSetChannelDescBufAddr");
+
+    if (rc == ACL_SUCCESS)
+        d->buf_addr = p;
+    return rc;
 }
 
 static aclError set_buf_size(aclvencChannelDesc *d, uint32_t n)
 {
-    if (is_310())
-        return acli_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "aclvencSetChannelDescBufSize: not "
-                         "supported on ascend310");
-    d->buf_size = n;
-    return ACL_SUCCESS;
+    aclError rc = acli_video_refuse_on_310("aclvencSetChannelDescBufSize");
+
+    if (rc == ACL_SUCCESS)
+        d->buf_size = n;
+    return rc;
 }
 
 static aclError set_rc_mode(aclvencChannelDesc *d, uint32_t m)
@@ -257,45 +243,32 @@ static aclError set_max_bit_rate(aclvencChannelDesc *d, uint32_t kbps)
     return ACL_SUCCESS;
 }
 
-#define VENC_SETTER(X, T, body)                                           \
-    aclError aclvencSetChannelDesc##X(aclvencChannelDesc *channelDesc, T v) \
-    {                                                                     \
-        if (!desc_ok(channelDesc))                                        \
-            return bad_desc("aclvencSetChannelDesc" #X);                  \
-        body;                                                             \
-    }
-#define VENC_GETTER(X, T, field, dflt)                                     \
-    T aclvencGetChannelDesc##X(const aclvencChannelDesc *channelDesc)      \
-    {                                                                      \
-        return desc_ok(channelDesc) ? channelDesc->field : (dflt);         \
-    }
+ACLI_VIDEO_SETTER(venc, ThreadId, uint64_t, channelDesc->thread_id = v; return ACL_SUCCESS)
+ACLI_VIDEO_SETTER(venc, Callback, aclvencCallback, channelDesc->callback = v; return ACL_SUCCESS)
+ACLI_VIDEO_SETTER(venc, EnType, acldvppStreamFormat, return set_en_type(channelDesc, v))
+ACLI_VIDEO_SETTER(venc, PicFormat, acldvppPixelFormat, return set_pic_format(channelDesc, v))
+ACLI_VIDEO_SETTER(venc, PicWidth, uint32_t, channelDesc->pic_width = v; return ACL_SUCCESS)
+ACLI_VIDEO_SETTER(venc, PicHeight, uint32_t, channelDesc->pic_height = v; return ACL_SUCCESS)
+ACLI_VIDEO_SETTER(venc, KeyFrameInterval, uint32_t, return set_gop(channelDesc, v))
+ACLI_VIDEO_SETTER(venc, BufAddr, void *, return set_buf_addr(channelDesc, v))
+ACLI_VIDEO_SETTER(venc, BufSize, uint32_t, return set_buf_size(channelDesc, v))
+ACLI_VIDEO_SETTER(venc, RcMode, uint32_t, return set_rc_mode(channelDesc, v))
+ACLI_VIDEO_SETTER(venc, SrcRate, uint32_t, return set_src_rate(channelDesc, v))
+ACLI_VIDEO_SETTER(venc, MaxBitRate, uint32_t, return set_max_bit_rate(channelDesc, v))
 
-VENC_SETTER(ThreadId, uint64_t, channelDesc->thread_id = v; return ACL_SUCCESS)
-VENC_SETTER(Callback, aclvencCallback, channelDesc->callback = v; return ACL_SUCCESS)
-VENC_SETTER(EnType, acldvppStreamFormat, return set_en_type(channelDesc, v))
-VENC_SETTER(PicFormat, acldvppPixelFormat, return set_pic_format(channelDesc, v))
-VENC_SETTER(PicWidth, uint32_t, channelDesc->pic_width = v; return ACL_SUCCESS)
-VENC_SETTER(PicHeight, uint32_t, channelDesc->pic_height = v; return ACL_SUCCESS)
-VENC_SETTER(KeyFrameInterval, uint32_t, return set_gop(channelDesc, v))
-VENC_SETTER(BufAddr, void *, return set_buf_addr(channelDesc, v))
-VENC_SETTER(BufSize, uint32_t, return set_buf_size(channelDesc, v))
-VENC_SETTER(RcMode, uint32_t, return set_rc_mode(channelDesc, v))
-VENC_SETTER(SrcRate, uint32_t, return set_src_rate(channelDesc, v))
-VENC_SETTER(MaxBitRate, uint32_t, return set_max_bit_rate(channelDesc, v))
-
-VENC_GETTER(ChannelId, uint32_t, channel_id, 0)
-VENC_GETTER(ThreadId, uint64_t, thread_id, 0)
-VENC_GETTER(Callback, aclvencCallback, callback, NULL)
-VENC_GETTER(EnType, acldvppStreamFormat, en_type, H265_MAIN_LEVEL)
-VENC_GETTER(PicFormat, acldvppPixelFormat, pic_format, PIXEL_FORMAT_YUV_400)
-VENC_GETTER(PicWidth, uint32_t, pic_width, 0)
-VENC_GETTER(PicHeight, uint32_t, pic_height, 0)
-VENC_GETTER(KeyFrameInterval, uint32_t, key_frame_interval, 0)
-VENC_GETTER(BufAddr, void *, buf_addr, NULL)
-VENC_GETTER(BufSize, uint32_t, buf_size, 0)
-VENC_GETTER(RcMode, uint32_t, rc_mode, 0)
-VENC_GETTER(SrcRate, uint32_t, src_rate, 0)
-VENC_GETTER(MaxBitRate, uint32_t, max_bit_rate, 0)
+ACLI_VIDEO_GETTER(venc, ChannelId, uint32_t, channel_id, 0)
+ACLI_VIDEO_GETTER(venc, ThreadId, uint64_t, thread_id, 0)
+ACLI_VIDEO_GETTER(venc, Callback, aclvencCallback, callback, NULL)
+ACLI_VIDEO_GETTER(venc, EnType, acldvppStreamFormat, en_type, H265_MAIN_LEVEL)
+ACLI_VIDEO_GETTER(venc, PicFormat, acldvppPixelFormat, pic_format, PIXEL_FORMAT_YUV_400)
+ACLI_VIDEO_GETTER(venc, PicWidth, uint32_t, pic_width, 0)
+ACLI_VIDEO_GETTER(venc, PicHeight, uint32_t, pic_height, 0)
+ACLI_VIDEO_GETTER(venc, KeyFrameInterval, uint32_t, key_frame_interval, 0)
+ACLI_VIDEO_GETTER(venc, BufAddr, void *, buf_addr, NULL)
+ACLI_VIDEO_GETTER(venc, BufSize, uint32_t, buf_size, 0)
+ACLI_VIDEO_GETTER(venc, RcMode, uint32_t, rc_mode, 0)
+ACLI_VIDEO_GETTER(venc, SrcRate, uint32_t, src_rate, 0)
+ACLI_VIDEO_GETTER(venc, MaxBitRate, uint32_t, max_bit_rate, 0)
 
 static size_t param_size(aclvencChannelDescParamType t)
 {
@@ -326,17 +299,15 @@ static aclError param_check(const aclvencChannelDesc *d, aclvencChannelDescParam
                             size_t length, bool exact, const void *param, const char *what,
                             size_t *want)
 {
+    aclError rc;
+
     *want = param_size(t);
     if (!desc_ok(d))
         return bad_desc(what);
-    if (*want == 0)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: unknown paramType %d", what, (int)t);
-    if (!param)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: param is NULL", what);
-    if (exact ? length != *want : length < *want)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: paramType %d takes %zu bytes, length "
-                         "is %zu", what, (int)t, *want, length);
-    return ACL_SUCCESS;
+    rc = acli_video_param_given(what, (int)t, *want, param);
+    if (rc == ACL_SUCCESS)
+        rc = acli_video_param_length(what, (int)t, *want, length, exact);
+    return rc;
 }
 
 aclError aclvencSetChannelDescParam(aclvencChannelDesc *channelDesc,
@@ -444,32 +415,20 @@ static bool config_ok(const aclvencFrameConfig *c)
 
 aclvencFrameConfig *aclvencCreateFrameConfig(void)
 {
-    aclvencFrameConfig *c = calloc(1, sizeof(*c));
-
-    if (!c || !acli_handle_add(c, ACLI_VENC_FRAME_CONFIG)) {
-        free(c);
-        acli_fail(ACL_ERROR_BAD_ALLOC, "aclvencCreateFrameConfig: no memory");
-        return NULL;
-    }
-    return c;
+    return acli_video_handle_new(sizeof(aclvencFrameConfig), ACLI_VENC_FRAME_CONFIG,
+                                 "aclvencCreateFrameConfig");
 }
 
 aclError aclvencDestroyFrameConfig(aclvencFrameConfig *config)
 {
-    if (!config)
-        return ACL_SUCCESS;
-    if (!acli_handle_remove(config, ACLI_VENC_FRAME_CONFIG))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "aclvencDestroyFrameConfig: not a live "
-                         "aclvencFrameConfig");
-    free(config);
-    return ACL_SUCCESS;
+    return acli_video_handle_free(config, ACLI_VENC_FRAME_CONFIG, "aclvencDestroyFrameConfig",
+                                  "aclvencFrameConfig");
 }
 
 static aclError set_flag(aclvencFrameConfig *c, uint8_t v, uint8_t *field, const char *what)
 {
     if (!config_ok(c))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: config is NULL or not a live "
-                         "aclvencFrameConfig", what);
+        return acli_video_not_live(what, "config", "aclvencFrameConfig");
     if (v > 1)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: %u is not 0 or 1", what, v);
     *field = v;
@@ -516,20 +475,6 @@ static void ring_unref_locked(venc_ring *r)
     free(r);
 }
 
-static int cond_init_monotonic(pthread_cond_t *cv)
-{
-    pthread_condattr_t a;
-    int rc = pthread_condattr_init(&a);
-
-    if (rc != 0)
-        return rc;
-    rc = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    if (rc == 0)
-        rc = pthread_cond_init(cv, &a);
-    pthread_condattr_destroy(&a);
-    return rc;
-}
-
 /* The area: @addr/@size from the program (ascend310p), else our own. */
 static aclError ring_new(void *addr, uint32_t size, venc_ring **out)
 {
@@ -539,7 +484,7 @@ static aclError ring_new(void *addr, uint32_t size, venc_ring **out)
     *out = NULL;
     if (!r)
         return acli_fail(ACL_ERROR_BAD_ALLOC, "aclvencCreateChannel: no memory");
-    if (pthread_mutex_init(&r->mu, NULL) != 0 || cond_init_monotonic(&r->cv) != 0) {
+    if (pthread_mutex_init(&r->mu, NULL) != 0 || acli_cond_init(&r->cv) != 0) {
         free(r);
         return acli_fail(ACL_ERROR_BAD_ALLOC, "aclvencCreateChannel: no mutex");
     }
@@ -614,17 +559,6 @@ static bool ring_push(venc_ring *r, size_t off, size_t len)
     return true;
 }
 
-static void deadline_in(struct timespec *ts, long ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += (time_t)(ms / 1000);
-    ts->tv_nsec += (ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 /* A part of the area for @len bytes, waiting (up to @timeout_ms per freed
  * slot; 0: for ever) for callbacks to give parts back. False when the
  * packet can never fit, the wait timed out, or no memory. */
@@ -639,7 +573,7 @@ static bool ring_take(venc_ring *r, size_t len, long timeout_ms, size_t *off)
         return false;
     }
     if (timeout_ms)
-        deadline_in(&until, timeout_ms);
+        acli_deadline_ms(&until, timeout_ms);
     for (;;) {
         size_t had = r->len;
         int w;
@@ -650,7 +584,7 @@ static bool ring_take(venc_ring *r, size_t len, long timeout_ms, size_t *off)
         w = timeout_ms ? pthread_cond_timedwait(&r->cv, &r->mu, &until)
                        : pthread_cond_wait(&r->cv, &r->mu);
         if (r->len < had && timeout_ms)
-            deadline_in(&until, timeout_ms);
+            acli_deadline_ms(&until, timeout_ms);
         else if (w == ETIMEDOUT)
             break;
     }
@@ -803,8 +737,7 @@ static aclError chan_of(aclvencChannelDesc *d, const char *what, venc_chan **ch)
     if (!desc_ok(d))
         return bad_desc(what);
     if (!d->chan)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: the channel is not created "
-                         "(aclvencCreateChannel)", what);
+        return acli_video_no_channel(what, "aclvenc");
     *ch = d->chan;
     return ACL_SUCCESS;
 }
@@ -877,15 +810,11 @@ aclError aclvencCreateChannel(aclvencChannelDesc *channelDesc)
 
     if (!desc_ok(channelDesc))
         return bad_desc(what);
-    if (channelDesc->chan)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: the channel is already created", what);
-    if (!channelDesc->callback)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: no callback "
-                         "(aclvencSetChannelDescCallback)", what);
-    if (!channelDesc->thread_id)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: no callback thread "
-                         "(aclvencSetChannelDescThreadId)", what);
-    if (!is_venc_format(channelDesc->pic_format))
+    rc = acli_video_check_create(what, "aclvenc", channelDesc->chan != NULL,
+                                 channelDesc->callback != NULL, channelDesc->thread_id);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (!acli_video_is_nv12_or_nv21(channelDesc->pic_format))
         return acli_fail(ACL_ERROR_FORMAT_NOT_MATCH, "%s: picture format %d: VENC takes "
                          "PIXEL_FORMAT_YUV_SEMIPLANAR_420 (1) or YVU (2) "
                          "(aclvencSetChannelDescPicFormat)", what,
@@ -935,12 +864,10 @@ static aclError submit(venc_chan *ch, venc_task *k)
 static aclError send_eos(venc_chan *ch, const char *what)
 {
     venc_task *k;
-    aclError rc, wait;
+    aclError rc = acli_video_refuse_on_report_thread(ch->sync, what);
 
-    if (acli_video_on_report_thread(ch->sync))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: EOS on the channel's callback thread "
-                         "(its ThreadId) would wait for callbacks only this thread runs: send "
-                         "EOS or destroy the channel from another thread", what);
+    if (rc != ACL_SUCCESS)
+        return rc;
     k = calloc(1, sizeof(*k));
     if (!k)
         return acli_fail(ACL_ERROR_BAD_ALLOC, "%s: no memory", what);
@@ -949,9 +876,7 @@ static aclError send_eos(venc_chan *ch, const char *what)
     rc = submit(ch, k);
     if (rc != ACL_SUCCESS)
         return rc;
-    rc = acli_stream_sync(ch->stream);
-    wait = acli_video_wait(ch->sync, what);
-    return rc != ACL_SUCCESS ? rc : wait;
+    return acli_video_drain(ch->stream, ch->sync, what);
 }
 
 /* The frame's layout from @input, reading only what is there: its strides
@@ -1008,21 +933,19 @@ aclError aclvencSendFrame(aclvencChannelDesc *channelDesc, acldvppPicDesc *input
     if (rc != ACL_SUCCESS)
         return rc;
     if (!config_ok(config))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: config is NULL or not a live "
-                         "aclvencFrameConfig", what);
+        return acli_video_not_live(what, "config", "aclvencFrameConfig");
     if (reserve)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: reserve must be NULL (user output "
                          "mode is not supported)", what);
     if (config->eos)
         return send_eos(ch, what);
     if (!acli_handle_ok(input, ACLI_PIC_DESC))
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: input is NULL or not a live "
-                         "acldvppPicDesc", what);
+        return acli_video_not_live(what, "input", "acldvppPicDesc");
     data = acldvppGetPicDescData(input);
     size = acldvppGetPicDescSize(input);
     if (!data)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: the input has no data", what);
-    if (!is_venc_format(acldvppGetPicDescFormat(input)))
+    if (!acli_video_is_nv12_or_nv21(acldvppGetPicDescFormat(input)))
         return acli_fail(ACL_ERROR_FORMAT_NOT_MATCH, "%s: input format %d: VENC takes "
                          "PIXEL_FORMAT_YUV_SEMIPLANAR_420 (1) or YVU (2)", what,
                          (int)acldvppGetPicDescFormat(input));
@@ -1072,8 +995,8 @@ aclError aclvencDestroyChannel(aclvencChannelDesc *channelDesc)
     if (rc != ACL_SUCCESS)
         return rc;
     rc = send_eos(ch, what);
-    if (rc == ACL_ERROR_INVALID_PARAM && acli_video_on_report_thread(ch->sync))
-        return rc; /* the channel stays: destroy it from another thread */
+    if (acli_video_destroy_refused(rc, ch->sync))
+        return rc;
     chan_free(ch);
     channelDesc->chan = NULL;
     return rc;
