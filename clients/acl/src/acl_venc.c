@@ -879,6 +879,13 @@ static aclError send_eos(venc_chan *ch, const char *what)
     return acli_video_drain(ch->stream, ch->sync, what);
 }
 
+/* The bytes of an NV12/NV21 layout of @rows rows of @ws: the chroma plane
+ * has (rows+1)/2 rows, so an odd @rows takes ws/2 more than ws*rows*3/2. */
+static uint64_t nv12_layout_bytes(uint32_t ws, uint32_t rows)
+{
+    return (uint64_t)ws * rows + (uint64_t)ws * ((rows + 1u) / 2u);
+}
+
 /* The frame's layout from @input, reading only what is there: its strides
  * (0: ALIGN(w,16) when the bytes hold it, else w; the picture's height),
  * or, when the declared heightStride's rows are not all there, the chroma
@@ -901,9 +908,9 @@ static aclError frame_layout(const venc_chan *ch, const acldvppPicDesc *input, s
     if (ws < w || hs < h)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: widthStride %u x heightStride %u does "
                          "not hold a %ux%u picture", what, ws, hs, w, h);
-    if ((uint64_t)ws * hs * 3 / 2 > bytes)
+    if (nv12_layout_bytes(ws, hs) > bytes)
         hs = h; /* over-declared: the rows that are there */
-    if ((uint64_t)ws * hs * 3 / 2 > bytes)
+    if (nv12_layout_bytes(ws, hs) > bytes)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: widthStride %u x %u rows x 3/2 is %llu "
                          "bytes, the input has %zu", what, ws, h,
                          (unsigned long long)ws * h * 3 / 2, bytes);
