@@ -301,6 +301,50 @@ static void test_vdec_two_frames_in_one_packet(void **state)
     rv_dlog_reset();
 }
 
+/* A declared input size past what the decoder takes (max_video_bytes,
+ * 256 MiB) in memory the layer does not know (malloc'd, mmap'd: no block
+ * to check it against) is refused at the call, before anything is
+ * allocated or read for it: the buffer here is one page followed by a
+ * PROT_NONE page, so a copy of the declared size is a SIGSEGV. */
+static void test_vdec_huge_declared_size_refused_before_the_copy(void **state)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uint8_t *map;
+    aclvdecChannelDesc *cd = aclvdecCreateChannelDesc();
+    acldvppStreamDesc *in = acldvppCreateStreamDesc();
+    acldvppPicDesc *out;
+    report_thread rt;
+
+    (void)state;
+    rv_dlog_reset();
+    map = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+               -1, 0);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    memcpy(map, g_nob.data + g_nob.pos[0], g_nob.plen[0] < (size_t)page ? g_nob.plen[0]
+                                                                         : (size_t)page);
+    report_start(&rt);
+    assert_non_null(cd);
+    assert_non_null(in);
+    assert_int_equal(aclvdecSetChannelDescThreadId(cd, thread_id_of(rt.tid)), ACL_SUCCESS);
+    assert_int_equal(aclvdecSetChannelDescCallback(cd, rv_vdec_cb), ACL_SUCCESS);
+    assert_int_equal(aclvdecSetChannelDescEnType(cd, H264_MAIN_LEVEL), ACL_SUCCESS);
+    assert_int_equal(aclvdecCreateChannel(cd), ACL_SUCCESS);
+    assert_int_equal(acldvppSetStreamDescData(in, map), ACL_SUCCESS);
+    assert_int_equal(acldvppSetStreamDescSize(in, UINT32_MAX - 15), ACL_SUCCESS);
+    out = rv_out_desc(160 * 128 * 3 / 2);
+    VFAIL(aclvdecSendFrame(cd, in, out, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    vexpect_message("max_video_bytes");
+    assert_int_equal(aclvdecDestroyChannel(cd), ACL_SUCCESS);
+    assert_int_equal(aclvdecDestroyChannelDesc(cd), ACL_SUCCESS);
+    report_stop(&rt);
+    assert_int_equal(g_dlog.n, 0);
+    assert_int_equal(acldvppFree(acldvppGetPicDescData(out)), ACL_SUCCESS);
+    assert_int_equal(acldvppDestroyPicDesc(out), ACL_SUCCESS);
+    assert_int_equal(acldvppDestroyStreamDesc(in), ACL_SUCCESS);
+    munmap(map, 2 * (size_t)page);
+}
+
 /* --- the run ----------------------------------------------------------------------------- */
 
 static int setup_310(void **state)
@@ -336,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_vdec_garbage_packet_gets_no_picture),
         cmocka_unit_test(test_vdec_packet_without_a_picture_gets_no_picture),
         cmocka_unit_test(test_vdec_two_frames_in_one_packet),
+        cmocka_unit_test(test_vdec_huge_declared_size_refused_before_the_copy),
     };
     int bad = cmocka_run_group_tests_name("review_video ascend310", tests, setup_310, teardown);
 

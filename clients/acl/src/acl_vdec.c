@@ -88,6 +88,7 @@ struct vdec_chan {
     aclvdecCallback cb;
     int profile;                  /* dvpp_profile at creation */
     dvpp_pixfmt dec_format;       /* what the decoder converts to */
+    uint64_t max_packet;          /* the decoder's max_video_bytes */
     acli_stream *stream;          /* private: the channel's tasks */
     acli_video_sync *sync;        /* the report thread and its callbacks */
     /* The decoder's side, touched only by the channel's tasks (one at a
@@ -694,6 +695,7 @@ aclError aclvdecCreateChannel(aclvdecChannelDesc *channelDesc)
     lim.max_side = VDEC_MAX_SIDE;
     lim.max_pixels = (uint64_t)VDEC_MAX_SIDE * VDEC_MAX_SIDE;
     dvpp_err_clear(&err);
+    ch->max_packet = lim.max_video_bytes;
     st = dvpp_vstream_open(&o, &lim, &ch->dec, &err);
     if (st != DVPP_OK) {
         free(ch);
@@ -757,6 +759,12 @@ static aclError send_packet(vdec_chan *ch, acldvppStreamDesc *input, acldvppPicD
     if (avail && size > avail)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: the input size %u is past the %zu "
                          "bytes of its buffer", what, size, avail);
+    /* The decoder would refuse it; refused here before it is copied (the
+     * layer cannot hold the size to memory it did not allocate). */
+    if (size > ch->max_packet)
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: the input size %u is above the "
+                         "decoder's max_video_bytes (%llu)", what, size,
+                         (unsigned long long)ch->max_packet);
     k = calloc(1, sizeof(*k));
     if (k)
         k->bytes = malloc(size);
