@@ -93,6 +93,49 @@ static void test_venc_odd_height_stride_reads_only_the_buffer(void **state)
     munmap(map, span + (size_t)page);
 }
 
+/* A widthStride that is not a multiple of 16: VENC's input rule on the
+ * 310 (the issue's "unaligned strides under the 310 profile"), refused at
+ * the call with a message; the 310P takes it. */
+static void test_venc_unaligned_width_stride_on_310(void **state)
+{
+    const uint32_t w = 128, h = 128, ws = 136;
+    size_t bytes = (size_t)ws * h * 3 / 2;
+    uint8_t *data = vmalloc(bytes);
+    report_thread rt;
+    aclvencChannelDesc *ch;
+    aclvencFrameConfig *cfg = aclvencCreateFrameConfig();
+    acldvppPicDesc *pic = acldvppCreatePicDesc();
+    aclError rc;
+
+    (void)state;
+    memset(data, 0x80, bytes);
+    memset(&g_vlog, 0, sizeof(g_vlog));
+    report_start(&rt);
+    ch = rv_venc_channel(&rt, w, h);
+    assert_int_equal(acldvppSetPicDescData(pic, data), ACL_SUCCESS);
+    assert_int_equal(acldvppSetPicDescSize(pic, (uint32_t)bytes), ACL_SUCCESS);
+    assert_int_equal(acldvppSetPicDescFormat(pic, PIXEL_FORMAT_YUV_SEMIPLANAR_420),
+                     ACL_SUCCESS);
+    assert_int_equal(acldvppSetPicDescWidth(pic, w), ACL_SUCCESS);
+    assert_int_equal(acldvppSetPicDescHeight(pic, h), ACL_SUCCESS);
+    assert_int_equal(acldvppSetPicDescWidthStride(pic, ws), ACL_SUCCESS);
+    assert_int_equal(acldvppSetPicDescHeightStride(pic, h), ACL_SUCCESS);
+    rc = aclvencSendFrame(ch, pic, NULL, cfg, NULL);
+    if (venv_310p()) {
+        assert_int_equal(rc, ACL_SUCCESS);
+    } else {
+        assert_int_equal(rc, ACL_ERROR_INVALID_PARAM);
+        assert_non_null(strstr(aclGetRecentErrMsg(), "16"));
+    }
+    assert_int_equal(aclvencDestroyChannel(ch), ACL_SUCCESS);
+    assert_int_equal(atomic_load(&g_vlog.n), rc == ACL_SUCCESS ? 1u : 0u);
+    assert_int_equal(aclvencDestroyChannelDesc(ch), ACL_SUCCESS);
+    assert_int_equal(acldvppDestroyPicDesc(pic), ACL_SUCCESS);
+    assert_int_equal(aclvencDestroyFrameConfig(cfg), ACL_SUCCESS);
+    report_stop(&rt);
+    acldvppFree(data);
+}
+
 /* --- VDEC ------------------------------------------------------------------------------ */
 
 static vstream g_nob;             /* H.264 without B frames: no reordering */
@@ -377,6 +420,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_venc_odd_height_stride_reads_only_the_buffer),
+        cmocka_unit_test(test_venc_unaligned_width_stride_on_310),
         cmocka_unit_test(test_vdec_garbage_packet_gets_no_picture),
         cmocka_unit_test(test_vdec_packet_without_a_picture_gets_no_picture),
         cmocka_unit_test(test_vdec_two_frames_in_one_packet),

@@ -908,6 +908,10 @@ static aclError frame_layout(const venc_chan *ch, const acldvppPicDesc *input, s
     if (ws < w || hs < h)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: widthStride %u x heightStride %u does "
                          "not hold a %ux%u picture", what, ws, hs, w, h);
+    /* The 310's VENC reads rows at 16-byte multiples (its input rule). */
+    if (acli_profile() == DVPP_PROFILE_ASCEND310 && ws % 16 != 0)
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: widthStride %u is not 16 aligned "
+                         "(ascend310 VENC input)", what, ws);
     if (nv12_layout_bytes(ws, hs) > bytes)
         hs = h; /* over-declared: the rows that are there */
     if (nv12_layout_bytes(ws, hs) > bytes)
