@@ -88,6 +88,8 @@ static void test_record_completes_after_earlier_tasks(void **state)
     assert_int_equal(aclrtCreateEventWithFlag(&end, ACL_EVENT_TIME_LINE | ACL_EVENT_SYNC),
                      ACL_SUCCESS);
     assert_int_equal(aclrtRecordEvent(start, st), ACL_SUCCESS);
+    /* held while the queries look (then its 200 ms), so it still runs */
+    atomic_store(&g_order.hold, true);
     atomic_store(&g_order.sleep_ms, 200);
     assert_int_equal(rt_order_submit(stream_of(st), DVPP_ENGINE_VPC, &g_order, 0, ACL_SUCCESS),
                      ACL_SUCCESS);
@@ -98,6 +100,7 @@ static void test_record_completes_after_earlier_tasks(void **state)
     assert_int_equal(es, ACL_EVENT_STATUS_NOT_READY);
     assert_int_equal(aclrtEventElapsedTime(&ms, start, end), ACL_ERROR_RT_EVENT_NOT_COMPLETE);
     rt_assert_msg_has("not completed");
+    atomic_store(&g_order.hold, false);
     assert_int_equal(aclrtSynchronizeStream(st), ACL_SUCCESS);
     assert_int_equal(aclrtQueryEventStatus(end, &rs), ACL_SUCCESS);
     assert_int_equal(rs, ACL_EVENT_RECORDED_STATUS_COMPLETE);

@@ -121,7 +121,7 @@ static void test_process_report_argument_codes(void **state)
 
 static void test_unsubscribed_thread_gets_107012_in_bounded_time(void **state)
 {
-    uint64_t t0;
+    uint64_t t0, best;
 
     (void)state;
     /* -1 would wait forever for a callback; with no subscription it
@@ -131,10 +131,17 @@ static void test_unsubscribed_thread_gets_107012_in_bounded_time(void **state)
     assert_true(rt_now_ms() - t0 >= 90);
     assert_true(rt_now_ms() - t0 < 1000);
     rt_assert_msg_has("subscribed for no stream");
-    /* A short timeout caps the wait. */
-    t0 = rt_now_ms();
-    assert_int_equal(aclrtProcessReport(10), ACL_ERROR_RT_THREAD_SUBSCRIBE);
-    assert_true(rt_now_ms() - t0 < 90);
+    /* A short timeout caps the wait. Uncapped, every call takes the 100
+     * ms; the quickest of a few is held to the bound, so one call slowed
+     * by a loaded machine does not count. */
+    best = UINT64_MAX;
+    for (int i = 0; i < 5 && best >= 90; i++) {
+        t0 = rt_now_ms();
+        assert_int_equal(aclrtProcessReport(10), ACL_ERROR_RT_THREAD_SUBSCRIBE);
+        t0 = rt_now_ms() - t0;
+        best = t0 < best ? t0 : best;
+    }
+    assert_true(best < 90);
     /* A long one does not make it longer. */
     t0 = rt_now_ms();
     assert_int_equal(aclrtProcessReport(5000), ACL_ERROR_RT_THREAD_SUBSCRIBE);
@@ -211,7 +218,10 @@ static void test_block_callback_runs_on_subscriber_and_later_tasks_wait(void **s
     assert_int_equal(rt_order_submit(s, DVPP_ENGINE_JPEGD, &g_order, 2, ACL_SUCCESS),
                      ACL_SUCCESS);
     /* While nobody processes reports, the callback waits and so does the
-     * task after it. */
+     * task after it: once the first task has run (however long that
+     * takes), 150 ms for either to run wrongly. */
+    for (uint64_t t0 = rt_now_ms(); g_order.pos[0] == -1 && rt_now_ms() - t0 < 30000;)
+        rt_sleep_ms(1);
     rt_sleep_ms(150);
     assert_int_equal(g_order.pos[0], 0);
     assert_int_equal(atomic_load(&p.seq), -1);
@@ -269,6 +279,7 @@ static void test_unsubscribe_wakes_a_waiting_thread(void **state)
 {
     reporter r;
     uint64_t t0;
+    int calls;
 
     (void)state;
     reporter_start(&r, -1, false);
@@ -283,9 +294,12 @@ static void test_unsubscribe_wakes_a_waiting_thread(void **state)
     assert_true(atomic_load(&r.unsubscribed) >= 1);
     assert_true(rt_now_ms() - t0 < 500);
     /* And a loop of an unsubscribed thread does not spin: about one call
-     * per 100 ms. */
+     * per 100 ms (counted over the time that really passed, which a
+     * loaded machine stretches). */
+    calls = atomic_load(&r.calls);
+    t0 = rt_now_ms();
     rt_sleep_ms(300);
-    assert_true(atomic_load(&r.calls) < 10);
+    assert_true(atomic_load(&r.calls) - calls < 4 + (int)((rt_now_ms() - t0) / 50));
     reporter_stop(&r);
 }
 
@@ -370,7 +384,7 @@ static void test_bridge_posts_run_in_order_on_the_thread(void **state)
     assert_int_equal(atomic_load(&log.n), 0);
     atomic_store(&r.go, true);
     t0 = rt_now_ms();
-    while (atomic_load(&log.n) < 20 && rt_now_ms() - t0 < 2000)
+    while (atomic_load(&log.n) < 20 && rt_now_ms() - t0 < 30000)
         rt_sleep_ms(1);
     assert_int_equal(atomic_load(&log.n), 20);
     for (int i = 0; i < 20; i++) {

@@ -74,7 +74,8 @@ static inline bool venv_310p(void)
 typedef struct report_thread {
     pthread_t tid;
     atomic_bool stop;
-    atomic_bool paused;       /* while set it runs no callback */
+    atomic_bool paused;       /* while set it runs no callback (report_pause) */
+    atomic_bool held;         /* it saw paused, outside aclrtProcessReport */
 } report_thread;
 
 static void *report_main(void *arg)
@@ -84,9 +85,15 @@ static void *report_main(void *arg)
     aclrtSetCurrentContext(g_venv.ctx);
     while (!atomic_load(&r->stop)) {
         if (atomic_load(&r->paused)) {
+            atomic_store(&r->held, true);
             usleep(2000);
             continue;
         }
+        /* Cleared before paused is looked at again: a report_pause that
+         * read held as true is seen here, so no call starts after it. */
+        atomic_store(&r->held, false);
+        if (atomic_load(&r->paused))
+            continue;
         (void)aclrtProcessReport(100);
     }
     return NULL;
@@ -96,7 +103,38 @@ static inline void report_start(report_thread *r)
 {
     atomic_init(&r->stop, false);
     atomic_init(&r->paused, false);
+    atomic_init(&r->held, false);
     assert_int_equal(pthread_create(&r->tid, NULL, report_main, r), 0);
+}
+
+static inline uint64_t vnow_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* No callback runs from the return until report_resume. Setting paused
+ * alone is not enough: the thread may already be inside
+ * aclrtProcessReport(100) (it was started just before), and would run
+ * the first callback that comes; so wait until it says it is held (it
+ * leaves the call within 100 ms; 30 s is for a loaded machine). */
+static inline void report_pause(report_thread *r)
+{
+    uint64_t until = vnow_ms() + 30000;
+
+    atomic_store(&r->paused, true);
+    while (!atomic_load(&r->held)) {
+        if (vnow_ms() > until)
+            fail_msg("the report thread did not pause within 30 s");
+        usleep(1000);
+    }
+}
+
+static inline void report_resume(report_thread *r)
+{
+    atomic_store(&r->paused, false);
 }
 
 static inline void report_stop(report_thread *r)

@@ -440,6 +440,9 @@ static void test_destroy_waits_for_every_callback(void **state)
     log_reset();
     g_log.slow_ms = 10;
     report_start(&rt);
+    /* held through the sends, so callbacks are still to come at the
+     * destroy however long the sends take */
+    report_pause(&rt);
     cd = open_channel(&rt, &p);
     for (unsigned i = 0; i < T; i++) {
         acldvppPicDesc *d = in_desc(frames, i, &p, 0);
@@ -447,6 +450,7 @@ static void test_destroy_waits_for_every_callback(void **state)
         in_free(d);
     }
     assert_true(log_count() < T);
+    report_resume(&rt);
     close_channel(cd);
     assert_callbacks(&rt);
     report_stop(&rt);
@@ -783,6 +787,35 @@ static aclvencChannelDesc *open_area_channel(const report_thread *rt, const venc
     return cd;
 }
 
+/* The sizes of the access units of the H.264 stream @s (@n bytes), one per
+ * picture as the encoder's packets: a slice with first_mb_in_slice 0, an
+ * SEI, SPS, PPS or AUD after a slice starts the next one. Returns how
+ * many (at most @max). */
+static unsigned h264_access_units(const uint8_t *s, size_t n, size_t *sizes, unsigned max)
+{
+    size_t start = 0;
+    bool had_slice = false;
+    unsigned k = 0;
+
+    for (size_t i = 0; i + 4 < n && k + 1 < max; i++) {
+        if (s[i] != 0 || s[i + 1] != 0 || s[i + 2] != 1)
+            continue;
+        size_t at = i > 0 && s[i - 1] == 0 ? i - 1 : i; /* a 4-byte start code */
+        int t = s[i + 3] & 0x1f;
+        bool slice = t == 1 || t == 5;
+        bool begins = slice ? (s[i + 4] & 0x80) != 0 : t >= 6 && t <= 9;
+        if (had_slice && begins) {
+            sizes[k++] = at - start;
+            start = at;
+            had_slice = false;
+        }
+        had_slice |= slice;
+        i += 2;
+    }
+    sizes[k++] = n - start;
+    return k;
+}
+
 /* An output area a few packets long, with the report thread held: the
  * encoder waits for callbacks to give parts back, packets wrap around the
  * area's end, none overlaps one still being called back, and the stream
@@ -796,27 +829,49 @@ static void test_310p_a_small_area_wraps_and_waits(void **state)
     uint8_t *buf = vmalloc(area);
     report_thread rt;
     aclvencChannelDesc *cd;
-    size_t len, biggest = 0;
+    size_t len, biggest = 0, au[T], fill = 0;
+    unsigned fit = 0;
     bool wrapped = false;
+    uint64_t until;
 
     (void)state;
     log_reset();
     want = ctl_encode(frames, p.w, p.h, false, "--codec h264 --profile main --gop 4 --fps 30 "
                       "--rc cbr --bitrate 2000", &len);
+    /* Held, the encoder writes the packets that fit from the area's start
+     * and then waits for packet 0's callback. */
+    assert_int_equal(h264_access_units(want, len, au, T), T);
+    while (fit < T && fill + au[fit] <= area)
+        fill += au[fit++];
+    assert_true(fit > 1 && fit < T);
     report_start(&rt);
-    atomic_store(&rt.paused, true);
+    report_pause(&rt);
     cd = open_area_channel(&rt, &p, buf, area);
     for (unsigned i = 0; i < T; i++) {
         acldvppPicDesc *d = in_desc(frames, i, &p, 0);
         assert_int_equal(aclvencSendFrame(cd, d, NULL, c, (void *)(uintptr_t)i), ACL_SUCCESS);
         in_free(d);
     }
-    usleep(200 * 1000); /* the encoder fills the area and waits */
+    /* Until the area is full (the encoder at its wait), however slow the
+     * machine: read as the device's memory, byte by byte. */
+    until = vnow_ms() + 30000;
+    for (size_t k = 0; k < fill;) {
+        if (((const volatile uint8_t *)buf)[k] == want[k]) {
+            k++;
+            continue;
+        }
+        if (vnow_ms() > until)
+            fail_msg("after 30 s the area holds %zu of the %zu bytes of packets 0..%u", k, fill,
+                     fit - 1);
+        usleep(1000);
+    }
     assert_int_equal(log_count(), 0);
-    atomic_store(&rt.paused, false);
+    report_resume(&rt);
     assert_int_equal(send_eos(cd), ACL_SUCCESS);
     assert_callbacks(&rt);
     assert_same_stream(want, len);
+    for (unsigned i = 0; i < T; i++)
+        assert_int_equal(g_log.len[i], au[i]); /* the packets are those access units */
     for (unsigned i = 0; i < T; i++) {
         const uint8_t *d = g_log.data[i];
         assert_true(d >= buf && d + g_log.len[i] <= buf + area);
