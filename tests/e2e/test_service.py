@@ -61,6 +61,15 @@ def wait_for(pred, what, timeout=20):
         time.sleep(0.05)
 
 
+def connects(s, path):
+    """True once @s is connected to @path; False while nothing listens yet."""
+    try:
+        s.connect(path)
+        return True
+    except (FileNotFoundError, ConnectionRefusedError):
+        return False
+
+
 def metric(d, name):
     """The value of an unlabelled or labelled sample line, e.g.
     'dvppd_reloads_total{result="ok"}'."""
@@ -138,9 +147,10 @@ def test_socket_activation_refuses_a_mislabelled_socket(tmp_path):
         with open(log_path, "w") as log:
             proc = subprocess.Popen([ACTIVATE, "--seqpacket", "-l", sock, "--fdname=http", "--",
                                      du.DVPPD, "--config", cfg_path], stdout=log, stderr=log)
-        wait_for(lambda: os.path.exists(sock), "systemd-socket-activate bound")
         s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        s.connect(sock)
+        # The file appears at bind(), before listen(): a connect in between
+        # is refused, so retry until systemd-socket-activate listens.
+        wait_for(lambda: connects(s, sock), "systemd-socket-activate listening")
         assert proc.wait(timeout=20) == 1
         s.close()
         text = du.log_tail(log_path)
