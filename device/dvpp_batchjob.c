@@ -283,7 +283,7 @@ struct dvpp_batchjob {
     bool zeroed;
     void (*done)(void *ctx);            /* optional completion notice */
     void *done_ctx;
-    atomic_size_t cause;                /* first item failing on its own
+    atomic_size_t cause;                /* lowest item failing on its own
                                            (not canceled), or SIZE_MAX */
 };
 
@@ -327,13 +327,17 @@ static dvpp_status item_fn(dvpp_task *task, void *ctx, void *worker_state,
                                &out, err);
     }
     if (st != DVPP_OK) {
-        size_t none = SIZE_MAX;
+        size_t seen = SIZE_MAX;
         if (err->status != st)
             err->status = st;
         j->errs[i] = *err;
         clear_item(j, i);
-        if (st != DVPP_ECANCELED)
-            atomic_compare_exchange_strong(&j->cause, &none, i);
+        /* The lowest failing item, not the first in time: the same
+         * answer whatever the channel count (a strict batch runs the
+         * items below its first failure to the end). */
+        while (st != DVPP_ECANCELED && i < seen &&
+               !atomic_compare_exchange_weak(&j->cause, &seen, i))
+            ;
     } else if (j->images) {
         j->images[i] = out.image; /* the geometry the run filled */
     }

@@ -26,6 +26,8 @@
 struct dvpp_task {
     dvpp_device *dev;
     const atomic_bool *cancel; /* job's or batch's flag */
+    const atomic_size_t *cancel_from; /* batch items: index >= it are
+                                         canceled; NULL for jobs */
     uint64_t deadline_ns;
     size_t index;
     dvpp_engine engine;
@@ -97,9 +99,15 @@ struct dvpp_batch {
     dvpp_err first_err;
     dvpp_status result;
     dvpp_err result_err; /* strict: the item that stopped the batch */
+    size_t result_idx;   /* strict: its index, SIZE_MAX when none failed */
     uint64_t hold_pixels, hold_bytes;
     bool stop, finishing, finished;
     atomic_bool cancel;
+    /* Strict: the items a failure cancels, those above the lowest failing
+     * one; the items below it keep running (they were started before it,
+     * in index order) so the batch's error is the lowest failing item's,
+     * whatever the channel count and timing. */
+    atomic_size_t cancel_from;
 };
 
 struct dvpp_device {
@@ -176,6 +184,8 @@ bool dvpp_task_canceled(const dvpp_task *t)
      * a watchdog (dvpp_device_counters.progress). */
     atomic_fetch_add_explicit(&t->dev->beats, 1, memory_order_relaxed);
     return atomic_load_explicit(t->cancel, memory_order_relaxed) ||
+           (t->cancel_from &&
+            t->index >= atomic_load_explicit(t->cancel_from, memory_order_relaxed)) ||
            atomic_load_explicit(&t->dev->stop_flag, memory_order_relaxed);
 }
 
@@ -257,8 +267,10 @@ static void count_failure(engine *e, dvpp_status st)
         e->c.timedout++;
 }
 
-/* Stop dispatching @b: items not started complete with DVPP_ECANCELED. */
-static void batch_stop(dvpp_batch *b)
+/* Stop dispatching @b: items not started complete with DVPP_ECANCELED;
+ * running ones see dvpp_task_canceled() when @cancel_running (a cancel),
+ * else only those above b->cancel_from (a strict failure). */
+static void batch_stop(dvpp_batch *b, bool cancel_running)
 {
     engine *e = &b->dev->eng[b->desc.engine];
     size_t left;
@@ -266,7 +278,8 @@ static void batch_stop(dvpp_batch *b)
     if (b->stop)
         return;
     b->stop = true;
-    atomic_store(&b->cancel, true);
+    if (cancel_running)
+        atomic_store(&b->cancel, true);
     left = b->desc.n - b->next_item;
     for (size_t i = b->next_item; i < b->desc.n; i++)
         b->status[i] = DVPP_ECANCELED;
@@ -358,7 +371,7 @@ static void run_job(worker *w, job_rec *r)
         st = DVPP_OK;
         e->c.running++;
     }
-    task = (dvpp_task){d, &r->cancel, r->job.deadline_ns, 0, e->id, w->channel};
+    task = (dvpp_task){d, &r->cancel, NULL, r->job.deadline_ns, 0, e->id, w->channel};
     pthread_mutex_unlock(&d->mu);
     if (ran && (d->cfg.fault_stall_ns || d->cfg.fault_deaf_ns))
         st = fault_stall(&task, &err);
@@ -421,7 +434,8 @@ static void run_item(worker *w, dvpp_batch *b, size_t idx)
 {
     engine *e = w->eng;
     dvpp_device *d = e->dev;
-    dvpp_task task = {d, &b->cancel, b->desc.deadline_ns, idx, e->id, w->channel};
+    dvpp_task task = {d, &b->cancel, &b->cancel_from, b->desc.deadline_ns, idx, e->id,
+                      w->channel};
     dvpp_err err;
     dvpp_status st;
     uint64_t now = dvpp_now_ns(), end;
@@ -470,10 +484,16 @@ static void run_item(worker *w, dvpp_batch *b, size_t idx)
             b->first_failed = idx;
             b->first_err = err;
         }
-        if (b->desc.strict && !b->stop) {
+        if (b->desc.strict &&
+            (!b->stop ||
+             (b->result_idx != SIZE_MAX && st != DVPP_ECANCELED && idx < b->result_idx))) {
+            /* The first failure stops the batch; one below it, still
+             * running then, takes its place when it fails too. */
             b->result = st;
             b->result_err = err;
-            batch_stop(b);
+            b->result_idx = idx;
+            atomic_store(&b->cancel_from, idx + 1);
+            batch_stop(b, false);
         }
     }
     pthread_cond_broadcast(&d->done_cv);
@@ -583,7 +603,7 @@ static void cancel_everything(dvpp_device *d)
         if (!b->stop) {
             if (b->result == DVPP_OK)
                 b->result = DVPP_ECANCELED;
-            batch_stop(b);
+            batch_stop(b, true);
         }
     }
     for (dvpp_batch *b = d->batches; b; b = b->next)
@@ -1108,6 +1128,8 @@ dvpp_status dvpp_batch_new(dvpp_device *d, const dvpp_batch_desc *desc,
     b->hold_pixels = px;
     b->hold_bytes = by;
     atomic_init(&b->cancel, false);
+    atomic_init(&b->cancel_from, SIZE_MAX);
+    b->result_idx = SIZE_MAX;
 
     pthread_mutex_lock(&d->mu);
     st = DVPP_OK;
@@ -1189,7 +1211,7 @@ dvpp_status dvpp_batch_cancel(dvpp_batch *b)
         if (!b->stop) {
             if (b->result == DVPP_OK)
                 b->result = DVPP_ECANCELED;
-            batch_stop(b);
+            batch_stop(b, true);
         }
         batch_maybe_finish(b);
     }

@@ -585,6 +585,53 @@ static void test_batch_strict(void **state)
     assert_int_equal(sb[63], DVPP_ECANCELED);
 }
 
+/* Items 1 and 2 both fail, item 2 first in time (item 1 works 50 ms,
+ * polling its cancellation as long tasks do): a strict batch reports item
+ * 1, the lowest failing item, and item 1 runs to its own end instead of
+ * being canceled by item 2's failure; so the answer does not depend on
+ * the channel count or on timing. */
+static dvpp_status lowest_fn(dvpp_task *t, void *ctx, void *ws, dvpp_err *err)
+{
+    size_t i = dvpp_task_index(t);
+
+    (void)ctx;
+    (void)ws;
+    if (i == 1) {
+        for (int k = 0; k < 50; k++) {
+            if (dvpp_task_canceled(t))
+                return dvpp_err_set(err, DVPP_ECANCELED, NULL, "item 1 canceled");
+            sleep_us(1000);
+        }
+        return dvpp_err_set(err, DVPP_ECORRUPT, NULL, "item 1 is bad");
+    }
+    if (i == 2)
+        return dvpp_err_set(err, DVPP_ELIMIT, NULL, "item 2 is too big");
+    sleep_us(1000);
+    return DVPP_OK;
+}
+
+static void test_batch_strict_reports_the_lowest_failure(void **state)
+{
+    dvpp_device *d = make_device(3, 8);
+    dvpp_batch *b;
+    dvpp_batch_desc desc = {0};
+    dvpp_err err;
+
+    (void)state;
+    desc.engine = DVPP_ENGINE_VPC;
+    desc.n = 16;
+    desc.fn = lowest_fn;
+    desc.strict = true;
+    assert_int_equal(dvpp_batch_new(d, &desc, &b, NULL), DVPP_OK);
+    assert_int_equal(dvpp_batch_wait(b, &err), DVPP_ECORRUPT);
+    assert_string_equal(err.msg, "item 1 is bad");
+    assert_int_equal(dvpp_batch_item_status(b, 1), DVPP_ECORRUPT);
+    assert_int_equal(dvpp_batch_item_status(b, 2), DVPP_ELIMIT);
+    assert_int_equal(dvpp_batch_item_status(b, 15), DVPP_ECANCELED);
+    dvpp_batch_free(b);
+    dvpp_device_free(d);
+}
+
 static void test_batch_cancel_progress(void **state)
 {
     dvpp_device *d = make_device(2, 8);
@@ -924,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_sync_first_error),
         cmocka_unit_test(test_batch_default),
         cmocka_unit_test(test_batch_strict),
+        cmocka_unit_test(test_batch_strict_reports_the_lowest_failure),
         cmocka_unit_test(test_batch_cancel_progress),
         cmocka_unit_test(test_batch_admission),
         cmocka_unit_test(test_free_with_queued),
