@@ -18,7 +18,9 @@
  *
  * Batch jobs: N items of one function, run in parallel across an engine's
  * channels; per-item status; strict mode stops the batch at the first
- * failing item (the rest complete as DVPP_ECANCELED); progress, cancel, wait.
+ * failing item (the items above it complete as DVPP_ECANCELED; those below
+ * it, started before it, run to their end, and the batch's error is the
+ * lowest failing item's, whatever the timing); progress, cancel, wait.
  *
  * Thread-safety: every function below may be called from any thread, except
  * that a handle must not be freed while another thread uses it, and
