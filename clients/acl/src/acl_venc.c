@@ -879,11 +879,16 @@ static aclError send_eos(venc_chan *ch, const char *what)
     return acli_video_drain(ch->stream, ch->sync, what);
 }
 
-/* The bytes of an NV12/NV21 layout of @rows rows of @ws: the chroma plane
- * has (rows+1)/2 rows, so an odd @rows takes ws/2 more than ws*rows*3/2. */
-static uint64_t nv12_layout_bytes(uint32_t ws, uint32_t rows)
+/* The bytes @img's layout takes with strides @ws x @hs (libdvpp's NV12
+ * layout: the chroma plane has ceil(hs/2) rows), SIZE_MAX when they
+ * cannot hold the picture. */
+static size_t layout_bytes(dvpp_image *img, uint32_t ws, uint32_t hs)
 {
-    return (uint64_t)ws * rows + (uint64_t)ws * ((rows + 1u) / 2u);
+    dvpp_planes pl;
+
+    img->width_stride = ws;
+    img->height_stride = hs;
+    return dvpp_image_planes(img, &pl, NULL) == DVPP_OK ? pl.total : SIZE_MAX;
 }
 
 /* The frame's layout from @input, reading only what is there: its strides
@@ -896,10 +901,10 @@ static aclError frame_layout(const venc_chan *ch, const acldvppPicDesc *input, s
     uint32_t w = ch->opts.width, h = ch->opts.height;
     uint32_t ws = acldvppGetPicDescWidthStride(input);
     uint32_t hs = acldvppGetPicDescHeightStride(input);
-    uint32_t ws16 = (w + 15) & ~15u;
+    uint32_t ws16 = (uint32_t)dvpp_align_up(w, 16);
     dvpp_pixfmt f = acldvppGetPicDescFormat(input) == PIXEL_FORMAT_YVU_SEMIPLANAR_420
                         ? DVPP_PIXEL_NV21 : DVPP_PIXEL_NV12;
-    dvpp_planes pl;
+    size_t need;
 
     if (!ws)
         ws = (uint64_t)ws16 * h * 3 / 2 <= bytes ? ws16 : w;
@@ -912,19 +917,15 @@ static aclError frame_layout(const venc_chan *ch, const acldvppPicDesc *input, s
     if (acli_profile() == DVPP_PROFILE_ASCEND310 && ws % 16 != 0)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: widthStride %u is not 16 aligned "
                          "(ascend310 VENC input)", what, ws);
-    if (nv12_layout_bytes(ws, hs) > bytes)
-        hs = h; /* over-declared: the rows that are there */
-    if (nv12_layout_bytes(ws, hs) > bytes)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: widthStride %u x %u rows x 3/2 is %llu "
-                         "bytes, the input has %zu", what, ws, h,
-                         (unsigned long long)ws * h * 3 / 2, bytes);
     if (dvpp_image_init(img, f, w, h, 1, 1, NULL) != DVPP_OK)
         return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: bad picture", what);
-    img->width_stride = ws;
-    img->height_stride = hs;
-    if (dvpp_image_planes(img, &pl, NULL) != DVPP_OK)
-        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: bad picture layout", what);
-    img->size = pl.total;
+    need = layout_bytes(img, ws, hs);
+    if (need > bytes) /* over-declared: the rows that are there */
+        need = layout_bytes(img, ws, h);
+    if (need > bytes)
+        return acli_fail(ACL_ERROR_INVALID_PARAM, "%s: widthStride %u x %u rows of NV12 is %zu "
+                         "bytes, the input has %zu", what, ws, h, need, bytes);
+    img->size = need;
     return ACL_SUCCESS;
 }
 
