@@ -87,6 +87,33 @@ static inline aclError rt_init_json(const char *json)
     return aclInit(json ? rt_write_file("acl.json", json) : NULL);
 }
 
+/* A fresh runtime (the environment cleared, aclInit with @json, NULL for
+ * none) with device 0 set: 0, or -1 for a cmocka setup to fail. */
+static inline int rt_up(const char *json)
+{
+    rt_clear_env();
+    if (rt_init_json(json) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS)
+        return -1;
+    return 0;
+}
+
+/* The cmocka teardown of every runtime test: aclFinalize. */
+static inline int rt_teardown(void **state)
+{
+    (void)state;
+    return aclFinalize() == ACL_SUCCESS ? 0 : -1;
+}
+
+/* The runtime's stream behind @s (NULL: the default stream). */
+static inline acli_stream *rt_stream_of(aclrtStream s)
+{
+    acli_stream *out = NULL;
+
+    assert_int_equal(acli_stream_get(s, &out), ACL_SUCCESS);
+    assert_non_null(out);
+    return out;
+}
+
 static inline uint64_t rt_now_ms(void)
 {
     struct timespec ts;

@@ -9,12 +9,6 @@ static int setup(void **state)
     return rt_init_json("{\"dvpp\": {\"devices\": 2, \"channels\": 1}}") == ACL_SUCCESS ? 0 : -1;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    return aclFinalize() == ACL_SUCCESS ? 0 : -1;
-}
-
 static void test_set_device_makes_default_context_current(void **state)
 {
     aclrtContext c1 = NULL, c2 = NULL;
@@ -271,16 +265,16 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_set_device_makes_default_context_current, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_bad_device_ids, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_explicit_contexts, setup, teardown),
+                                        rt_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_device_ids, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_explicit_contexts, setup, rt_teardown),
         cmocka_unit_test_setup_teardown(test_reset_keeps_explicit_contexts_force_does_not,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_current_context_is_per_thread, setup, teardown),
+                                        setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_current_context_is_per_thread, setup, rt_teardown),
         cmocka_unit_test_setup_teardown(test_stale_context_at_reused_address_is_not_current,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_synchronize_device, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_many_threads_set_and_reset, setup, teardown),
+                                        setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_synchronize_device, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_many_threads_set_and_reset, setup, rt_teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
 

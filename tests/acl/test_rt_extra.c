@@ -17,26 +17,8 @@ static rt_order g_order;
 static int setup(void **state)
 {
     (void)state;
-    rt_clear_env();
     rt_order_reset(&g_order);
-    if (rt_init_json("{\"dvpp\": {\"channels\": 2}}") != ACL_SUCCESS ||
-        aclrtSetDevice(0) != ACL_SUCCESS)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return aclFinalize() == ACL_SUCCESS ? 0 : -1;
-}
-
-static acli_stream *stream_of(aclrtStream s)
-{
-    acli_stream *out = NULL;
-
-    assert_int_equal(acli_stream_get(s, &out), ACL_SUCCESS);
-    return out;
+    return rt_up("{\"dvpp\": {\"channels\": 2}}");
 }
 
 /* --- events ---------------------------------------------------------------------------- */
@@ -91,7 +73,7 @@ static void test_record_completes_after_earlier_tasks(void **state)
     /* held while the queries look (then its 200 ms), so it still runs */
     atomic_store(&g_order.hold, true);
     atomic_store(&g_order.sleep_ms, 200);
-    assert_int_equal(rt_order_submit(stream_of(st), DVPP_ENGINE_VPC, &g_order, 0, ACL_SUCCESS),
+    assert_int_equal(rt_order_submit(rt_stream_of(st), DVPP_ENGINE_VPC, &g_order, 0, ACL_SUCCESS),
                      ACL_SUCCESS);
     assert_int_equal(aclrtRecordEvent(end, st), ACL_SUCCESS);
     assert_int_equal(aclrtQueryEventStatus(end, &rs), ACL_SUCCESS);
@@ -289,13 +271,13 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_elapsed_time_is_between_completions, setup,
-                                        teardown),
+                                        rt_teardown),
         cmocka_unit_test_setup_teardown(test_record_completes_after_earlier_tasks, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_event_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mem_info_is_the_machines, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_app_log_levels_and_destinations, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_app_log_long_line_is_cut, setup, teardown),
+                                        rt_teardown),
+        cmocka_unit_test_setup_teardown(test_event_errors, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_mem_info_is_the_machines, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_app_log_levels_and_destinations, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_app_log_long_line_is_cut, setup, rt_teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -8,16 +8,7 @@
 static int setup(void **state)
 {
     (void)state;
-    rt_clear_env();
-    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return aclFinalize() == ACL_SUCCESS ? 0 : -1;
+    return rt_up(NULL);
 }
 
 static void test_dvpp_rounding_and_alignment(void **state)
@@ -319,15 +310,15 @@ static void test_registry_from_many_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_dvpp_rounding_and_alignment, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_alloc_arguments, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_every_policy_is_accepted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_frees_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_malloc_needs_a_context, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_memcpy_kinds_and_limits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_memset, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_registry_against_reference, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_registry_from_many_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dvpp_rounding_and_alignment, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_alloc_arguments, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_every_policy_is_accepted, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_frees_refused, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_malloc_needs_a_context, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_memcpy_kinds_and_limits, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_memset, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_registry_against_reference, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_registry_from_many_threads, setup, rt_teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -11,26 +11,8 @@ static rt_order g_order;
 static int setup(void **state)
 {
     (void)state;
-    rt_clear_env();
     rt_order_reset(&g_order);
-    if (rt_init_json("{\"dvpp\": {\"channels\": 2}}") != ACL_SUCCESS ||
-        aclrtSetDevice(0) != ACL_SUCCESS)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return aclFinalize() == ACL_SUCCESS ? 0 : -1;
-}
-
-static acli_stream *stream_of(aclrtStream s)
-{
-    acli_stream *out = NULL;
-
-    assert_int_equal(acli_stream_get(s, &out), ACL_SUCCESS);
-    return out;
+    return rt_up("{\"dvpp\": {\"channels\": 2}}");
 }
 
 /* --- a report thread ------------------------------------------------------------ */
@@ -210,7 +192,7 @@ static void test_block_callback_runs_on_subscriber_and_later_tasks_wait(void **s
     reporter_start(&r, 1000, false);
     p.want_thread = reporter_id(&r);
     assert_int_equal(aclrtCreateStream(&st), ACL_SUCCESS);
-    s = stream_of(st);
+    s = rt_stream_of(st);
     assert_int_equal(aclrtSubscribeReport(reporter_id(&r), st), ACL_SUCCESS);
     atomic_store(&p.seq, -1);
     assert_int_equal(rt_order_submit(s, DVPP_ENGINE_VPC, &g_order, 0, ACL_SUCCESS), ACL_SUCCESS);
@@ -316,7 +298,7 @@ static void test_reset_with_a_callback_nobody_processes(void **state)
     assert_int_equal(aclrtSubscribeReport(reporter_id(&r), st), ACL_SUCCESS);
     atomic_init(&p.seq, -1);
     assert_int_equal(aclrtLaunchCallback(probe_cb, &p, ACL_CALLBACK_BLOCK, st), ACL_SUCCESS);
-    assert_int_equal(rt_order_submit(stream_of(st), DVPP_ENGINE_VPC, &g_order, 0, ACL_SUCCESS),
+    assert_int_equal(rt_order_submit(rt_stream_of(st), DVPP_ENGINE_VPC, &g_order, 0, ACL_SUCCESS),
                      ACL_SUCCESS);
     rt_sleep_ms(30);
     t0 = rt_now_ms();
@@ -443,23 +425,23 @@ static void test_finalize_drops_subscriptions(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_process_report_argument_codes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_process_report_argument_codes, setup, rt_teardown),
         cmocka_unit_test_setup_teardown(test_unsubscribed_thread_gets_107012_in_bounded_time,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_subscribed_thread_times_out, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_launch_argument_codes, setup, teardown),
+                                        setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_subscribed_thread_times_out, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_launch_argument_codes, setup, rt_teardown),
         cmocka_unit_test_setup_teardown(
-            test_block_callback_runs_on_subscriber_and_later_tasks_wait, setup, teardown),
+            test_block_callback_runs_on_subscriber_and_later_tasks_wait, setup, rt_teardown),
         cmocka_unit_test_setup_teardown(test_callbacks_of_two_streams_in_order_on_one_thread,
-                                        setup, teardown),
+                                        setup, rt_teardown),
         cmocka_unit_test_setup_teardown(test_unsubscribe_wakes_a_waiting_thread, setup,
-                                        teardown),
+                                        rt_teardown),
         cmocka_unit_test_setup_teardown(test_reset_with_a_callback_nobody_processes, setup,
-                                        teardown),
+                                        rt_teardown),
         cmocka_unit_test_setup_teardown(test_bridge_posts_run_in_order_on_the_thread, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_all_pending_posts_in_one_call, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_finalize_drops_subscriptions, setup, teardown),
+                                        rt_teardown),
+        cmocka_unit_test_setup_teardown(test_all_pending_posts_in_one_call, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_finalize_drops_subscriptions, setup, rt_teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -9,11 +9,8 @@ static rt_order g_order;
 
 static int init_with(const char *json)
 {
-    rt_clear_env();
     rt_order_reset(&g_order);
-    if (rt_init_json(json) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS)
-        return -1;
-    return 0;
+    return rt_up(json);
 }
 
 static int setup(void **state)
@@ -29,26 +26,11 @@ static int setup_depth1(void **state)
     return init_with("{\"dvpp\": {\"channels\": 1, \"queue_depth\": 1}}");
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    return aclFinalize() == ACL_SUCCESS ? 0 : -1;
-}
-
-static acli_stream *stream_of(aclrtStream s)
-{
-    acli_stream *out = NULL;
-
-    assert_int_equal(acli_stream_get(s, &out), ACL_SUCCESS);
-    assert_non_null(out);
-    return out;
-}
-
 static void test_tasks_run_in_order_across_engines(void **state)
 {
     static const int engines[] = {DVPP_ENGINE_JPEGD, DVPP_ENGINE_VPC, DVPP_ENGINE_JPEGE,
                                   DVPP_ENGINE_PNGD, DVPP_ENGINE_VDEC, DVPP_ENGINE_VENC};
-    acli_stream *s = stream_of(NULL);
+    acli_stream *s = rt_stream_of(NULL);
 
     (void)state;
     atomic_store(&g_order.sleep_ms, 1);
@@ -70,7 +52,7 @@ static void test_first_error_and_message_at_sync(void **state)
 
     (void)state;
     assert_int_equal(aclrtCreateStream(&st), ACL_SUCCESS);
-    s = stream_of(st);
+    s = rt_stream_of(st);
     for (int i = 0; i < 10; i++)
         assert_int_equal(rt_order_submit(s, DVPP_ENGINE_VPC, &g_order, i,
                                          i == 3 ? ACL_ERROR_FAILURE
@@ -104,10 +86,10 @@ static void test_streams_are_independent(void **state)
     (void)state;
     assert_int_equal(aclrtCreateStream(&a), ACL_SUCCESS);
     assert_int_equal(aclrtCreateStream(&b), ACL_SUCCESS);
-    assert_int_equal(rt_order_submit(stream_of(a), DVPP_ENGINE_VPC, &g_order, 0,
+    assert_int_equal(rt_order_submit(rt_stream_of(a), DVPP_ENGINE_VPC, &g_order, 0,
                                      ACL_ERROR_FAILURE),
                      ACL_SUCCESS);
-    assert_int_equal(rt_order_submit(stream_of(b), DVPP_ENGINE_VPC, &g_order, 1, ACL_SUCCESS),
+    assert_int_equal(rt_order_submit(rt_stream_of(b), DVPP_ENGINE_VPC, &g_order, 1, ACL_SUCCESS),
                      ACL_SUCCESS);
     assert_int_equal(aclrtSynchronizeStream(b), ACL_SUCCESS);
     /* The device sync reports a's error without consuming it. */
@@ -135,7 +117,7 @@ static void test_stream_handles(void **state)
     assert_int_equal(aclrtDestroyStream(st), ACL_ERROR_INVALID_PARAM);
     assert_int_equal(acli_stream_get(st, &s), ACL_ERROR_INVALID_PARAM);
     /* acli_submit's own checks; nothing queued, the caller keeps ctx. */
-    s = stream_of(NULL);
+    s = rt_stream_of(NULL);
     assert_int_equal(acli_submit(NULL, 0, rt_order_run, rt_order_fini, NULL),
                      ACL_ERROR_INVALID_PARAM);
     assert_int_equal(acli_submit(s, DVPP_ENGINE_COUNT, rt_order_run, rt_order_fini, NULL),
@@ -154,7 +136,7 @@ static void test_destroy_stream_waits_for_its_tasks(void **state)
 
     (void)state;
     assert_int_equal(aclrtCreateStream(&st), ACL_SUCCESS);
-    s = stream_of(st);
+    s = rt_stream_of(st);
     atomic_store(&g_order.sleep_ms, 20);
     for (int i = 0; i < 5; i++)
         assert_int_equal(rt_order_submit(s, DVPP_ENGINE_VPC, &g_order, i, ACL_SUCCESS),
@@ -166,7 +148,7 @@ static void test_destroy_stream_waits_for_its_tasks(void **state)
 
 static void test_sync_with_timeout(void **state)
 {
-    acli_stream *s = stream_of(NULL);
+    acli_stream *s = rt_stream_of(NULL);
     uint64_t t0;
 
     (void)state;
@@ -193,7 +175,7 @@ static void test_sync_with_timeout(void **state)
 
 static void test_full_queue_blocks_submit_until_space(void **state)
 {
-    acli_stream *s = stream_of(NULL);
+    acli_stream *s = rt_stream_of(NULL);
 
     (void)state;
     /* queue_depth 1: every submit after the first waits for a completion. */
@@ -299,14 +281,14 @@ static void test_reset_cancels_pending_tasks(void **state)
     (void)state;
     atomic_store(&g_saw_cancel, 0);
     assert_int_equal(aclrtCreateStream(&st), ACL_SUCCESS);
-    s = stream_of(st);
+    s = rt_stream_of(st);
     submit_until_canceled(s, 0);
     for (int i = 1; i <= 20; i++)
         assert_int_equal(rt_order_submit(s, i % 2 ? DVPP_ENGINE_JPEGD : DVPP_ENGINE_VPC,
                                          &g_order, i, ACL_SUCCESS),
                          ACL_SUCCESS);
     /* Also on the default stream of the default context. */
-    assert_int_equal(rt_order_submit(stream_of(NULL), DVPP_ENGINE_VPC, &g_order, 21,
+    assert_int_equal(rt_order_submit(rt_stream_of(NULL), DVPP_ENGINE_VPC, &g_order, 21,
                                      ACL_SUCCESS),
                      ACL_SUCCESS);
     t0 = rt_now_ms();
@@ -352,7 +334,7 @@ static void test_reset_releases_a_submitter_blocked_on_a_full_queue(void **state
 
     (void)state;
     atomic_store(&g_saw_cancel, 0);
-    b.s = stream_of(NULL);
+    b.s = rt_stream_of(NULL);
     /* queue_depth 1: the VPC queue is full with a task that runs until
      * the reset, so the thread's submit waits for room. */
     submit_until_canceled(b.s, 0);
@@ -370,7 +352,7 @@ static void test_reset_releases_a_submitter_blocked_on_a_full_queue(void **state
 
 static void test_finalize_cancels_pending_tasks(void **state)
 {
-    acli_stream *s = stream_of(NULL);
+    acli_stream *s = rt_stream_of(NULL);
 
     (void)state;
     atomic_store(&g_saw_cancel, 0);
@@ -429,7 +411,7 @@ static void test_per_stream_state(void **state)
     assert_int_equal(aclrtCreateStream(&a), ACL_SUCCESS);
     assert_int_equal(aclrtCreateStream(&b), ACL_SUCCESS);
     for (int i = 0; i < 6; i++)
-        assert_int_equal(acli_submit(stream_of(i < 3 ? a : b), i % 2 ? DVPP_ENGINE_VPC
+        assert_int_equal(acli_submit(rt_stream_of(i < 3 ? a : b), i % 2 ? DVPP_ENGINE_VPC
                                                                       : DVPP_ENGINE_JPEGE,
                                      state_run, state_fini, &k[i]),
                          ACL_SUCCESS);
@@ -505,7 +487,7 @@ static void test_private_streams(void **state)
 static void test_events(void **state)
 {
     aclrtEvent ev = (aclrtEvent)0x1, ev2;
-    acli_stream *s = stream_of(NULL);
+    acli_stream *s = rt_stream_of(NULL);
 
     (void)state;
     assert_int_equal(aclrtCreateEvent(NULL), ACL_ERROR_INVALID_PARAM);
@@ -588,27 +570,27 @@ static void test_memcpy_and_memset_async_run_in_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_tasks_run_in_order_across_engines, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_first_error_and_message_at_sync, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_streams_are_independent, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stream_handles, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tasks_run_in_order_across_engines, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_first_error_and_message_at_sync, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_streams_are_independent, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_stream_handles, setup, rt_teardown),
         cmocka_unit_test_setup_teardown(test_destroy_stream_waits_for_its_tasks, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_sync_with_timeout, setup, teardown),
+                                        rt_teardown),
+        cmocka_unit_test_setup_teardown(test_sync_with_timeout, setup, rt_teardown),
         cmocka_unit_test_setup_teardown(test_full_queue_blocks_submit_until_space,
-                                        setup_depth1, teardown),
+                                        setup_depth1, rt_teardown),
         cmocka_unit_test_setup_teardown(test_submitters_share_a_full_queue, setup_depth1,
-                                        teardown),
+                                        rt_teardown),
         cmocka_unit_test_setup_teardown(test_reset_releases_a_submitter_blocked_on_a_full_queue,
-                                        setup_depth1, teardown),
-        cmocka_unit_test_setup_teardown(test_reset_cancels_pending_tasks, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_finalize_cancels_pending_tasks, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_per_stream_state, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_private_streams, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_events, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_event_needs_a_context, setup, teardown),
+                                        setup_depth1, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_reset_cancels_pending_tasks, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_finalize_cancels_pending_tasks, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_per_stream_state, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_private_streams, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_events, setup, rt_teardown),
+        cmocka_unit_test_setup_teardown(test_event_needs_a_context, setup, rt_teardown),
         cmocka_unit_test_setup_teardown(test_memcpy_and_memset_async_run_in_order, setup,
-                                        teardown),
+                                        rt_teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
 

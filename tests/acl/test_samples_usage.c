@@ -14,16 +14,7 @@
 static int setup(void **state)
 {
     (void)state;
-    rt_clear_env();
-    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return aclFinalize() == ACL_SUCCESS ? 0 : -1;
+    return rt_up(NULL);
 }
 
 /* The recent message starts with @call. */
@@ -79,7 +70,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_a_refused_free_names_the_free_call, setup,
-                                        teardown),
+                                        rt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
