@@ -74,6 +74,9 @@ struct dvppd_http {
     http_jobs *jobs;                   /* owned: /v1/jobs */
     http_pool pool;
     atomic_bool ready, draining;
+    int quiesced_fd;                   /* the listen fd MHD_quiesce_daemon gave
+                                          back: shut down at drain, closed
+                                          after MHD_stop_daemon; -1 = none */
     atomic_long inflight;              /* request records alive */
     atomic_long suspended;             /* connections waiting on a job */
     atomic_uint_fast64_t body_bytes;   /* reserved by bodies being received */

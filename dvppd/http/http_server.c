@@ -404,6 +404,7 @@ dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_e
             close(lfd);
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "http server");
     }
+    h->quiesced_fd = -1;
     http_pool_init(&h->pool);
     h->cfg = c->http;
     h->device = env->device;
@@ -451,8 +452,15 @@ void dvppd_http_drain(dvppd_http *h)
     if (!h || atomic_exchange(&h->draining, true))
         return;
     fd = MHD_quiesce_daemon(h->mhd);
-    if (fd != MHD_INVALID_SOCKET)
-        close(fd);
+    /* MHD's internal thread may still remove the fd from its epoll set, so
+     * it must not be closed before MHD_stop_daemon (libmicrohttpd's rule;
+     * closing it here made MHD panic, "Failed to remove listen FD from epoll
+     * set", under load). shutdown() stops the listening now: new
+     * connections are refused while the requests in flight drain. */
+    if (fd != MHD_INVALID_SOCKET) {
+        shutdown(fd, SHUT_RDWR);
+        h->quiesced_fd = fd;
+    }
 }
 
 long dvppd_http_inflight(dvppd_http *h)
@@ -511,6 +519,8 @@ bool dvppd_http_stop(dvppd_http *h, unsigned timeout_s)
      * on_completed); none is suspended (every job has completed, so
      * every connection was resumed). */
     MHD_stop_daemon(h->mhd);
+    if (h->quiesced_fd >= 0)
+        close(h->quiesced_fd);
     http_jobs_free(h->jobs);
     http_pool_fini(&h->pool);
     free(h);
