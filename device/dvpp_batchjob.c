@@ -228,7 +228,7 @@ dvpp_status dvpp_batchjob_tensor(const dvpp_pipeline *p, uint32_t n, dvpp_tensor
             w += op->u.border.left + op->u.border.right;
             h += op->u.border.top + op->u.border.bottom;
             break;
-        default: /* CONVERT keeps the size */
+        default: /* CONVERT and FLIP keep the size */
             break;
         }
     }

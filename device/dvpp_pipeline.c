@@ -232,6 +232,12 @@ static dvpp_status check_op(const dvpp_pipeline *p, uint32_t i,
         if (!dvpp_pixfmt_get(op->u.convert))
             return dvpp_err_set(err, DVPP_EINVAL, f, "%s: unknown format", f);
         return DVPP_OK;
+    case DVPP_PIPE_OP_FLIP:
+        snprintf(f, sizeof(f), "ops[%u].flip", i);
+        if ((unsigned)op->u.flip < DVPP_FLIP_HORIZONTAL || (unsigned)op->u.flip > DVPP_FLIP_BOTH)
+            return dvpp_err_set(err, DVPP_EINVAL, f, "%s: unknown flip %d", f,
+                                (int)op->u.flip);
+        return DVPP_OK;
     case DVPP_PIPE_OP_BORDER:
         snprintf(f, sizeof(f), "ops[%u].border", i);
         if ((unsigned)op->u.border.type > DVPP_BORDER_REFLECT_101 ||
@@ -620,6 +626,9 @@ static dvpp_status run_op(dvpp_worker *w, const dvpp_pipeline *p,
         st = worker_image(w, dst_buf, op->u.convert, src->width, src->height, dst,
                           err);
         return st ? st : dvpp_vpc_convert(vpc, src, dst, err);
+    case DVPP_PIPE_OP_FLIP:
+        st = worker_image(w, dst_buf, src->format, src->width, src->height, dst, err);
+        return st ? st : dvpp_vpc_flip(vpc, src, dst, op->u.flip, err);
     default:
         st = worker_image(w, dst_buf, src->format,
                           src->width + op->u.border.left + op->u.border.right,

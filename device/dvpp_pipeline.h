@@ -7,7 +7,8 @@
  * it with dvpp_pipeline_run():
  *
  *   decode (JPEG / PNG) or wrap raw pixels
- *     -> up to DVPP_PIPE_MAX_OPS VPC ops (crop, resize, convert, border)
+ *     -> up to DVPP_PIPE_MAX_OPS VPC ops (crop, resize, convert, border,
+ *        flip), each on the image the op before it made
  *     -> optional normalise spec or AIPP op, written straight into image n
  *        of a caller tensor (a batch slice or a ring slot)
  *     -> or an output image (raw pixels into a caller buffer, or JPEG/PNG
@@ -20,7 +21,9 @@
  *     ascend profiles, whose JPEGD has no DCT scaling;
  *   - resize + normalise: when the last VPC op is a resize and a normalise
  *     spec follows, the two run as one dvpp_preprocess_run into the
- *     destination tensor (no intermediate image of the pipeline).
+ *     destination tensor (no intermediate image of the pipeline). Any op
+ *     after the last resize (a flip, a border) ends the fusion: the ops
+ *     run as written and the normalisation reads their result 1:1.
  *
  * Ownership: dvpp_pipeline is plain data owned by the caller; it holds no
  * pointers (the AIPP op is copied by value). The input bytes, the output
@@ -88,6 +91,7 @@ typedef enum dvpp_pipe_op_kind {
     DVPP_PIPE_OP_RESIZE = 1,
     DVPP_PIPE_OP_CONVERT = 2,
     DVPP_PIPE_OP_BORDER = 3,
+    DVPP_PIPE_OP_FLIP = 4,    /* mirror the current image (dvpp_vpc_flip) */
 } dvpp_pipe_op_kind;
 
 typedef struct dvpp_pipe_resize {
@@ -104,6 +108,7 @@ typedef struct dvpp_pipe_op {
         dvpp_pipe_resize resize;
         dvpp_pixfmt convert;      /* target format */
         dvpp_border border;
+        dvpp_flip flip;
     } u;
 } dvpp_pipe_op;
 
@@ -164,6 +169,7 @@ dvpp_status dvpp_pipeline_add_op(dvpp_pipeline *p, const dvpp_pipe_op *op,
  *                 "decode.shrink_on_load" (needs a resize as first op and
  *                 no ROI), "decode.profile", "nops", "ops[i].crop",
  *                 "ops[i].resize.*", "ops[i].convert", "ops[i].border",
+ *                 "ops[i].flip",
  *                 "ops[i].kind", "post", "norm.*", "aipp.*", "output",
  *                 "out_format", "encoding", "quality";
  *                 "post" also for tensor output without normalise/AIPP
@@ -202,7 +208,8 @@ dvpp_status dvpp_pipeline_probe(const dvpp_pipeline *p, const uint8_t *input,
                                 dvpp_pipe_source *src, dvpp_err *err);
 
 /* Maps an output point back to the source image (displayed orientation,
- * before DCT scaling): source = (output - pad) / scale, per axis. */
+ * before DCT scaling): source = (output - pad) / scale, per axis, in
+ * pixel-edge coordinates. A flip makes its axis' scale negative. */
 typedef struct dvpp_pipe_geom {
     double scale_x, scale_y;
     double pad_x, pad_y;

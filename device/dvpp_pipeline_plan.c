@@ -167,8 +167,8 @@ static dvpp_status plan_source_image(const dvpp_pipeline *p, const dvpp_pipe_sou
 
 static const char *op_kind_name(dvpp_pipe_op_kind k)
 {
-    static const char *const names[] = {"crop", "resize", "convert", "border"};
-    return (unsigned)k <= DVPP_PIPE_OP_BORDER ? names[k] : "op";
+    static const char *const names[] = {"crop", "resize", "convert", "border", "flip"};
+    return (unsigned)k <= DVPP_PIPE_OP_FLIP ? names[k] : "op";
 }
 
 /* Op @i is the last resize, run with the normalisation in one call. */
@@ -270,6 +270,15 @@ static dvpp_status plan_op(const dvpp_pipeline *p, uint32_t i,
     case DVPP_PIPE_OP_CONVERT:
         pl->img_format = op->u.convert;
         return DVPP_OK;
+    case DVPP_PIPE_OP_FLIP:
+        /* Size and format stay; the picture is mirrored: x' = w - x on
+         * pixel edges, so the scale turns negative and the map still
+         * takes an output point back to the source. */
+        if (op->u.flip & DVPP_FLIP_HORIZONTAL)
+            g->scale_x = -g->scale_x, g->pad_x = (double)pl->img_w - g->pad_x;
+        if (op->u.flip & DVPP_FLIP_VERTICAL)
+            g->scale_y = -g->scale_y, g->pad_y = (double)pl->img_h - g->pad_y;
+        return DVPP_OK;
     default: { /* BORDER */
         uint64_t w = (uint64_t)pl->img_w + op->u.border.left + op->u.border.right;
         uint64_t h = (uint64_t)pl->img_h + op->u.border.top + op->u.border.bottom;
@@ -351,6 +360,9 @@ static dvpp_status check_op_call(const dvpp_pipeline *p, uint32_t i,
             break;
         case DVPP_PIPE_OP_CONVERT:
             st = dvpp_vpc_check_convert(prof, in, out, &e);
+            break;
+        case DVPP_PIPE_OP_FLIP:
+            st = dvpp_vpc_check_flip(prof, in, out, op->u.flip, &e);
             break;
         default:
             st = dvpp_vpc_check_make_border(prof, in, out, &op->u.border, &e);

@@ -88,6 +88,7 @@ static bool ok_mode(const char *s, void *o) { return dvpp_resize_mode_parse(s, o
 static bool ok_interp(const char *s, void *o) { return dvpp_interp_parse(s, o); }
 static bool ok_parity(const char *s, void *o) { return dvpp_parity_parse(s, o); }
 static bool ok_btype(const char *s, void *o) { return dvpp_border_type_parse(s, o); }
+static bool ok_flip(const char *s, void *o) { return dvpp_flip_parse(s, o); }
 
 /* An array of @n (or, with @one, 1) numbers in [lo, hi]. */
 static dvpp_status j_numbers(json_t *v, const char *f, size_t n, bool one, double lo,
@@ -290,7 +291,8 @@ static dvpp_status j_op(json_t *v, size_t i, dvpp_pipe_op *op, dvpp_err *err)
     snprintf(path, sizeof(path), "ops[%zu]", i);
     if (!json_is_object(v) || json_object_size(v) != 1)
         return dvppd_spec_bad(err, path,
-                              "want one of {\"crop\"|\"resize\"|\"convert\"|\"border\": ...}");
+                              "want one of {\"crop\"|\"resize\"|\"convert\"|\"border\"|"
+                              "\"flip\": ...}");
     kind = json_object_iter_key(json_object_iter(v));
     arg = json_object_iter_value(json_object_iter(v));
     memset(op, 0, sizeof(*op));
@@ -307,6 +309,11 @@ static dvpp_status j_op(json_t *v, size_t i, dvpp_pipe_op *op, dvpp_err *err)
         return j_resize(arg, path, op, err);
     if (!strcmp(kind, "border"))
         return j_border(arg, path, op, err);
+    if (!strcmp(kind, "flip")) {
+        op->kind = DVPP_PIPE_OP_FLIP;
+        return j_name(arg, path, ok_flip, &op->u.flip, "want horizontal, vertical or both",
+                      err);
+    }
     if (!strcmp(kind, "convert")) {
         op->kind = DVPP_PIPE_OP_CONVERT;
         return j_name(arg, path, ok_pixfmt, &op->u.convert, "unknown pixel format", err);

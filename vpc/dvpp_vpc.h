@@ -1,7 +1,7 @@
 /* dvpp_vpc: VPC operations over dvpp_image descriptors.
  *
  * crop, resize, crop-resize, crop-and-paste, crop-resize-paste, make-border,
- * convert-colour and batch crop, for any supported format in and out, with
+ * convert-colour, flip and batch crop, for any supported format in and out, with
  * DVPP semantics: a crop ROI is inclusive (w = right - left + 1) and is
  * scaled to the whole output, or to the paste ROI, outside of which the
  * output's pixels are left untouched. Formats are converted implicitly
@@ -146,6 +146,38 @@ dvpp_status dvpp_vpc_convert(dvpp_vpc_ctx *c, const dvpp_image *src,
 dvpp_status dvpp_vpc_make_border(dvpp_vpc_ctx *c, const dvpp_image *src,
                                  dvpp_image *dst, const dvpp_border *b,
                                  dvpp_err *err);
+
+/* --- flip -------------------------------------------------------------------- */
+
+/* Mirror axes (bit 0: left-right, bit 1: top-bottom). */
+typedef enum dvpp_flip {
+    DVPP_FLIP_HORIZONTAL = 1,  /* x -> w - 1 - x (torchvision hflip) */
+    DVPP_FLIP_VERTICAL = 2,    /* y -> h - 1 - y (torchvision vflip) */
+    DVPP_FLIP_BOTH = 3,        /* both: a 180 degree rotation */
+} dvpp_flip;
+
+/* "horizontal" / "vertical" / "both" (also "h", "v", "hv"). */
+bool dvpp_flip_parse(const char *s, dvpp_flip *out);
+const char *dvpp_flip_name(dvpp_flip f);
+
+/* The checks of dvpp_vpc_flip (data may be NULL): @dst has @src's format
+ * and size; a known flip; a format whose samples can be mirrored exactly:
+ * any packed format (RGB family, grey, packed 4:4:4), planar and
+ * semi-planar YUV when the flipped axis holds whole chroma samples (an
+ * even width for a horizontal flip of 4:2:x, an even height for a vertical
+ * flip of 4:2:0 / 4:4:0: an odd side would move the chroma grid by half a
+ * sample, DVPP_EINVAL "flip" saying to convert to rgb first) and packed
+ * 4:2:2 of even width. DVPP_EPROFILE under the ascend profiles: DVPP's VPC
+ * has no flip. */
+dvpp_status dvpp_vpc_check_flip(dvpp_profile prof, const dvpp_image *src,
+                                const dvpp_image *dst, dvpp_flip f, dvpp_err *err);
+
+/* Mirror @src into @dst (same format and size, caller's data; not in
+ * place): an exact permutation of the samples, every meaningful byte of
+ * @dst written. Packed 4:2:2 mirrors its pixel pairs and swaps the two
+ * luma samples of each pair. */
+dvpp_status dvpp_vpc_flip(dvpp_vpc_ctx *c, const dvpp_image *src, dvpp_image *dst,
+                          dvpp_flip f, dvpp_err *err);
 
 /* The checks each call above makes before it reads a pixel, on image
  * descriptors whose data may be NULL (geometry only: format, size,

@@ -288,6 +288,8 @@ static json_t *op_json(const dvpp_pipe_op *op)
         return json_pack("{s:o}", "resize", resize_json(&op->u.resize));
     case DVPP_PIPE_OP_CONVERT:
         return json_pack("{s:s}", "convert", dvpp_pixfmt_name(op->u.convert));
+    case DVPP_PIPE_OP_FLIP:
+        return json_pack("{s:s}", "flip", dvpp_flip_name(op->u.flip));
     default:
         return json_pack("{s:o}", "border", border_json(&op->u.border));
     }

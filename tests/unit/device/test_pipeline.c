@@ -1016,6 +1016,152 @@ static void test_png_roundtrip(void **state)
     dvpp_image_free(&rgb);
 }
 
+/* --- flip ------------------------------------------------------------------------ */
+
+static void add_flip(dvpp_pipeline *p, dvpp_flip f)
+{
+    dvpp_pipe_op op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = DVPP_PIPE_OP_FLIP;
+    op.u.flip = f;
+    assert_int_equal(dvpp_pipeline_add_op(p, &op, NULL), DVPP_OK);
+}
+
+/* A flip after the last resize ends the resize + normalise fusion, and
+ * the tensor is the fused pipeline's tensor mirrored: x -> w - 1 - x in
+ * every channel plane (f32 NCHW), rows reversed too for "both". */
+static void test_flip_after_resize_mirrors_the_fused_tensor(void **state)
+{
+    static const dvpp_flip flips[] = {DVPP_FLIP_HORIZONTAL, DVPP_FLIP_VERTICAL,
+                                      DVPP_FLIP_BOTH};
+    dvpp_buf jpg = make_jpeg();
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    const uint32_t W = 61, H = 37;
+    dvpp_pipeline p;
+    dvpp_tensor want, got;
+
+    (void)state;
+    assert_non_null(out);
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, W, H);
+    tensor_alloc(&want, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, H, W);
+    tensor_alloc(&got, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, H, W);
+    run_into(w, &p, &jpg, out, &want, 0);
+    assert_true(out->plan.fuse_resize_norm);
+    for (size_t k = 0; k < sizeof(flips) / sizeof(flips[0]); k++) {
+        const float *a = want.data, *b;
+        imagenet_pipeline(&p, DVPP_RESIZE_STRETCH, W, H);
+        add_flip(&p, flips[k]);
+        memset(got.data, 0xff, got.bytes);
+        run_into(w, &p, &jpg, out, &got, 0);
+        assert_false(out->plan.fuse_resize_norm);
+        b = got.data;
+        for (uint32_t c = 0; c < 3; c++)
+            for (uint32_t y = 0; y < H; y++)
+                for (uint32_t x = 0; x < W; x++) {
+                    uint32_t sx = flips[k] & DVPP_FLIP_HORIZONTAL ? W - 1 - x : x;
+                    uint32_t sy = flips[k] & DVPP_FLIP_VERTICAL ? H - 1 - y : y;
+                    if (memcmp(&b[(c * H + y) * W + x], &a[(c * H + sy) * W + sx],
+                               sizeof(float)))
+                        fail_msg("flip %s: c %u y %u x %u differs", dvpp_flip_name(flips[k]),
+                                 c, y, x);
+                }
+        /* the map back: a mirrored axis has a negative scale */
+        assert_true(flips[k] & DVPP_FLIP_HORIZONTAL ? out->geom.scale_x < 0
+                                                    : out->geom.scale_x > 0);
+        assert_true(flips[k] & DVPP_FLIP_VERTICAL ? out->geom.scale_y < 0
+                                                  : out->geom.scale_y > 0);
+    }
+    dvpp_free(got.data, got.bytes);
+    dvpp_free(want.data, want.bytes);
+    worker_del(w);
+    free(out);
+    dvpp_buf_fini(&jpg);
+}
+
+/* Every byte of the output written by a flip in packed, planar,
+ * semi-planar and packed 4:2:2 formats (odd sizes where the format
+ * allows them). */
+static void test_flip_every_byte(void **state)
+{
+    static const struct {
+        dvpp_pixfmt f;
+        uint32_t w, h;
+        dvpp_flip flip;
+    } cases[] = {
+        {DVPP_PIXEL_RGB, 33, 17, DVPP_FLIP_BOTH},
+        {DVPP_PIXEL_RGBA, 31, 9, DVPP_FLIP_HORIZONTAL},
+        {DVPP_PIXEL_GRAY, 7, 5, DVPP_FLIP_BOTH},
+        {DVPP_PIXEL_NV12, 34, 18, DVPP_FLIP_BOTH},
+        {DVPP_PIXEL_NV12, 33, 18, DVPP_FLIP_VERTICAL},
+        {DVPP_PIXEL_I420, 30, 20, DVPP_FLIP_HORIZONTAL},
+        {DVPP_PIXEL_YUYV, 34, 17, DVPP_FLIP_BOTH},
+        {DVPP_PIXEL_YUV444SP, 33, 17, DVPP_FLIP_BOTH},
+    };
+    dvpp_image img = block_rgb64x48();
+    dvpp_buf in = {img.data, img.size, img.size};
+    dvpp_worker *w = worker_new();
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dvpp_pipeline p;
+        dvpp_pipe_op conv = {.kind = DVPP_PIPE_OP_CONVERT, .u.convert = cases[i].f};
+        dvpp_pipeline_init(&p);
+        p.input = DVPP_PIPE_IN_RAW;
+        p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 64, 48, 0, 0};
+        add_resize(&p, DVPP_RESIZE_STRETCH, cases[i].w, cases[i].h);
+        assert_int_equal(dvpp_pipeline_add_op(&p, &conv, NULL), DVPP_OK);
+        add_flip(&p, cases[i].flip);
+        image_under_two_canaries(w, &p, &in);
+    }
+    worker_del(w);
+    dvpp_image_free(&img);
+}
+
+/* An unknown flip is refused by the validator, an odd subsampled side and
+ * the ascend profiles by the planner, each naming ops[i].flip. */
+static void test_flip_refusals(void **state)
+{
+    static const struct {
+        dvpp_pixfmt f;
+        uint32_t w, h;
+        dvpp_flip flip;
+        dvpp_profile prof;
+        dvpp_status want;
+    } cases[] = {
+        {DVPP_PIXEL_NV12, 33, 18, DVPP_FLIP_HORIZONTAL, DVPP_PROFILE_NATIVE, DVPP_EINVAL},
+        {DVPP_PIXEL_NV12, 34, 17, DVPP_FLIP_VERTICAL, DVPP_PROFILE_NATIVE, DVPP_EINVAL},
+        {DVPP_PIXEL_YUYV, 33, 18, DVPP_FLIP_BOTH, DVPP_PROFILE_NATIVE, DVPP_EINVAL},
+        {DVPP_PIXEL_RGB, 34, 18, DVPP_FLIP_HORIZONTAL, DVPP_PROFILE_ASCEND310P,
+         DVPP_EPROFILE},
+    };
+    dvpp_pipeline p;
+    dvpp_pipe_source src;
+    dvpp_pipeline_plan plan;
+    dvpp_err e;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dvpp_pipeline_init(&p);
+        p.input = DVPP_PIPE_IN_RAW;
+        p.raw = (dvpp_pipe_raw){cases[i].f, cases[i].w, cases[i].h, 0, 0};
+        p.decode.profile = cases[i].prof;
+        add_flip(&p, cases[i].flip);
+        assert_int_equal(dvpp_pipeline_validate(&p, NULL, &e), DVPP_OK);
+        memset(&src, 0, sizeof(src));
+        src.width = cases[i].w, src.height = cases[i].h;
+        assert_int_equal(dvpp_pipeline_plan_make(&p, &src, &plan, &e), cases[i].want);
+        assert_string_equal(e.field, "ops[0].flip");
+        assert_non_null(strstr(e.msg, "ops[0].flip: "));
+    }
+    dvpp_pipeline_init(&p);
+    p.input = DVPP_PIPE_IN_RAW;
+    p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 8, 8, 0, 0};
+    add_flip(&p, (dvpp_flip)4);
+    expect_invalid(&p, DVPP_EINVAL, "ops[0].flip");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1035,6 +1181,9 @@ int main(void)
         cmocka_unit_test(test_alloc_failure_loop),
         cmocka_unit_test(test_image_output),
         cmocka_unit_test(test_png_roundtrip),
+        cmocka_unit_test(test_flip_after_resize_mirrors_the_fused_tensor),
+        cmocka_unit_test(test_flip_every_byte),
+        cmocka_unit_test(test_flip_refusals),
     };
     return cmocka_run_group_tests_name("device pipeline", tests, NULL, NULL);
 }
