@@ -52,6 +52,7 @@ class _Connection:
         self._notices = collections.deque()
         self.release_errors = collections.deque(maxlen=256)  # Errors to SlotRelease
         self._release_ids = set()
+        self._gc_releases = collections.deque()  # (Ring, slot, gen) of collected arrays
         self._rings = {}
         self._alias = {}                 # video packet id -> its channel's key
         self._seq = 0
@@ -221,6 +222,8 @@ class _Connection:
         """Read packets until take() (called with the lock held) returns
         something; one thread reads at a time. @timeout 0: read only what
         has already arrived (no waiting)."""
+        if self._gc_releases:
+            self._flush_gc_releases()
         if timeout is None:
             timeout = self.timeout
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -291,6 +294,8 @@ class _Connection:
     def _send_tracked(self, env, fds=()):
         """Send @env (with @fds, borrowed) as a request whose answers are
         filed under its id (none is, when the send fails)."""
+        if self._gc_releases:
+            self._flush_gc_releases()
         with self._cv:
             self._pending.add(env.id)
         try:
@@ -363,6 +368,46 @@ class _Connection:
 
     def _release_lease(self, ring, slot, generation, nowait=False):
         self._send_release(ring.id, slot, generation, nowait)
+
+    def _release_from_gc(self, ring, slot, generation):
+        """SlotRelease for a lease whose last leased array was collected.
+        This runs wherever the garbage collector ran: when it is this
+        client's own code, holding the lock halfway through a change, the
+        release is only queued (and sent by the next request or wait: see
+        _flush_gc_releases); otherwise it is sent now, without blocking
+        (a full socket queues it too)."""
+        item = (ring, slot, generation)
+        if self._cv._is_owned():
+            self._gc_releases.append(item)
+            return
+        self._gc_releases.append(item)
+        self._flush_gc_releases()
+
+    def _flush_gc_releases(self):
+        """Send the queued releases of collected leased arrays (not from
+        inside the lock: see _release_from_gc)."""
+        q = self._gc_releases
+        while q:
+            if self._cv._is_owned():
+                return
+            try:
+                ring, slot, generation = q.popleft()
+            except IndexError:
+                return
+            if self._dead is not None or not self._ring_live(ring):
+                continue
+            env = self._envelope()
+            env.slot_release.ring = ring.id
+            env.slot_release.slot = slot
+            env.slot_release.generation = generation
+            with self._cv:
+                self._release_ids.add(env.id)
+            try:
+                if not self._send_nowait(env):
+                    q.appendleft((ring, slot, generation))
+                    return
+            except DvppError:
+                return
 
     def _send_release(self, ring_id, slot, generation, nowait=False):
         """SlotRelease by bare id: its id is remembered so that an Error

@@ -10,6 +10,8 @@ and results, in dvpp.client.
 
 import mmap
 import os
+import threading
+import weakref
 
 from .errors import LeaseError, ProtocolError, _error_from
 from .wire import (_DESC_HEAD, _ITEMSIZE, NP_DTYPES, RING_ALIGN, RING_DTYPES, RING_HEADER,
@@ -39,6 +41,9 @@ class Ring:
         self.closed = False
         self._closing = False          # RingClose sent: results no longer map here
         self._mm = None
+        self._pmm = None               # copy-on-write mapping (leased arrays)
+        self._pgen = {}                # slot -> generation its private pages belong to
+        self._plock = threading.Lock()
         try:
             size = os.fstat(fd).st_size
             if size != self.map_bytes:
@@ -141,6 +146,60 @@ class Ring:
             raise ValueError("ring is closed")
         return self._mm
 
+    def private_view(self, offset, nbytes, slot, generation):
+        """A writable memoryview of @nbytes at @offset in slot @slot, for
+        lease @generation, from the ring's copy-on-write mapping
+        (MAP_PRIVATE, read-write; made on first use). No copy: until
+        someone writes, its pages are the daemon's own; a write copies the
+        page it touches into this process only (the seals allow private
+        mappings; the daemon and other consumers never see it). Pages a
+        former lease of the slot wrote are dropped first, so the view shows
+        this lease's bytes."""
+        start, end = self.region(offset, slot)
+        if nbytes < 0 or offset < start or offset + nbytes > end:
+            raise ValueError(f"[{offset}, {offset + nbytes}) is not within slot {slot} "
+                             f"[{start}, {end}) of the ring")
+        with self._plock:
+            if self._pmm is None:
+                if self._mm is None or self.fd is None or self.fd < 0:
+                    raise ValueError("ring is closed")
+                self._pmm = mmap.mmap(self.fd, self.map_bytes, mmap.MAP_PRIVATE,
+                                      mmap.PROT_READ | mmap.PROT_WRITE)
+            if self._pgen.get(slot) != generation:
+                self._drop_private_locked(slot)
+                self._pgen[slot] = generation
+            return memoryview(self._pmm)[offset:offset + nbytes]
+
+    def private_address(self, slot):
+        """The address of slot @slot's payload in the copy-on-write
+        mapping (None before the first private view): what a tensor over
+        the slot points at."""
+        import ctypes
+
+        with self._plock:
+            if self._pmm is None:
+                return None
+            return ctypes.addressof(ctypes.c_char.from_buffer(self._pmm)) + \
+                self.slot_offset(slot)
+
+    def drop_private(self, slot, generation):
+        """Lease @generation of slot @slot ended: drop the private copies of
+        its pages (MADV_DONTNEED; the next view of the slot reads the
+        daemon's bytes again and the memory goes back), unless a later
+        lease of the slot has its own view by now."""
+        with self._plock:
+            if self._pgen.get(slot) == generation:
+                self._drop_private_locked(slot)
+                del self._pgen[slot]
+
+    def _drop_private_locked(self, slot):
+        if self._pmm is None:
+            return
+        try:
+            self._pmm.madvise(mmap.MADV_DONTNEED, self.slot_offset(slot), self.slot_bytes)
+        except (ValueError, OSError):
+            pass  # closed meanwhile
+
     @property
     def mmap(self):
         """The read-only mapping of the whole memfd."""
@@ -151,9 +210,14 @@ class Ring:
 
     def _unmap(self):
         mm, self._mm = self._mm, None
-        if mm is not None:
+        with self._plock:
+            pmm, self._pmm = self._pmm, None
+            self._pgen.clear()
+        for m in (mm, pmm):
+            if m is None:
+                continue
             try:
-                mm.close()
+                m.close()
             except BufferError:
                 pass  # arrays still view it: unmapped when they are gone
         if self.fd is not None and self.fd >= 0:
@@ -214,6 +278,7 @@ class Result:
         self.origin = msg.origin
         self._released = not (msg.ring and msg.status == 0)
         self._guard = None             # guard mode: the slot's private mapping
+        self._holders = 0              # live leased arrays (leased_array)
 
     @property
     def ok(self):
@@ -323,6 +388,78 @@ class Result:
             a = a.reshape(shape)
         return a
 
+    def leased_array(self):
+        """The payload as a *writable* numpy array that holds the lease:
+        no copy (it views the slot through the ring's copy-on-write
+        mapping, see Ring.private_view), and the slot stays this result's
+        until the array and everything viewing its memory (numpy views, a
+        torch tensor from ``torch.from_numpy``, a DLPack capsule) are
+        collected, or ``release()`` is called (then the array must not be
+        used any more), or the daemon's lease timeout passes. In-place
+        writes stay in this process: they reach neither the daemon, nor
+        another consumer of the ring, nor the next result in this slot.
+        Inline results give a writable copy of their bytes (no lease)."""
+        import numpy as np
+
+        if self.status != 0:
+            raise _error_from(self, self)
+        dt = np.dtype(NP_DTYPES.get(self.meta.dtype or "uint8", self.meta.dtype))
+        if not self.ring_id:
+            a = np.frombuffer(bytearray(self.data or b""), dtype=dt)
+            return self._shaped(a)
+        if self.ring is None and not self._released:
+            raise LeaseError("closed", f"result names ring {self.ring_id}, which was "
+                             f"closed (or unknown) when it arrived")
+        self.check()
+        n = self.nbytes
+        try:
+            mv = self.ring.private_view(self.offset, n, self.slot, self.generation)
+        except ValueError:
+            raise ProtocolError(f"dvppd named {n} bytes at {self.offset} in slot "
+                                f"{self.slot}, outside the slot", "offset") from None
+        flat = np.frombuffer(mv, dtype=dt, count=n // dt.itemsize)
+        with self.ring._plock:
+            self._holders += 1
+        # Every numpy view, torch tensor or DLPack capsule of the memory
+        # keeps @flat (the base of them all) alive: its collection is the
+        # moment nothing can read the slot through it any more.
+        fin = weakref.finalize(flat, _array_collected, self)
+        fin.atexit = False
+        return self._shaped(flat)
+
+    def _shaped(self, a):
+        shape = self.shape
+        if shape and _prod(shape) == a.size:
+            a = a.reshape(shape)
+        return a
+
+    def _holder_gone(self):
+        """A leased array was collected (called by its finalizer, in any
+        thread, possibly inside the garbage collector): the last one ends
+        the lease."""
+        ring = self.ring
+        if ring is None:
+            return
+        with ring._plock:
+            self._holders -= 1
+            last = self._holders == 0
+        if last and not self._released:
+            self._released = True
+            ring.drop_private(self.slot, self.generation)
+            if self._client._ring_live(ring):
+                self._client._release_from_gc(ring, self.slot, self.generation)
+
+    def __dlpack__(self, stream=None):
+        """DLPack export (``torch.from_dlpack(result)``,
+        ``numpy.from_dlpack(result)``): the capsule views the slot as
+        ``leased_array()`` does and holds the lease while it lives."""
+        if stream is not None:
+            raise BufferError("dvpp results are host memory: no stream")
+        return self.leased_array().__dlpack__()
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU, device 0
+
     def release(self):
         """Give the ring slot back (SlotRelease; once). No-op for inline or
         failed results, and for a result whose ring was closed (the daemon
@@ -335,6 +472,8 @@ class Result:
         if self._guard is not None:
             self._client._guards.revoke(self._guard)
         ring = self.ring
+        if ring is not None and self.ring_id:
+            ring.drop_private(self.slot, self.generation)
         if ring is None or not self._client._ring_live(ring):
             return
         self._client._release_lease(ring, self.slot, self.generation)
@@ -352,6 +491,15 @@ class Result:
                  if self.ring_id else f"inline {self.nbytes} B")
         return (f"<dvpp.Result id={self.id} {self.meta.dtype} {list(self.meta.shape)} "
                 f"{where}{' origin=' + self.origin if self.origin else ''}>")
+
+
+def _array_collected(result):
+    """weakref.finalize callback of a leased array (module level: the
+    finalizer must not keep the array alive)."""
+    try:
+        result._holder_gone()
+    except Exception:  # never raise out of the garbage collector
+        pass
 
 
 _LEASE_TEXT = {
