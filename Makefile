@@ -78,7 +78,8 @@ DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
 	libsystemd-dev
 DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
 	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates \
-	python3-protobuf ffmpeg systemd cmake g++ clang
+	python3-protobuf ffmpeg systemd cmake g++ clang python3-torch python3-torchvision \
+	python3-venv python3-setuptools python3-wheel forensics-samples-files
 DEB_FUZZ := clang libclang-rt-14-dev
 DEB_BENCH := wrk nginx libnginx-mod-http-image-filter
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
@@ -558,7 +559,7 @@ CONF = $(D)$(SYSCONFDIR)/dvppd/dvppd.conf
 
 install: all
 	install -d $(D)$(BINDIR) $(D)$(LIBDIR)/pkgconfig $(D)$(INCLUDEDIR)/dvpp \
-		$(D)$(PYTHONDIR)/dvpp $(D)$(DATADIR)/dvppd $(D)$(MANDIR)/man1 \
+		$(D)$(PYTHONDIR)/dvpp/torch $(D)$(DATADIR)/dvppd $(D)$(MANDIR)/man1 \
 		$(D)$(MANDIR)/man5 $(D)$(MANDIR)/man8 $(D)$(UNITDIR) $(D)$(SYSUSERSDIR) \
 		$(D)$(TMPFILESDIR) $(D)$(SYSCONFDIR)/dvppd
 	install -m 0755 $(DVPPD) $(DVPPCTL) $(D)$(BINDIR)/
@@ -573,6 +574,7 @@ install: all
 		-e 's|^libdir=.*|libdir=$(LIBDIR)|' -e 's|^includedir=.*|includedir=$(INCLUDEDIR)|' \
 		clients/lib/dvppclient.pc.in > $(D)$(LIBDIR)/pkgconfig/dvppclient.pc
 	install -m 0644 clients/python/dvpp/*.py $(D)$(PYTHONDIR)/dvpp/
+	install -m 0644 clients/python/dvpp/torch/*.py $(D)$(PYTHONDIR)/dvpp/torch/
 	install -m 0644 proto/dvpp.proto proto/PROTOCOL.md $(D)$(DATADIR)/dvppd/
 	install -m 0644 $(MANSRC)/dvppctl.1 $(D)$(MANDIR)/man1/
 	install -m 0644 $(MANSRC)/dvppd.conf.5 $(D)$(MANDIR)/man5/

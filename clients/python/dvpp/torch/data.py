@@ -299,11 +299,11 @@ class _LoaderIter:
                                                           min(len(p.indices), MAX_BATCH_FDS)))
         specs = [p.specs[k] for k in pos]
         datas = [p.datas[k] for k in pos]
-        item_specs = specs if any(s != specs[0] for s in specs) else None
+        kw = {"timeout": self.loader.timeout}
+        if any(s != specs[0] for s in specs):
+            kw["item_specs"] = specs        # the random draws differ per item
         return _runner.retry_ring_full(
-            lambda: client.batch_submit_async(specs[0], datas, ring, item_specs=item_specs,
-                                              timeout=self.loader.timeout),
-            "DataLoader")
+            lambda: client.batch_submit_async(specs[0], datas, ring, **kw), "DataLoader")
 
     def _plan(self, p):
         """Read and plan every item (the random draws happen here, in
