@@ -271,6 +271,7 @@ varies:
 
 struct dvpp_batchjob {
     dvpp_pipeline pipe;                 /* copy */
+    const dvpp_pipeline *item_pipes;    /* per item, borrowed; NULL: @pipe */
     const dvpp_batchjob_input *inputs;  /* borrowed */
     size_t n;
     dvpp_tensor tensor;                 /* descriptor copy; data borrowed */
@@ -323,8 +324,8 @@ static dvpp_status item_fn(dvpp_task *task, void *ctx, void *worker_state,
             out.tensor = j->tensor;
             out.n = (uint32_t)i;
         }
-        st = dvpp_pipeline_run(w, &j->pipe, j->inputs[i].data, j->inputs[i].len,
-                               &out, err);
+        st = dvpp_pipeline_run(w, j->item_pipes ? &j->item_pipes[i] : &j->pipe,
+                               j->inputs[i].data, j->inputs[i].len, &out, err);
     }
     if (st != DVPP_OK) {
         size_t seen = SIZE_MAX;
@@ -356,6 +357,29 @@ static bool tensor_matches(const dvpp_tensor *a, const dvpp_tensor *b)
         if (a->shape[k] != b->shape[k] || a->strides[k] != b->strides[k])
             return false;
     return true;
+}
+
+/* Every item pipeline of @pipes[0..n-1] valid and making the tensor
+ * @want: field "item_pipes[i]" otherwise. */
+static dvpp_status check_item_pipes(const dvpp_pipeline *pipes, size_t n,
+                                    const dvpp_tensor *want, dvpp_err *err)
+{
+    char f[DVPP_ERR_FIELD_LEN];
+    dvpp_tensor t;
+    dvpp_err e;
+
+    for (size_t i = 0; i < n; i++) {
+        snprintf(f, sizeof(f), "item_pipes[%zu]", i);
+        if (dvpp_batchjob_tensor(&pipes[i], (uint32_t)n, &t, &e) != DVPP_OK)
+            return dvpp_err_set(err, e.status, f, "%s: %s: %s", f, e.field, e.msg);
+        if (!tensor_matches(want, &t) || t.bytes != want->bytes)
+            return dvpp_err_set(err, DVPP_EINVAL, f,
+                                "%s: makes %ux%ux%u %s %s, the batch is %ux%ux%u %s %s", f,
+                                t.c, t.h, t.w, dvpp_dtype_name(t.dtype),
+                                dvpp_layout_name(t.layout), want->c, want->h, want->w,
+                                dvpp_dtype_name(want->dtype), dvpp_layout_name(want->layout));
+    }
+    return DVPP_OK;
 }
 
 static void job_release(dvpp_batchjob *j)
@@ -404,6 +428,8 @@ dvpp_status dvpp_batchjob_start_opts(dvpp_device *d, const dvpp_pipeline *p,
         if (!inputs[i].data && inputs[i].len)
             return dvpp_err_set(err, DVPP_EINVAL, "inputs", "input %zu has no data", i);
     st = dvpp_batchjob_tensor(p, (uint32_t)n, &want, err);
+    if (st == DVPP_OK && o->item_pipes)
+        st = check_item_pipes(o->item_pipes, n, &want, err);
     if (st != DVPP_OK)
         return st;
     if (!t || !t->data || !tensor_matches(&want, t))
@@ -455,6 +481,7 @@ static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
         return dvpp_err_set(err, DVPP_ESYS, NULL, "pthread_mutex_init");
     }
     j->pipe = *p;
+    j->item_pipes = o->item_pipes;
     j->inputs = inputs;
     j->n = n;
     if (t)
@@ -470,7 +497,8 @@ static dvpp_status start_job(dvpp_device *d, const dvpp_pipeline *p,
      * any input's plan needs. */
     if (device_limits(d, &lim))
         for (size_t i = 0; i < n; i++) {
-            uint64_t wb = run_work_bytes(p, inputs[i].data, inputs[i].len, &lim);
+            uint64_t wb = run_work_bytes(o->item_pipes ? &o->item_pipes[i] : p,
+                                         inputs[i].data, inputs[i].len, &lim);
             work = wb > work ? wb : work;
         }
     memset(&desc, 0, sizeof(desc));

@@ -27,6 +27,10 @@
  * buffers (decode, intermediate images, JPEG strips) are grown on demand
  * and kept, so a steady batch of one geometry allocates nothing per item.
  *
+ * Per-item pipelines (dvpp_batchjob_opts.item_pipes): every item may run
+ * its own pipeline (a training batch's random crops and flips) into the
+ * same tensor, as long as each makes the batch's slice shape.
+ *
  * Ownership: the pipeline is copied by dvpp_batchjob_start(); the inputs
  * array and the bytes it points at, and the tensor's data, are borrowed
  * and must stay valid (and, for the tensor, not be read expecting final
@@ -134,6 +138,15 @@ typedef struct dvpp_batchjob_opts {
                                  before the start until it frees them:
                                  items are charged only their workers'
                                  intermediates */
+    /* Optional: one pipeline per item (n of them; item i runs
+     * item_pipes[i] instead of @p, e.g. its own random crop and flip),
+     * borrowed until dvpp_batchjob_wait returned or the job is freed.
+     * Each must make @p's tensor (dvpp_batchjob_tensor of it equal to
+     * @p's: shape, dtype, layout); otherwise the start is refused before
+     * anything runs, DVPP_EINVAL field "item_pipes[i]" (or its own
+     * validation error). NULL: every item runs @p, with no allocation
+     * beyond the job's. */
+    const dvpp_pipeline *item_pipes;
 } dvpp_batchjob_opts;
 
 /* dvpp_batchjob_start with options: a deadline and a completion notice

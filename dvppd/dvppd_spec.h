@@ -70,6 +70,9 @@ typedef struct dvppd_spec {
 dvpp_status dvppd_spec_from_query(const dvppd_spec_env *env, const dvppd_kv *kv,
                                   size_t n, dvppd_spec *out, dvpp_err *err);
 
+/* The longest JSON spec dvppd_spec_from_json takes (bytes). */
+#define DVPPD_SPEC_MAX_BYTES 65536
+
 /* Build @out from a JSON spec (@len bytes, need not be NUL-terminated).
  * DVPP_EINVAL naming the JSON path for malformed JSON, unknown keys, wrong
  * types or values. Nesting is bounded by the format itself (jansson

@@ -488,7 +488,7 @@ static dvpp_status j_output(dvppd_spec_draft *d, json_t *o, dvpp_err *err)
  * before any key is looked at, at a few hundred bytes per "{}" or "[]", so
  * the bound on the text is the bound on its memory: 15 MB of "{}," in a
  * multipart part took 1.3 GB before "ops" could be refused. */
-#define SPEC_MAX_BYTES 65536
+#define SPEC_MAX_BYTES DVPPD_SPEC_MAX_BYTES
 
 dvpp_status dvppd_spec_from_json(const dvppd_spec_env *env, const char *json,
                                  size_t len, dvppd_spec *out, dvpp_err *err)

@@ -284,6 +284,7 @@ struct sjob {
     dvpp_batchjob *bj;
     dvpp_batchjob_input *inputs;
     size_t n;
+    dvpp_pipeline *item_pipes;   /* BatchSubmit.item_specs parsed (n), or NULL */
     /* notices (HTTP deliveries, video frames) */
     ipc_slot_meta meta;
     uint32_t generation;
@@ -455,6 +456,18 @@ void sock_unmap_inputs(sjob *j);
  * settings generation reuses that parse). Socket thread. */
 dvpp_status sock_job_spec(sjob *j, dvppd_spec_kind kind, const char *spec, const char *aipp,
                           dvpp_err *err);
+
+/* --- sock_items.c: BatchSubmit.item_specs ------------------------------------------------- */
+
+/* Before anything is allocated: none, or one spec per input (@inputs),
+ * each at most DVPPD_SPEC_MAX_BYTES ("item_specs", "item_specs[i]"). */
+dvpp_status sock_check_item_specs(char *const *specs, size_t n, size_t inputs,
+                                  dvpp_err *err);
+/* The @n item specs parsed as the batch's spec (@aipp too), validated,
+ * each making the batch's tensor j->out.tensor, into j->item_pipes
+ * (freed with @j); refused naming "item_specs[i]". Socket thread. */
+dvpp_status sock_job_item_specs(sjob *j, char *const *specs, size_t n, const char *aipp,
+                                dvpp_err *err);
 /* Idle mappings and the kept spec parse go (a closing connection; busy
  * mappings go with their jobs). */
 void sock_caches_free(conn *c);

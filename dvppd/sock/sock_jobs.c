@@ -37,6 +37,7 @@ void sock_job_free(sjob *j)
     ipc_ring_unref(j->ring);
     free(j->inline_out);
     free(j->inputs);
+    free(j->item_pipes);
     dvpp_buf_fini(&j->vdata);
     dvpp_buf_fini(&j->out.encoded);
     if (j->env)
@@ -468,15 +469,21 @@ static dvpp_status queue_batch_job(sjob *j, const Dvpp__BatchSubmit *m, const in
     if (st == DVPP_OK && m->ring == 0)
         st = dvpp_err_set(err, DVPP_EINVAL, "ring", "a batch is delivered into a ring");
     if (st == DVPP_OK)
+        st = sock_check_item_specs(m->item_specs, m->n_item_specs,
+                                   m->input_fds ? (size_t)nfds : m->n_inputs, err);
+    if (st == DVPP_OK)
         st = take_batch_inputs(j, m, fds, nfds, err);
     if (st == DVPP_OK)
         st = dvpp_batchjob_tensor(&j->spec.pipe, (uint32_t)j->n, &j->out.tensor, err);
+    if (st == DVPP_OK)
+        st = sock_job_item_specs(j, m->item_specs, m->n_item_specs, m->aipp_config, err);
     if (st == DVPP_OK)
         st = take_output(j, m->ring, j->out.tensor.bytes, &dest, err);
     if (st != DVPP_OK)
         return st;
     j->out.tensor.data = dest;
     j->t_submit = dvpp_now_ns();
+    o.item_pipes = j->item_pipes;
     return dvpp_batchjob_start_opts(j->c->s->device, &j->spec.pipe, j->inputs, j->n,
                                     &j->out.tensor, &o, &j->bj, err);
 }

@@ -209,13 +209,16 @@ class Client(_Connection):
         return self.wait(rid, timeout=timeout, check=check)
 
     def batch_submit_async(self, spec, inputs, ring, strict=False, *, memfd=None,
-                           aipp_config=None, timeout=None):
+                           aipp_config=None, timeout=None, item_specs=None):
         """Send a BatchSubmit and wait for BatchAccepted: a Batch (wait on
         it for the Result). Inputs go inline when they fit Welcome.max_inline
-        together, else (or with @memfd) as sealed memfds."""
+        together, else (or with @memfd) as sealed memfds. @item_specs: one
+        spec per input (item i runs item_specs[i], e.g. its own crop and
+        flip), each making @spec's tensor; None or empty: all run @spec."""
         env = self._envelope()
         b = env.batch_submit
         b.spec = _spec_text(spec)
+        b.item_specs.extend(_spec_text(s) for s in (item_specs or ()))
         b.ring = _ring_id(ring)
         b.strict = bool(strict)
         if aipp_config:
@@ -263,7 +266,8 @@ class Client(_Connection):
                      **kw):
         """N inputs through one pipeline into one N x ... tensor in a slot of
         @ring; waits for the Result (``item_status`` per item; with
-        @strict the first failure fails it)."""
+        @strict the first failure fails it; @item_specs: one spec per
+        input, see batch_submit_async)."""
         return self.batch_submit_async(spec, inputs, ring, strict, timeout=timeout,
                                        **kw).wait(timeout=timeout, check=check)
 

@@ -454,6 +454,79 @@ static void test_parallel_equals_serial(void **state)
     corpus_free(c);
 }
 
+/* Per-item pipelines (opts.item_pipes): item i runs its own crop, resize
+ * and flip into the batch's tensor, equal to a single run of that
+ * pipeline; an item pipeline making another shape is refused before
+ * anything runs, naming item_pipes[i]. */
+static void item_crop_flip(dvpp_pipeline *p, uint32_t i)
+{
+    dvpp_pipe_op crop = {.kind = DVPP_PIPE_OP_CROP};
+    dvpp_pipe_op flip = {.kind = DVPP_PIPE_OP_FLIP};
+
+    dvpp_pipeline_init(p);
+    p->input = DVPP_PIPE_IN_AUTO;
+    crop.u.crop = (dvpp_roi){i % 5, i % 3, 20 + i % 7, 30 + i % 11};
+    assert_int_equal(dvpp_pipeline_add_op(p, &crop, NULL), DVPP_OK);
+    add_resize(p, DVPP_RESIZE_STRETCH, 32, 32);
+    flip.u.flip = (dvpp_flip)(1 + i % 3);
+    if (i % 4)
+        assert_int_equal(dvpp_pipeline_add_op(p, &flip, NULL), DVPP_OK);
+    p->post = DVPP_PIPE_POST_NORM;
+    memcpy(p->norm.mean, k_mean, sizeof(k_mean));
+    memcpy(p->norm.std, k_std, sizeof(k_std));
+    p->output = DVPP_PIPE_OUT_TENSOR;
+}
+
+static void test_item_pipelines(void **state)
+{
+    enum { N = 8 };
+    corpus *c = corpus_new();
+    dvpp_pipeline p, items[N];
+    dvpp_tensor t, ref;
+    dvpp_device *d = pipe_device(2);
+    dvpp_batchjob_opts o = {.item_pipes = items};
+    dvpp_batchjob *j = NULL;
+    dvpp_err e;
+
+    (void)state;
+    imagenet_pipeline(&p, DVPP_RESIZE_STRETCH);
+    batch_tensor(&p, N, &t);
+    batch_tensor(&p, N, &ref);
+    for (uint32_t i = 0; i < N; i++) {
+        dvpp_tensor one = ref;
+        item_crop_flip(&items[i], i);
+        one.data = (uint8_t *)ref.data + (size_t)i * (ref.bytes / N);
+        one.n = 1, one.shape[0] = 1, one.bytes = ref.bytes / N;
+        reference(&items[i], &c->in[i], 1, &one);
+    }
+    assert_int_equal(dvpp_batchjob_start_opts(d, &p, c->in, N, &t, &o, &j, &e), DVPP_OK);
+    assert_int_equal(dvpp_batchjob_wait(j, &e), DVPP_OK);
+    for (uint32_t i = 0; i < N; i++)
+        assert_int_equal(dvpp_batchjob_item_status(j, i, NULL), DVPP_OK);
+    dvpp_batchjob_free(j);
+    assert_memory_equal(t.data, ref.data, ref.bytes);
+
+    /* item 5 makes 32x31: refused at the start, nothing run */
+    items[5].ops[1].u.resize.h = 31;
+    memset(t.data, 0xA5, t.bytes);
+    j = NULL;
+    assert_int_equal(dvpp_batchjob_start_opts(d, &p, c->in, N, &t, &o, &j, &e), DVPP_EINVAL);
+    assert_null(j);
+    assert_string_equal(e.field, "item_pipes[5]");
+    for (size_t k = 0; k < t.bytes; k++)
+        assert_int_equal(((uint8_t *)t.data)[k], 0xA5);
+    /* and one that does not validate, with its own field in the message */
+    items[5].ops[1].u.resize.h = 32;
+    items[3].ops[0].u.crop.right = 0;
+    assert_int_equal(dvpp_batchjob_start_opts(d, &p, c->in, N, &t, &o, &j, &e), DVPP_EINVAL);
+    assert_string_equal(e.field, "item_pipes[3]");
+    assert_non_null(strstr(e.msg, "ops[0].crop"));
+
+    dvpp_pipe_device_free(d);
+    free(t.data), free(ref.data);
+    corpus_free(c);
+}
+
 static void test_corrupt_item_default(void **state)
 {
     corpus *c = corpus_new();
@@ -1101,6 +1174,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tensor_shape),
         cmocka_unit_test(test_parallel_equals_serial),
+        cmocka_unit_test(test_item_pipelines),
         cmocka_unit_test(test_corrupt_item_default),
         cmocka_unit_test(test_strict),
         cmocka_unit_test(test_cancel_before_run),
