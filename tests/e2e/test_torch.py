@@ -273,6 +273,10 @@ def sources(photo):
     ]
     for j in (os.path.join(CORPUS, "testimgint.jpg"), os.path.join(CORPUS, "testimgari.jpg")):
         out.append((os.path.basename(j), open(j, "rb").read()))
+    for sample in ("1x2,1x1,1x1", "4x1,1x1,1x1", "2x2,1x1,1x1"):   # 4:4:0, 4:1:1, cjpeg 4:2:0
+        out.append((f"cjpeg-{sample}", subprocess.run(
+            ["cjpeg", "-quality", "90", "-sample", sample, PHOTO], capture_output=True,
+            check=True).stdout))
     return out
 
 
