@@ -43,7 +43,9 @@ class Ring:
         self._mm = None
         self._pmm = None               # copy-on-write mapping (leased arrays)
         self._pgen = {}                # slot -> generation its private pages belong to
-        self._plock = threading.Lock()
+        # reentrant: a leased array collected while this thread holds it
+        # (the collector runs at any allocation) releases under it too
+        self._plock = threading.RLock()
         try:
             size = os.fstat(fd).st_size
             if size != self.map_bytes:
