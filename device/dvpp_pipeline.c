@@ -231,6 +231,11 @@ static dvpp_status check_op(const dvpp_pipeline *p, uint32_t i,
         snprintf(f, sizeof(f), "ops[%u].convert", i);
         if (!dvpp_pixfmt_get(op->u.convert))
             return dvpp_err_set(err, DVPP_EINVAL, f, "%s: unknown format", f);
+        if (op->convert_parity != DVPP_PARITY_CV2 &&
+            (op->convert_parity != DVPP_PARITY_PIL || op->u.convert != DVPP_PIXEL_GRAY))
+            return dvpp_err_set(err, DVPP_EINVAL, f,
+                                "%s: parity pil (Pillow's convert('L')) is for a "
+                                "conversion to gray; cv2 is the default", f);
         return DVPP_OK;
     case DVPP_PIPE_OP_FLIP:
         snprintf(f, sizeof(f), "ops[%u].flip", i);
@@ -625,7 +630,13 @@ static dvpp_status run_op(dvpp_worker *w, const dvpp_pipeline *p,
     case DVPP_PIPE_OP_CONVERT:
         st = worker_image(w, dst_buf, op->u.convert, src->width, src->height, dst,
                           err);
-        return st ? st : dvpp_vpc_convert(vpc, src, dst, err);
+        if (st != DVPP_OK)
+            return st;
+        /* the context's matrix, with this op's grey weights for this call */
+        vpc->csc.pil_luma = op->convert_parity == DVPP_PARITY_PIL;
+        st = dvpp_vpc_convert(vpc, src, dst, err);
+        vpc->csc.pil_luma = false;
+        return st;
     case DVPP_PIPE_OP_FLIP:
         st = worker_image(w, dst_buf, src->format, src->width, src->height, dst, err);
         return st ? st : dvpp_vpc_flip(vpc, src, dst, op->u.flip, err);

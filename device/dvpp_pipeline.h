@@ -110,6 +110,10 @@ typedef struct dvpp_pipe_op {
         dvpp_border border;
         dvpp_flip flip;
     } u;
+    /* CONVERT to GRAY from the RGB family: DVPP_PARITY_PIL is
+     * Pillow's convert('L') (dvpp_csc.pil_luma), DVPP_PARITY_CV2 (0, the
+     * default) cv2's COLOR_RGB2GRAY; no other value. Unused by other ops. */
+    dvpp_parity convert_parity;
 } dvpp_pipe_op;
 
 typedef enum dvpp_pipe_post {

@@ -282,6 +282,32 @@ static dvpp_status j_border(json_t *v, const char *path, dvpp_pipe_op *op, dvpp_
     return st;
 }
 
+/* "convert": "FORMAT", or {"format": "FORMAT", "parity": "cv2" | "pil"}
+ * (pil: Pillow's grey weights for a conversion to gray). */
+static dvpp_status j_convert(json_t *v, const char *path, dvpp_pipe_op *op, dvpp_err *err)
+{
+    static const char *const keys[] = {"format", "parity", NULL};
+    char f[DVPP_ERR_FIELD_LEN];
+    dvpp_status st;
+
+    op->kind = DVPP_PIPE_OP_CONVERT;
+    op->convert_parity = DVPP_PARITY_CV2;
+    if (!json_is_object(v))
+        return j_name(v, path, ok_pixfmt, &op->u.convert, "unknown pixel format", err);
+    st = only_keys(v, path, keys, err);
+    join(f, sizeof(f), path, "format");
+    if (st == DVPP_OK && !json_object_get(v, "format"))
+        st = dvppd_spec_bad(err, f, "a conversion needs its format");
+    if (st == DVPP_OK)
+        st = j_name(json_object_get(v, "format"), f, ok_pixfmt, &op->u.convert,
+                    "unknown pixel format", err);
+    join(f, sizeof(f), path, "parity");
+    if (st == DVPP_OK)
+        st = j_name(json_object_get(v, "parity"), f, ok_parity, &op->convert_parity,
+                    "want cv2 or pil", err);
+    return st;
+}
+
 static dvpp_status j_op(json_t *v, size_t i, dvpp_pipe_op *op, dvpp_err *err)
 {
     char path[DVPP_ERR_FIELD_LEN];
@@ -314,10 +340,8 @@ static dvpp_status j_op(json_t *v, size_t i, dvpp_pipe_op *op, dvpp_err *err)
         return j_name(arg, path, ok_flip, &op->u.flip, "want horizontal, vertical or both",
                       err);
     }
-    if (!strcmp(kind, "convert")) {
-        op->kind = DVPP_PIPE_OP_CONVERT;
-        return j_name(arg, path, ok_pixfmt, &op->u.convert, "unknown pixel format", err);
-    }
+    if (!strcmp(kind, "convert"))
+        return j_convert(arg, path, op, err);
     return dvpp_err_set(err, DVPP_EINVAL, path, "%s: unknown op", path);
 }
 

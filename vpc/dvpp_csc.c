@@ -63,6 +63,15 @@
  * by 1 on ~0.25% of random pixels), BT.709 is (6966, 23436, 2366); hence
  * RGB -> GRAY and the Y of full-range RGB -> YUV agree with cv2 exactly.
  * ------------------------------------------------------------------- */
+/* Pillow's grey (Convert.c: L24 = rgb[0] * 19595 + rgb[1] * 38470 +
+ * rgb[2] * 7471 + 0x8000, >> 16): 16-bit weights times 16 in the 20-bit
+ * fixed point, so the one luma kernel of every level computes it exactly
+ * (the kernels split any 20-bit weight into 7-bit halves). Only the luma
+ * row is used (RGB -> GRAY). */
+static const dvpp__csc_coef k_pil_luma = {
+    .yr = 19595 << 4, .yg = 38470 << 4, .yb = 7471 << 4, .y_bias = DVPP__CSC_HALF,
+};
+
 static const dvpp__csc_coef k_coef[2][2] = {
     [DVPP_CSC_BT601] = {
         [0] = {16, 1220542, 1673527, -409993, -852492, 2116026,
@@ -413,6 +422,7 @@ void dvpp_csc_init(dvpp_csc *c)
     c->full_range = false;
     c->alpha = -1;
     c->level = DVPP_SIMD_AVX512;
+    c->pil_luma = false;
 }
 
 bool dvpp_csc_parse_matrix(const char *s, dvpp_csc_matrix *out)
@@ -923,7 +933,7 @@ dvpp_status dvpp_csc_convert(const dvpp_image *src, dvpp_image *dst,
     j.fs = fmt_find(src->format);
     j.fd = fmt_find(dst->format);
     j.k = &k_coef[c->matrix][c->full_range];
-    j.kg = &k_coef[c->matrix][1];
+    j.kg = c->pil_luma ? &k_pil_luma : &k_coef[c->matrix][1];
     j.kern = dvpp__csc_kern_get(c->level);
     j.alpha = (uint8_t)(c->alpha < 0 ? 255 : c->alpha);
     j.w = src->width;

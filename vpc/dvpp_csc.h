@@ -58,10 +58,14 @@ typedef struct dvpp_csc {
                            carried over when both sides have one. */
     dvpp_simd_level level; /* kernels to use; DVPP_SIMD_AVX512 or the
                               active level means "best available" */
+    bool pil_luma;      /* RGB -> GRAY with Pillow's weights instead of the
+                           matrix's: Image.convert('L'), (19595 R + 38470 G +
+                           7471 B + 2^15) >> 16 (Pillow 9.4 Convert.c L24),
+                           which differs from cv2's by 1 on some pixels */
 } dvpp_csc;
 
-/* BT.601 narrow, opaque alpha, best kernels: what cv2.cvtColor does for
- * NV12/I420 and the native default. */
+/* BT.601 narrow, opaque alpha, best kernels, cv2's grey: what
+ * cv2.cvtColor does for NV12/I420 and the native default. */
 void dvpp_csc_init(dvpp_csc *c);
 
 /* "bt601" / "bt709" (also "601" / "709"), case-insensitive. */

@@ -287,6 +287,9 @@ static json_t *op_json(const dvpp_pipe_op *op)
     case DVPP_PIPE_OP_RESIZE:
         return json_pack("{s:o}", "resize", resize_json(&op->u.resize));
     case DVPP_PIPE_OP_CONVERT:
+        if (op->convert_parity == DVPP_PARITY_PIL)
+            return json_pack("{s:{s:s, s:s}}", "convert", "format",
+                             dvpp_pixfmt_name(op->u.convert), "parity", "pil");
         return json_pack("{s:s}", "convert", dvpp_pixfmt_name(op->u.convert));
     case DVPP_PIPE_OP_FLIP:
         return json_pack("{s:s}", "flip", dvpp_flip_name(op->u.flip));

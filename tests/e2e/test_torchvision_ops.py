@@ -7,6 +7,11 @@ against PIL, torchvision and numpy through a real dvppd's HTTP API:
             YUYV; refused naming ops[i].flip where the chroma grid would
             move or the profile has no flip. After the last resize it still
             gives torchvision's tensor (the resize + normalise fusion ends).
+  grey      {"convert": "gray"} is cv2's COLOR_RGB2GRAY, not Pillow's
+            convert('L'); {"convert": {"format": "gray", "parity": "pil"}}
+            is convert('L') bit for bit (random pixels, a JPEG photo, every
+            SIMD tail); Grayscale(3) / Grayscale(1) within 1e-6 after
+            to_tensor + normalize.
 
     DVPP_BUILD=build /usr/bin/python3 -m pytest -q -p no:cacheprovider \\
         tests/e2e/test_torchvision_ops.py
@@ -241,3 +246,75 @@ def test_flip_after_the_last_resize_equals_torchvision(srv, photo, how):
              {"ops": ops, "normalize": {"mean": MEAN, "std": STD}})
     sx, sy = (float(v) for v in r.h("X-Dvpp-Scale").split(","))
     assert (sx < 0) == (how == "horizontal") and (sy < 0) == (how == "vertical"), r.headers
+
+
+# --------------------------------------------------------------------------
+# grey: torchvision Grayscale on PIL is img.convert('L')
+
+
+GRAY_PIL = {"convert": {"format": "gray", "parity": "pil"}}
+
+
+def random_rgb(w, h, seed):
+    return np.random.default_rng(seed).integers(0, 256, (h, w, 3), dtype=np.uint8)
+
+
+def test_convert_gray_default_is_cv2_not_pil(srv):
+    """{"convert": "gray"} is cv2's COLOR_RGB2GRAY (15-bit weights), which
+    differs from Pillow's convert('L') (16-bit weights) by 1 on some pixels:
+    why the pil parity exists."""
+    import cv2
+    a = random_rgb(257, 129, 5)
+    got = np.frombuffer(post(srv, "/v1/decode", a.tobytes(),
+                             raw_spec("rgb", 257, 129, [{"convert": "gray"}])
+                             | {"output": {"format": "gray", "out": "raw"}}).body,
+                        np.uint8).reshape(129, 257)
+    assert np.array_equal(got, cv2.cvtColor(a, cv2.COLOR_RGB2GRAY))
+    assert (got != np.asarray(Image.fromarray(a).convert("L"))).sum() > 0
+
+
+@pytest.mark.parametrize("w,h", [(257, 129), (1, 1), (31, 7), (1024, 64)])
+def test_convert_gray_pil_equals_pil_convert_L(srv, w, h):
+    """parity pil: Pillow's weights, exactly, at every SIMD width's tail."""
+    a = random_rgb(w, h, w * h)
+    spec = raw_spec("rgb", w, h, [GRAY_PIL]) | {"output": {"format": "gray", "out": "raw"}}
+    got = np.frombuffer(post(srv, "/v1/decode", a.tobytes(), spec).body, np.uint8)
+    assert np.array_equal(got.reshape(h, w), np.asarray(Image.fromarray(a).convert("L")))
+
+
+def test_convert_gray_pil_on_a_jpeg_photo(srv):
+    blob = open(os.path.join(CORPUS, "testorig.jpg"), "rb").read()
+    want = np.asarray(Image.open(io.BytesIO(blob)).convert("RGB").convert("L"))
+    got = decode(srv, blob, {"decode": {"format": "rgb"}, "ops": [GRAY_PIL],
+                             "output": {"format": "gray"}})
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("then_rgb", [True, False], ids=["gray-rgb", "gray"])
+def test_grayscale3_equals_torchvision(srv, photo, then_rgb):
+    """torchvision Grayscale(3) (and Grayscale(1) broadcast to 3): PIL grey
+    in all three channels, via convert gray (pil) then rgb, or straight into
+    the normalisation (which reads a grey image as three equal channels)."""
+    ops = [{"crop": [3, 2, 200, 140]}, GRAY_PIL] + ([{"convert": "rgb"}] if then_rgb else [])
+    img = photo.crop((3, 2, 201, 141))
+    g3 = T.Grayscale(3)(img)
+    assert np.array_equal(u8_tensor(srv, encode(photo), {"ops": ops}), np.asarray(g3))
+    want = TF.normalize(TF.to_tensor(g3), MEAN, STD).numpy()
+    got = f32_tensor(srv, encode(photo), {"ops": ops})
+    assert np.abs(got - want).max() <= 1e-6
+    one = TF.to_tensor(T.Grayscale(1)(img)).numpy()        # 1 x H x W
+    got1 = post(srv, "/v1/preprocess", encode(photo),
+                {"ops": ops, "normalize": {"dtype": "float32"}}).npy()[0]
+    assert np.abs(got1 - one).max() <= 1e-6                 # every channel is it
+
+
+@pytest.mark.parametrize("bad,field", [
+    ({"convert": {"format": "rgb", "parity": "pil"}}, "ops[0].convert"),
+    ({"convert": {"format": "gray", "parity": "tf"}}, "ops[0].convert"),
+    ({"convert": {"format": "gray", "parity": "opencv"}}, "ops[0].convert.parity"),
+    ({"convert": {"parity": "pil"}}, "ops[0].convert.format"),
+    ({"convert": {"format": "gray", "matrix": "bt709"}}, "ops[0].convert"),
+])
+def test_convert_object_form_refusals(srv, photo, bad, field):
+    e = refused(srv, "/v1/decode", encode(photo), {"ops": [bad]})
+    assert e["field"] == field and e["code"] == "EINVAL", e
