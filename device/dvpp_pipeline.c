@@ -192,7 +192,7 @@ static dvpp_status check_resize(const dvpp_pipe_resize *r, dvpp_profile prof,
         return dvpp_err_set(err, DVPP_ELIMIT, f, "%s: target %ux%u over the limits",
                             f, r->w, h);
     if ((unsigned)r->opts.parity > DVPP_PARITY_ASCEND ||
-        (unsigned)r->opts.interp > DVPP_INTERP_BOX)
+        (unsigned)r->opts.interp > DVPP_INTERP_HAMMING)
         return dvpp_err_set(err, DVPP_EINVAL, f, "%s: unknown parity or interp", f);
     if (r->opts.parity == DVPP_PARITY_ASCEND &&
         (r->opts.ascend_mode < 0 || r->opts.ascend_mode > 4))

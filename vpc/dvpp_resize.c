@@ -19,8 +19,8 @@
 
 #define MAX_SIDE 65535u
 
-static const char *const k_interp_names[] = {"nearest", "bilinear", "bicubic",
-                                             "area",    "lanczos",  "box"};
+static const char *const k_interp_names[] = {"nearest", "bilinear", "bicubic", "area",
+                                             "lanczos", "box",      "hamming"};
 static const char *const k_parity_names[] = {"cv2", "pil", "tf", "ascend"};
 
 #define N_INTERP (sizeof(k_interp_names) / sizeof(k_interp_names[0]))
@@ -69,7 +69,8 @@ bool dvpp_resize_supported(dvpp_parity parity, dvpp_interp interp)
         return interp == DVPP_INTERP_NEAREST ||
                interp == DVPP_INTERP_BILINEAR ||
                interp == DVPP_INTERP_BICUBIC ||
-               interp == DVPP_INTERP_LANCZOS || interp == DVPP_INTERP_BOX;
+               interp == DVPP_INTERP_LANCZOS || interp == DVPP_INTERP_BOX ||
+               interp == DVPP_INTERP_HAMMING;
     case DVPP_PARITY_TF:
         return interp == DVPP_INTERP_NEAREST ||
                interp == DVPP_INTERP_BILINEAR;
@@ -381,6 +382,19 @@ static double pil_bicubic(double x)
     return 0.0;
 }
 
+/* Pillow's hamming_filter (Resample.c), support 1. */
+static double pil_hamming(double x)
+{
+    if (x < 0.0)
+        x = -x;
+    if (x == 0.0)
+        return 1.0;
+    if (x >= 1.0)
+        return 0.0;
+    x = x * M_PI;
+    return sin(x) / x * (0.54 + 0.46 * cos(x));
+}
+
 static double pil_sinc(double x)
 {
     if (x == 0.0)
@@ -420,6 +434,9 @@ static pil_axis pil_axis_make(dvpp_interp interp, uint32_t in, uint32_t out)
         break;
     case DVPP_INTERP_LANCZOS:
         a.fn = pil_lanczos, support = 3.0;
+        break;
+    case DVPP_INTERP_HAMMING:
+        a.fn = pil_hamming, support = 1.0;
         break;
     default:
         a.fn = pil_bilinear, support = 1.0;

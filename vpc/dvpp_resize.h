@@ -20,7 +20,7 @@
  *                    (area-weighted down, OpenCV's linear variant up):
  *                    max |diff| <= 1 against cv2.resize on u8.
  *   DVPP_PARITY_PIL  Pillow's ImagingResample: BILINEAR, BICUBIC (a=-0.5),
- *                    LANCZOS (a=3), BOX, support scaled by the reduction
+ *                    LANCZOS (a=3), BOX, HAMMING, support scaled by the reduction
  *                    (antialiased), horizontal pass then vertical, each
  *                    rounded to u8 with 22-bit coefficients: max |diff| <= 1
  *                    against Image.resize (bit-exact is the aim).
@@ -48,6 +48,7 @@ typedef enum dvpp_interp {
     DVPP_INTERP_AREA = 3,    /* cv2 only */
     DVPP_INTERP_LANCZOS = 4, /* pil only */
     DVPP_INTERP_BOX = 5,     /* pil only */
+    DVPP_INTERP_HAMMING = 6, /* pil only */
 } dvpp_interp;
 
 typedef enum dvpp_parity {
@@ -57,7 +58,7 @@ typedef enum dvpp_parity {
     DVPP_PARITY_ASCEND = 3,
 } dvpp_parity;
 
-/* "nearest", "bilinear", "bicubic", "area", "lanczos", "box". */
+/* "nearest", "bilinear", "bicubic", "area", "lanczos", "box", "hamming". */
 const char *dvpp_interp_name(dvpp_interp i);
 bool dvpp_interp_parse(const char *s, dvpp_interp *out);
 /* "cv2", "pil", "tf", "ascend". */

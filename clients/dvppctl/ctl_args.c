@@ -57,7 +57,7 @@ static const ctl_opt k_opts[] = {
     {"max-scans", ARG, OPT_MAX_SCANS, "a scan count (at most 4294967295)"},
     {"size", ARG, OPT_SIZE, "WxH, or one side N for --mode shorter|longer"},
     {"mode", ARG, OPT_MODE, "stretch, fit, fill, letterbox, shorter or longer"},
-    {"interp", ARG, OPT_INTERP, "nearest, bilinear, bicubic, area, lanczos or box"},
+    {"interp", ARG, OPT_INTERP, "nearest, bilinear, bicubic, area, lanczos, box or hamming"},
     {"parity", ARG, OPT_PARITY, "cv2, pil, tf or ascend"},
     {"ascend-mode", ARG, OPT_ASCEND_MODE, "N in 0..4"},
     {"pad", ARG, OPT_PAD, "RRGGBB (six hex digits)"},

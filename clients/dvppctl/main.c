@@ -89,7 +89,7 @@ void ctl_usage(FILE *f)
         "  --max-bytes N --max-pixels N --max-side N --max-scans N  limits\n"
         "\n"
         "VPC options:\n"
-        "  --interp nearest|bilinear|bicubic|area|lanczos|box\n"
+        "  --interp nearest|bilinear|bicubic|area|lanczos|box|hamming\n"
         "  --parity cv2|pil|tf|ascend   --ascend-mode 0..4\n"
         "  --pad RRGGBB        letterbox colour    --decode-format F\n"
         "  --csc bt601|bt709   --range narrow|full\n"
