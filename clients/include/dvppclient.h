@@ -263,6 +263,18 @@ DVPPC_API int dvppc_batch_submit(dvppc_conn *c, const char *spec, const void *co
                        const size_t *lens, size_t n, dvppc_ring *ring, bool strict,
                        uint64_t *ticket, uint64_t *batch, dvppc_error *err);
 
+/* dvppc_batch_submit with one JSON spec per input (BatchSubmit.item_specs):
+ * item i runs @item_specs[i] (e.g. its own crop and flip), each making
+ * @spec's tensor, else the daemon refuses the batch naming item_specs[i].
+ * @item_specs NULL: every item runs @spec. The strings are borrowed for
+ * the call. */
+DVPPC_API int dvppc_batch_submit_items(dvppc_conn *c, const char *spec,
+                                       const char *const *item_specs,
+                                       const void *const *inputs, const size_t *lens,
+                                       size_t n, dvppc_ring *ring, bool strict,
+                                       uint64_t *ticket, uint64_t *batch,
+                                       dvppc_error *err);
+
 typedef struct dvppc_progress {
     uint32_t total, done, failed;
     bool finished;

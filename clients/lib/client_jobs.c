@@ -270,8 +270,9 @@ static int batch_prepare(const dvppc_conn *c, const void *const *inputs, const s
     return 0;
 }
 
-static int batch_send(dvppc_conn *c, const char *spec, const batch_inputs *b, uint32_t ring,
-                      bool strict, uint64_t id, dvppc_error *err)
+static int batch_send(dvppc_conn *c, const char *spec, const char *const *item_specs,
+                      const batch_inputs *b, uint32_t ring, bool strict, uint64_t id,
+                      dvppc_error *err)
 {
     Dvpp__Envelope env = DVPP__ENVELOPE__INIT;
     Dvpp__BatchSubmit bs = DVPP__BATCH_SUBMIT__INIT;
@@ -283,6 +284,10 @@ static int batch_send(dvppc_conn *c, const char *spec, const batch_inputs *b, ui
     bs.spec = (char *)(spec ? spec : "");
     bs.ring = ring;
     bs.strict = strict;
+    if (item_specs) { /* protobuf-c packs the strings; it does not write them */
+        bs.n_item_specs = b->n;
+        bs.item_specs = (char **)(uintptr_t)item_specs;
+    }
     if (b->fds) {
         bs.input_fds = (uint32_t)b->n;
         bs.n_input_lens = b->n;
@@ -322,6 +327,15 @@ int dvppc_batch_submit(dvppc_conn *c, const char *spec, const void *const *input
                        const size_t *lens, size_t n, dvppc_ring *ring, bool strict,
                        uint64_t *ticket, uint64_t *batch, dvppc_error *err)
 {
+    return dvppc_batch_submit_items(c, spec, NULL, inputs, lens, n, ring, strict, ticket,
+                                    batch, err);
+}
+
+int dvppc_batch_submit_items(dvppc_conn *c, const char *spec, const char *const *item_specs,
+                             const void *const *inputs, const size_t *lens, size_t n,
+                             dvppc_ring *ring, bool strict, uint64_t *ticket,
+                             uint64_t *batch, dvppc_error *err)
+{
     batch_inputs b;
     uint64_t id = 0, bid = 0;
     uint32_t rid;
@@ -332,6 +346,9 @@ int dvppc_batch_submit(dvppc_conn *c, const char *spec, const void *const *input
     *ticket = 0;
     if (!ring)
         return dvppc__fail(err, DVPPC_EINVAL, "ring", "a batch needs a ring");
+    for (size_t i = 0; item_specs && i < n; i++)
+        if (!item_specs[i])
+            return dvppc__fail(err, DVPPC_EINVAL, "item_specs", "item spec %zu is NULL", i);
     st = dvppc__ring_id(c, ring, &rid, err);
     if (st)
         return st;
@@ -343,7 +360,7 @@ int dvppc_batch_submit(dvppc_conn *c, const char *spec, const void *const *input
     pthread_mutex_unlock(&c->mu);
     if (st)
         goto out;
-    st = batch_send(c, spec, &b, rid, strict, id, err);
+    st = batch_send(c, spec, item_specs, &b, rid, strict, id, err);
     pthread_mutex_lock(&c->mu);
     if (!st)
         st = batch_accepted(c, id, &bid, err);

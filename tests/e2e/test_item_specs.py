@@ -158,3 +158,32 @@ def test_item_spec_over_the_spec_limit(srv):
     specs[2] = big
     e = refusal(srv, specs[0], specs, code="ELIMIT", field="item_specs[2]")
     assert "65536" in e.message, e
+
+
+def c_client(srv, tmp_path, spec, item_specs, slot_bytes):
+    """tests/e2e/batch_items_client (libdvppclient's dvppc_batch_submit_items):
+    its answer and the tensor bytes it wrote."""
+    out = tmp_path / "out.bin"
+    args = [daemon_util.build_path("tests", "e2e", "batch_items_client"), srv.sock, PHOTO,
+            str(out), str(slot_bytes), json.dumps(spec)]
+    args += [json.dumps(s) for s in item_specs] if item_specs else ["-"]
+    r = daemon_util.run(*args)
+    ans = json.loads(r.stdout)
+    return ans, out.read_bytes() if ans["status"] == 0 else None
+
+
+def test_c_client_item_specs(srv, photo, tmp_path):
+    """The C client's dvppc_batch_submit_items gives the Python client's bytes,
+    and its refusals name the item."""
+    specs = [item_spec(c, f, U8) for c, f in CROPS]
+    with srv.client() as c:
+        ring = c.open_ring(1, 4 * 3 * W * H)
+        with c.batch_submit(specs[0], [photo] * 4, ring, item_specs=specs) as r:
+            want = r.array().tobytes()
+    ans, got = c_client(srv, tmp_path, specs[0], specs, 4 * 3 * W * H)
+    assert ans == {"status": 0, "code": "", "field": "", "items": 4}
+    assert got == want
+    bad = [dict(s) for s in specs]
+    bad[3] = item_spec((0, 0, 9, 9), None, F32)
+    ans, _ = c_client(srv, tmp_path, specs[0], bad, 4 * 3 * W * H * 4)
+    assert ans["code"] == "EINVAL" and ans["field"] == "item_specs[3]", ans
