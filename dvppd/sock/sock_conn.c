@@ -41,13 +41,20 @@ conn *sock_conn_new(dvppd_sock *s, int fd, pid_t pid, uid_t uid)
         free(c);
         return NULL;
     }
+    if (pthread_mutex_init(&c->send_mu, NULL) != 0) {
+        free(c->rings);
+        free(c);
+        return NULL;
+    }
     c->s = s;
     c->fd = fd;
+    c->send_open = true;
     c->pid = pid;
     c->uid = uid;
     c->bad_tokens = SOCK_BAD_RELEASE_BURST;
     c->bad_refill_ms = sock_now_ms();
     atomic_init(&c->refs, 1);
+    atomic_init(&c->answered, 0);
     return c;
 }
 
@@ -59,6 +66,7 @@ void sock_conn_ref(conn *c)
 void sock_conn_unref(conn *c)
 {
     if (c && atomic_fetch_sub(&c->refs, 1) == 1) {
+        pthread_mutex_destroy(&c->send_mu);
         free(c->rings);
         free(c);
     }
@@ -69,6 +77,9 @@ void sock_conn_unref(conn *c)
 static void conn_end(conn *c, const char *why)
 {
     c->closed = true;
+    pthread_mutex_lock(&c->send_mu);
+    c->send_open = false; /* workers answer no more */
+    pthread_mutex_unlock(&c->send_mu);
     if (why)
         dvpp_log(DVPP_LOG_INFO, "socket: closing connection of pid %ld: %s", (long)c->pid,
                  why);
@@ -81,20 +92,29 @@ static void conn_end(conn *c, const char *why)
 /* The socket itself and what was still queued for it. */
 static void drop_socket(conn *c)
 {
+    outpkt *q;
+
     if (c->fd < 0)
         return;
+    /* Under the send lock: a worker answering holds it while it uses the
+     * descriptor, so the number is never closed (and reused by another
+     * open) under its sendmsg. */
+    pthread_mutex_lock(&c->send_mu);
     epoll_ctl(c->s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     c->fd = -1;
+    c->send_open = false;
+    q = c->outq;
+    c->outq = c->outq_tail = NULL;
+    c->outq_bytes = 0;
+    pthread_mutex_unlock(&c->send_mu);
     c->lingering = false;
-    while (c->outq) {
-        outpkt *p = c->outq;
-        c->outq = p->next;
+    while (q) {
+        outpkt *p = q;
+        q = p->next;
         ipc_close_fds(p->fds, p->nfds);
         free(p);
     }
-    c->outq_tail = NULL;
-    c->outq_bytes = 0;
 }
 
 void sock_conn_close(conn *c, const char *why)
@@ -123,7 +143,7 @@ void sock_conn_cut(conn *c, const char *why)
 
     if (c->closed)
         return;
-    conn_end(c, why);
+    conn_end(c, why); /* from here on only this thread touches the queue */
     if (!c->outq) {
         drop_socket(c); /* all it was sent is in the peer's socket: it keeps it */
         return;
@@ -133,7 +153,9 @@ void sock_conn_cut(conn *c, const char *why)
     discard_input(c);
     c->lingering = true;
     c->linger_until_ms = sock_now_ms() + SOCK_LINGER_MS;
+    pthread_mutex_lock(&c->send_mu);
     epoll_ctl(c->s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+    pthread_mutex_unlock(&c->send_mu);
 }
 
 void sock_conn_linger_check(conn *c, uint64_t now_ms)
@@ -163,11 +185,27 @@ void sock_conn_release(conn *c)
 
 /* --- sending ----------------------------------------------------------------------------- */
 
+/* Append @p to @c's queue and ask for EPOLLOUT. Under c->send_mu. */
+static void outq_append(conn *c, outpkt *p)
+{
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
+
+    p->next = NULL;
+    if (c->outq_tail)
+        c->outq_tail->next = p;
+    else
+        c->outq = p;
+    c->outq_tail = p;
+    c->outq_bytes += p->len;
+    epoll_ctl(c->s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
 void sock_send_env(conn *c, Dvpp__Envelope *e, const int *fds, int nfds)
 {
     size_t len = dvpp__envelope__get_packed_size(e);
     outpkt *p;
     int r = -EAGAIN;
+    const char *why = NULL;
 
     if (c->closed)
         return;
@@ -180,39 +218,84 @@ void sock_send_env(conn *c, Dvpp__Envelope *e, const int *fds, int nfds)
     p->len = len;
     p->next = NULL;
     p->nfds = 0;
+    pthread_mutex_lock(&c->send_mu);
     if (!c->outq)
         r = ipc_send(c->fd, p->data, len, fds, nfds);
     if (r == 0) {
-        free(p);
-        return;
+        why = "";
+    } else if (r != -EAGAIN || c->outq_bytes + len > SOCK_OUTQ_MAX_BYTES) {
+        why = r == -EAGAIN ? "consumer stopped reading" : "send failed";
+    } else {
+        for (int i = 0; i < nfds && i < 2; i++)
+            p->fds[p->nfds++] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+        outq_append(c, p);
+        p = NULL;
     }
-    if (r != -EAGAIN || c->outq_bytes + len > SOCK_OUTQ_MAX_BYTES) {
-        free(p);
-        sock_conn_close(c, r == -EAGAIN ? "consumer stopped reading" : "send failed");
-        return;
+    pthread_mutex_unlock(&c->send_mu);
+    free(p);
+    if (why && *why)
+        sock_conn_close(c, why);
+}
+
+bool sock_send_from_worker(conn *c, const uint8_t *buf, size_t len, const char **why)
+{
+    outpkt *p = NULL;
+    bool open;
+    int r = -EAGAIN;
+
+    pthread_mutex_lock(&c->send_mu);
+    open = c->send_open;
+    if (open && !c->outq)
+        r = ipc_send(c->fd, buf, len, NULL, 0);
+    if (!open || r == 0)
+        goto out;
+    if (r != -EAGAIN) {
+        *why = "send failed";
+        goto out;
     }
-    for (int i = 0; i < nfds && i < 2; i++)
-        p->fds[p->nfds++] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
-    if (c->outq_tail)
-        c->outq_tail->next = p;
-    else
-        c->outq = p;
-    c->outq_tail = p;
-    c->outq_bytes += len;
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
-    epoll_ctl(c->s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+    if (c->outq_bytes + len > SOCK_OUTQ_MAX_BYTES) {
+        *why = "consumer stopped reading";
+        goto out;
+    }
+    /* The socket is full, or older answers wait: behind them. */
+    p = malloc(sizeof(*p) + len);
+    if (!p) {
+        *why = "out of memory";
+        goto out;
+    }
+    memcpy(p->data, buf, len);
+    p->len = len;
+    p->nfds = 0;
+    outq_append(c, p);
+out:
+    pthread_mutex_unlock(&c->send_mu);
+    return open;
+}
+
+size_t sock_outq_bytes(conn *c)
+{
+    size_t n;
+
+    pthread_mutex_lock(&c->send_mu);
+    n = c->outq_bytes;
+    pthread_mutex_unlock(&c->send_mu);
+    return n;
 }
 
 void sock_flush_outq(conn *c)
 {
+    const char *why = NULL;
+    bool empty;
+
+    pthread_mutex_lock(&c->send_mu);
     while (c->outq && c->fd >= 0) {
         outpkt *p = c->outq;
         int r = ipc_send(c->fd, p->data, p->len, p->fds, p->nfds);
         if (r == -EAGAIN)
             break;
         if (r != 0) {
-            sock_conn_close(c, "send failed");
-            return;
+            why = "send failed";
+            break;
         }
         c->outq = p->next;
         if (!c->outq)
@@ -221,14 +304,20 @@ void sock_flush_outq(conn *c)
         ipc_close_fds(p->fds, p->nfds);
         free(p);
     }
-    if (c->lingering) {
-        if (!c->outq)
-            drop_socket(c); /* a cut connection's last answer is out */
-        return;
-    }
-    if (!c->closed && !c->outq) {
+    empty = !c->outq;
+    if (!why && !c->lingering && !c->closed && empty) {
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
         epoll_ctl(c->s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+    }
+    pthread_mutex_unlock(&c->send_mu);
+    if (why) {
+        sock_conn_close(c, why);
+        return;
+    }
+    if (c->lingering) {
+        if (empty)
+            drop_socket(c); /* a cut connection's last answer is out */
+        return;
     }
     if (!c->closed)
         sock_video_pump(c); /* room again: encoded video waiting goes on */

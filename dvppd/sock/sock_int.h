@@ -201,6 +201,16 @@ typedef struct sbatch {
  * sock_conn_release; the socket thread owns every field but @refs. */
 struct conn {
     dvppd_sock *s;
+    /* The sending side, shared with device workers that answer their
+     * jobs themselves (sock_send_from_worker): @fd's close, @send_open,
+     * the output queue (@outq, @outq_tail, @outq_bytes) and the epoll
+     * mask of @fd change only under @send_mu, and workers read them only
+     * under it. The socket thread reads @fd and @send_open without it (it
+     * is their only writer), but not the queue (a worker appends to it,
+     * the lock: so the socket thread too takes it for the queue). A
+     * leaf lock. */
+    pthread_mutex_t send_mu;
+    bool send_open;              /* under send_mu: answers may be sent on @fd */
     int fd;                      /* -1 once the socket is closed */
     pid_t pid;
     uid_t uid;
@@ -212,7 +222,11 @@ struct conn {
     uint32_t last_ring_id;       /* ids handed out so far */
     sstream *streams;
     uint64_t next_stream;
-    uint32_t inflight;
+    uint32_t inflight;           /* job records alive (answered or not) */
+    /* Of @inflight: jobs a worker answered whose records the socket
+     * thread has not yet freed; inflight - answered is what
+     * max_inflight counts. Workers add, the socket thread subtracts. */
+    atomic_uint answered;
     uint32_t bad_tokens;         /* invalid releases left (SOCK_BAD_RELEASE_*) */
     uint64_t bad_refill_ms;      /* when tokens were last added */
     sbatch *batches;
@@ -280,6 +294,9 @@ struct sjob {
     dvpp_status status;
     dvpp_err err;
     uint64_t t_submit;
+    uint32_t lease_ms;           /* JOB_SINGLE: the lease timeout it was admitted under */
+    bool answered;               /* its Result was sent (or queued) by the worker */
+    const char *cut_why;         /* the worker's send failed: the socket thread closes */
     /* batches */
     dvpp_batchjob *bj;
     dvpp_batchjob_input *inputs;
@@ -344,8 +361,11 @@ static inline uint64_t sock_now_ms(void)
 /* --- sock_server.c ------------------------------------------------------------------ */
 
 /* Hand finished job @j to the socket thread (which answers and frees it).
- * Any thread; the caller's last touch of @j. */
-void sock_post_done(dvppd_sock *s, sjob *j);
+ * With @wake false the socket thread is not woken for it: it takes the
+ * job at its next turn (a packet, another completion, at the latest the
+ * tick), for a job already answered whose end nothing waits for. Any
+ * thread; the caller's last touch of @j. */
+void sock_post_done(dvppd_sock *s, sjob *j, bool wake);
 
 /* --- sock_conn.c: a connection ------------------------------------------------------- */
 
@@ -392,6 +412,15 @@ bool sock_fds_match(conn *c, Dvpp__Envelope *env, int nfds, uint64_t want, const
 /* Send what the output queue holds while the socket takes it, then let
  * encoded video go on (sock_video_pump). Socket thread. */
 void sock_flush_outq(conn *c);
+/* Send packed envelope @buf (@len bytes, no descriptors) on @c from a
+ * device worker, in order after what is queued: sent, or queued when the
+ * socket is full (EPOLLOUT then flushes it). False when @c no longer
+ * sends (closed, cut): nothing was done. A queue past SOCK_OUTQ_MAX_BYTES
+ * or a failed send sets *@why (the socket thread closes @c when it takes
+ * the job). Any thread; @c referenced by the caller. */
+bool sock_send_from_worker(conn *c, const uint8_t *buf, size_t len, const char **why);
+/* The bytes waiting in @c's output queue. Socket thread. */
+size_t sock_outq_bytes(conn *c);
 /* Read and dispatch up to a batch of packets. Socket thread. */
 void sock_read_packets(conn *c);
 /* Whether a peer of @uid/@gid (its supplementary groups read off @fd) may
@@ -496,6 +525,10 @@ void sock_on_batch_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds
 void sock_on_batch_query(conn *c, uint64_t id, uint64_t batch, bool cancel);
 /* The Result of a finished Submit (leasing its slot) or BatchSubmit. */
 void sock_send_single_result(sjob *j);
+/* The socket thread's part of a Submit its worker answered (j->answered):
+ * the count of answered jobs, the client stream's settling, or the close
+ * a failed send asked for. */
+void sock_single_answered(sjob *j);
 void sock_send_batch_result(sjob *j);
 
 /* --- sock_video.c: video channels ------------------------------------------------------ */

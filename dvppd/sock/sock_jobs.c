@@ -51,7 +51,7 @@ void sock_job_done(sjob *j, dvpp_status st, const dvpp_err *err)
     j->status = st;
     if (st != DVPP_OK && err)
         j->err = *err;
-    sock_post_done(j->c->s, j);
+    sock_post_done(j->c->s, j, true);
 }
 
 /* Refuse a job that may not start now. */
@@ -59,9 +59,12 @@ static dvpp_status admit(conn *c, dvpp_err *err)
 {
     if (atomic_load(&c->s->draining))
         return dvpp_err_set(err, DVPP_ECANCELED, NULL, "the daemon is stopping");
-    if (c->inflight >= c->s->set->cfg.sock.max_inflight)
+    /* the jobs not yet answered (a worker may have answered some) */
+    uint32_t n = c->inflight - atomic_load(&c->answered);
+
+    if (n >= c->s->set->cfg.sock.max_inflight)
         return dvpp_err_set(err, DVPP_EAGAIN, "inflight", "%u jobs in flight on this "
-                            "connection (Welcome.max_inflight)", c->inflight);
+                            "connection (Welcome.max_inflight)", n);
     return DVPP_OK;
 }
 
@@ -179,9 +182,23 @@ static dvpp_status prepare_output(sjob *j, uint32_t ring, dvpp_err *err)
     return take_output(j, ring, ring ? 1 : 0, &dest, err);
 }
 
+static void answer_on_worker(sjob *j);
+
+/* On the worker that ran @j: it answers @j itself when it can (one
+ * wake-up less between the pipeline and the client), then hands the
+ * record to the socket thread, waking it only when something waits for
+ * the job's end: a client stream (StreamSync), a stop, an answer left to
+ * it. */
 static void single_job_done(void *ctx, dvpp_status st, const dvpp_err *err)
 {
-    sock_job_done(ctx, st, err);
+    sjob *j = ctx;
+    dvppd_sock *s = j->c->s;
+
+    j->status = st;
+    if (st != DVPP_OK && err)
+        j->err = *err;
+    answer_on_worker(j);
+    sock_post_done(s, j, !j->answered || j->st || atomic_load(&s->draining));
 }
 
 static dvpp_status take_single_input(sjob *j, const Dvpp__Submit *m, const int *fds,
@@ -230,6 +247,8 @@ static dvpp_status queue_single_job(sjob *j, const Dvpp__Submit *m, const int *f
                                        : 0;
     j->pj.done = single_job_done;
     j->pj.ctx = j;
+    /* the worker answering must not read c->s->set (a reload replaces it) */
+    j->lease_ms = c->s->set->cfg.sock.lease_timeout_ms;
     j->t_submit = dvpp_now_ns();
     st = dvpp_pipejob_submit(ds, &j->pj, NULL, err);
     if (st == DVPP_OK && j->st)
@@ -351,73 +370,147 @@ static uint64_t ns_to_us(uint64_t ns)
     return ns / 1000;
 }
 
-/* The Result of a single job; leases its slot. */
-void sock_send_single_result(sjob *j)
-{
-    conn *c = j->c;
+/* A single job's Result and the storage it points into. */
+typedef struct single_result {
     Dvpp__Envelope e;
     Dvpp__Result r;
     Dvpp__TensorMeta meta;
     Dvpp__Geom g;
     Dvpp__Timings tm;
-    ipc_slot_meta m;
     int64_t shape[DVPP_RING_MAX_DIMS];
+} single_result;
+
+/* @j's Result into @o, leasing its slot (the lease timeout it was admitted
+ * with); a failure found here (a closed ring, an encoded image too large)
+ * goes into j->status/err. Touches only @j, its ring (the ring's mutex)
+ * and the immutable config: the socket thread, or the worker that ran @j
+ * while it still owns the record. */
+static void build_single_result(sjob *j, single_result *o)
+{
+    Dvpp__Result *r = &o->r;
+    ipc_slot_meta m;
     size_t bytes = 0;
     dvpp_status st = j->status;
 
-    sock_envelope_init(&e, j->id);
-    dvpp__result__init(&r);
-    r.origin = "socket";
+    sock_envelope_init(&o->e, j->id);
+    dvpp__result__init(r);
+    r->origin = "socket";
     if (st == DVPP_OK && j->spec.pipe.output == DVPP_PIPE_OUT_IMAGE &&
         j->spec.pipe.encoding != DVPP_PIPE_ENC_NONE)
         st = place_encoded(j, &j->err);
     if (st == DVPP_OK) {
-        describe_output(j, &meta, shape, &m, &bytes);
+        describe_output(j, &o->meta, o->shape, &m, &bytes);
         if (j->has_slot) {
-            st = ipc_ring_lease(j->ring, j->slot, &m,
-                                sock_now_ms() + c->s->set->cfg.sock.lease_timeout_ms,
-                                &r.generation) == 0
+            st = ipc_ring_lease(j->ring, j->slot, &m, sock_now_ms() + j->lease_ms,
+                                &r->generation) == 0
                      ? DVPP_OK
                      : dvpp_err_set(&j->err, DVPP_ECANCELED, "ring",
                                     "the ring was closed before the job finished");
             j->has_slot = false; /* leased, or freed by the closed ring */
-            r.ring = j->ring_id;
-            r.slot = j->slot;
-            r.offset = ipc_ring_payload_offset(j->ring, j->slot);
+            r->ring = j->ring_id;
+            r->slot = j->slot;
+            r->offset = ipc_ring_payload_offset(j->ring, j->slot);
         } else {
-            r.data.data = j->inline_out;
-            r.data.len = bytes;
+            r->data.data = j->inline_out;
+            r->data.len = bytes;
         }
     }
+    j->status = st;
     if (st != DVPP_OK) {
-        dvpp__result__init(&r);
-        r.origin = "socket";
-        fill_failure(&r, &j->err, st);
-        atomic_fetch_add(&c->s->n.failed, 1);
+        dvpp__result__init(r);
+        r->origin = "socket";
+        fill_failure(r, &j->err, st);
+        atomic_fetch_add(&j->c->s->n.failed, 1);
     } else {
-        dvpp__geom__init(&g);
-        g.scale_x = j->out.geom.scale_x, g.scale_y = j->out.geom.scale_y;
-        g.pad_x = j->out.geom.pad_x, g.pad_y = j->out.geom.pad_y;
-        dvpp__timings__init(&tm);
-        tm.queue_us =
+        dvpp__geom__init(&o->g);
+        o->g.scale_x = j->out.geom.scale_x, o->g.scale_y = j->out.geom.scale_y;
+        o->g.pad_x = j->out.geom.pad_x, o->g.pad_y = j->out.geom.pad_y;
+        dvpp__timings__init(&o->tm);
+        o->tm.queue_us =
             j->pj.started_ns > j->t_submit ? ns_to_us(j->pj.started_ns - j->t_submit) : 0;
-        tm.decode_us = ns_to_us(j->out.stage_ns[DVPP_PIPE_STAGE_DECODE]);
-        tm.vpc_us = ns_to_us(j->out.stage_ns[DVPP_PIPE_STAGE_VPC]);
-        tm.post_us = ns_to_us(j->out.stage_ns[DVPP_PIPE_STAGE_POST]);
-        tm.total_us = ns_to_us(dvpp_now_ns() - j->t_submit);
-        r.meta = &meta;
-        r.geom = &g;
-        r.timings = &tm;
+        o->tm.decode_us = ns_to_us(j->out.stage_ns[DVPP_PIPE_STAGE_DECODE]);
+        o->tm.vpc_us = ns_to_us(j->out.stage_ns[DVPP_PIPE_STAGE_VPC]);
+        o->tm.post_us = ns_to_us(j->out.stage_ns[DVPP_PIPE_STAGE_POST]);
+        o->tm.total_us = ns_to_us(dvpp_now_ns() - j->t_submit);
+        r->meta = &o->meta;
+        r->geom = &o->g;
+        r->timings = &o->tm;
     }
-    e.body_case = DVPP__ENVELOPE__BODY_RESULT;
-    e.result = &r;
-    sock_send_env(c, &e, NULL, 0);
-    if (j->st) {
-        if (st != DVPP_OK)
-            sock_stream_fail(j->st, st, &j->err);
-        j->st->pending--;
-        sock_stream_settle(c, j->st);
+    o->e.body_case = DVPP__ENVELOPE__BODY_RESULT;
+    o->e.result = r;
+}
+
+/* After @j's Result went out: its client stream's count and failure. */
+static void settle_single(sjob *j)
+{
+    if (!j->st)
+        return;
+    if (j->status != DVPP_OK)
+        sock_stream_fail(j->st, j->status, &j->err);
+    j->st->pending--;
+    sock_stream_settle(j->c, j->st);
+}
+
+/* Results up to this size are packed on the worker's stack (a ring
+ * Result is a few hundred bytes); larger ones (inline outputs) in a
+ * buffer of their own. */
+#define SMALL_RESULT 1024u
+
+/* On the worker that ran @j, with the record still its own: lease the
+ * slot, pack the Result and send it on the connection (in order behind
+ * what is queued for it: sock_send_from_worker); j->answered says it was
+ * done (or that the connection no longer sends, which leaves nothing for
+ * the socket thread to send either). Order holds: a client stream's next
+ * job starts only after this returns, and the socket thread answers a
+ * StreamSync only once it has taken the record, after this send. Only an
+ * inline output's Result is larger than SMALL_RESULT: when its buffer
+ * cannot be had, the socket thread builds it again (no slot to lease
+ * twice) and says ENOMEM if it cannot either. */
+static void answer_on_worker(sjob *j)
+{
+    conn *c = j->c;
+    single_result o;
+    uint8_t small[SMALL_RESULT], *buf = small;
+    size_t len;
+
+    build_single_result(j, &o);
+    len = dvpp__envelope__get_packed_size(&o.e);
+    if (len > sizeof(small)) {
+        buf = malloc(len);
+        if (!buf)
+            return; /* left to the socket thread, which says ENOMEM */
     }
+    dvpp__envelope__pack(&o.e, buf);
+    /* Counted answered before it is sent: a client that sends its next
+     * job on this Result finds the slot of max_inflight free. */
+    atomic_fetch_add(&c->answered, 1);
+    j->answered = true;
+    sock_send_from_worker(c, buf, len, &j->cut_why);
+    if (buf != small)
+        free(buf);
+}
+
+void sock_single_answered(sjob *j)
+{
+    conn *c = j->c;
+
+    atomic_fetch_sub(&c->answered, 1);
+    if (c->closed)
+        return;
+    if (j->cut_why)
+        sock_conn_close(c, j->cut_why);
+    else
+        settle_single(j);
+}
+
+/* The Result of a single job; leases its slot. */
+void sock_send_single_result(sjob *j)
+{
+    single_result o;
+
+    build_single_result(j, &o);
+    sock_send_env(j->c, &o.e, NULL, 0);
+    settle_single(j);
 }
 
 /* --- BatchSubmit, BatchQuery, BatchCancel ----------------------------------------------- */
@@ -426,7 +519,7 @@ static void batch_job_done(void *ctx)
 {
     sjob *j = ctx;
 
-    sock_post_done(j->c->s, j);
+    sock_post_done(j->c->s, j, true);
 }
 
 /* Batch inputs: inline bytes, or the packet's memfds. */

@@ -476,7 +476,7 @@ dvpp_status dvppd_sock_ring_deliver(dvppd_sock *s, dvppd_ring_ticket *t, bool ok
         j->generation = *generation;
         j->meta = *m;
         t->ring = NULL;
-        sock_post_done(s, j);
+        sock_post_done(s, j, true);
     }
     ipc_ring_unref(t->ring);
     sock_conn_unref(t->owner);

@@ -30,7 +30,7 @@ static char k_tag_listen, k_tag_event;
 
 /* --- the completion queue ---------------------------------------------------------------- */
 
-void sock_post_done(dvppd_sock *s, sjob *j)
+void sock_post_done(dvppd_sock *s, sjob *j, bool wake)
 {
     uint64_t one = 1;
     ssize_t w;
@@ -43,6 +43,8 @@ void sock_post_done(dvppd_sock *s, sjob *j)
         s->done_head = j;
     s->done_tail = j;
     pthread_mutex_unlock(&s->mu);
+    if (!wake)
+        return;
     w = write(s->evfd, &one, sizeof(one));
     (void)w; /* the counter only saturates, never loses the wake-up */
 }
@@ -50,7 +52,9 @@ void sock_post_done(dvppd_sock *s, sjob *j)
 /* A finished job's answer (nothing for a closed connection), then its end. */
 static void complete_job(dvppd_sock *s, sjob *j)
 {
-    if (!j->c->closed) {
+    if (j->answered) {
+        sock_single_answered(j); /* the worker sent its Result */
+    } else if (!j->c->closed) {
         if (j->type == JOB_SINGLE)
             sock_send_single_result(j);
         else if (j->type == JOB_BATCH)
@@ -74,13 +78,10 @@ static void complete_job(dvppd_sock *s, sjob *j)
 
 /* Answer every job the queue holds. Socket thread (or the stopping main
  * thread once the socket thread is joined). */
-static void drain_completions(dvppd_sock *s)
+static void take_completions(dvppd_sock *s)
 {
-    uint64_t v;
     sjob *j;
-    ssize_t rd = read(s->evfd, &v, sizeof(v));
 
-    (void)rd;
     for (;;) {
         pthread_mutex_lock(&s->mu);
         j = s->done_head;
@@ -94,6 +95,16 @@ static void drain_completions(dvppd_sock *s)
             return;
         complete_job(s, j);
     }
+}
+
+/* The same, after the eventfd woke the thread (its counter reset). */
+static void drain_completions(dvppd_sock *s)
+{
+    uint64_t v;
+    ssize_t rd = read(s->evfd, &v, sizeof(v));
+
+    (void)rd;
+    take_completions(s);
 }
 
 /* --- connections: accept, reap ------------------------------------------------------------ */
@@ -188,6 +199,10 @@ static void *epoll_thread_main(void *arg)
         int n = epoll_wait(s->epfd, evs, 64, SOCK_TICK_MS);
         atomic_fetch_add_explicit(&s->turns, 1, memory_order_relaxed);
         refresh_settings(s);
+        /* Jobs their workers answered are posted without a wake-up: their
+         * records end here, before this turn's packets are admitted (so
+         * max_inflight and the stream pool see them). */
+        take_completions(s);
         for (int i = 0; i < n; i++) {
             void *tag = evs[i].data.ptr;
             if (tag == &k_tag_listen) {

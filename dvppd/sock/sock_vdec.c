@@ -324,7 +324,7 @@ static dvpp_status vdec_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
     n->has_slot = false;
     n->spec.pipe.output = j->vc->has_pipe ? DVPP_PIPE_OUT_TENSOR : DVPP_PIPE_OUT_IMAGE;
     j->frames++;
-    sock_post_done(j->c->s, n);
+    sock_post_done(j->c->s, n, true);
     return DVPP_OK;
 }
 

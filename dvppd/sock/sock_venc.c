@@ -76,7 +76,7 @@ static void vchan_pump(conn *c, vchan *ch)
             Dvpp__Envelope e;
             Dvpp__VideoData vd;
             size_t n = o->data.len - o->off < chunk ? o->data.len - o->off : chunk;
-            if (c->outq_bytes >= VIDEO_PUMP_BYTES || c->closed)
+            if (c->closed || sock_outq_bytes(c) >= VIDEO_PUMP_BYTES)
                 return; /* sock_flush_outq calls again once the reader took some */
             sock_envelope_init(&e, ch->open_id);
             dvpp__video_data__init(&vd);
