@@ -25,7 +25,11 @@
  * a lock. Other threads reach the front end only through:
  *   - the completion queue (sock_post_done, under dvppd_sock.mu): device
  *     workers, decode threads and HTTP threads hand a finished job to the
- *     socket thread, which answers it;
+ *     socket thread, which answers it (or, for a Submit its worker
+ *     answered, only ends it);
+ *   - a connection's send lock (conn.send_mu): the worker that ran a
+ *     Submit sends its Result on the connection's socket
+ *     (sock_send_from_worker), or queues it behind what waits;
  *   - the named-ring registry (its own mutex, sock_ring.c): HTTP threads
  *     find a ring by name without touching a connection;
  *   - the rings (ipc_ring: one mutex per ring, any thread);
