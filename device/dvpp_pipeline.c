@@ -649,6 +649,35 @@ static dvpp_status run_op(dvpp_worker *w, const dvpp_pipeline *p,
     }
 }
 
+/* A crop of a packed picture (one plane, no chroma subsampling) under the
+ * native profile as a window of @src: @view describes the crop's pixels
+ * where they are (the parent's stride), so the crop copies nothing; what
+ * reads it sees the same bytes a copy would hold. False when the crop is
+ * not such a window (subsampled or planar formats, the ascend profiles,
+ * whose VPC takes its own strides) or its layout would pass the end of
+ * @src's buffer (a crop on the last rows ending left of the right edge:
+ * stride x rows from its first pixel): the op copies then. */
+static bool crop_view(const dvpp_pipeline *p, const dvpp_image *src, const dvpp_roi *r,
+                      dvpp_image *view)
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(src->format);
+    size_t off;
+
+    if (p->decode.profile != DVPP_PROFILE_NATIVE || !fi || fi->planes != 1 ||
+        fi->chroma_sx || fi->chroma_sy || !src->data || r->right >= src->width ||
+        r->bottom >= src->height || r->left > r->right || r->top > r->bottom)
+        return false;
+    off = (size_t)r->top * src->width_stride + (size_t)r->left * fi->bpp;
+    if (off > src->size)
+        return false;
+    *view = *src;
+    view->data = src->data + off;
+    view->size = src->size - off;
+    view->width = dvpp_roi_width(r);
+    view->height = view->height_stride = dvpp_roi_height(r);
+    return dvpp_image_planes(view, &(dvpp_planes){0}, NULL) == DVPP_OK;
+}
+
 /* Run ops [0, n) from @img; @img ends as the last result. */
 static dvpp_status run_ops(dvpp_worker *w, const dvpp_pipeline *p,
                            const dvpp_pipeline_plan *pl, uint32_t n,
@@ -659,7 +688,13 @@ static dvpp_status run_ops(dvpp_worker *w, const dvpp_pipeline *p,
     for (uint32_t i = 0; i < n; i++) {
         int next = cur == 1 ? 2 : 1;
         dvpp_image dst;
-        dvpp_status st = run_op(w, p, pl, i, img, next, &dst, err);
+        dvpp_status st;
+        /* a window of the buffer @img is in: the next op writes the other */
+        if (p->ops[i].kind == DVPP_PIPE_OP_CROP && crop_view(p, img, &p->ops[i].u.crop, &dst)) {
+            *img = dst;
+            continue;
+        }
+        st = run_op(w, p, pl, i, img, next, &dst, err);
         if (st != DVPP_OK)
             return st;
         *img = dst, cur = next;

@@ -114,6 +114,7 @@ CROPS = [
     (150, 0, 226, 40, 224, 224),   # right and top borders, up (a small crop)
     (101, 60, 109, 66, 37, 29),    # 9x7 -> up 4x
     (5, 5, 221, 143, 7, 5),        # strong down
+    (30, 100, 200, 148, 64, 32),   # the last rows, not from the left edge
 ]
 
 
