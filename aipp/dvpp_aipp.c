@@ -524,23 +524,32 @@ static dvpp_status try_fused(dvpp_aipp_ctx *c, const dvpp_image *src,
 static dvpp_status norm_plan(dvpp_aipp_ctx *c, const dvpp_norm_spec *spec,
                              const dvpp_tensor *t, dvpp_err *err);
 
+/* The pixels a normalise spec reads: RGB or BGR, or grey for one channel. */
+static dvpp_pixfmt norm_format(const dvpp_norm_spec *spec)
+{
+    if (spec->channels == 1)
+        return DVPP_PIXEL_GRAY;
+    return spec->bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB;
+}
+
 dvpp_status dvpp_preprocess_run(dvpp_aipp_ctx *c, const dvpp_image *src,
                                 const dvpp_resize_geom *g,
                                 const dvpp_resize_opts *o, const uint8_t pad[3],
                                 const dvpp_norm_spec *spec, const dvpp_tensor *t,
                                 uint32_t n, dvpp_err *err)
 {
-    dvpp_pixfmt want = spec->bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB;
+    dvpp_pixfmt want = norm_format(spec);
     dvpp_image *rgb, geo;
     bool done = false;
     dvpp_status st;
 
-    if (t->c != 3 || t->w != g->out_w || t->h != g->out_h || n >= t->n)
+    if (t->c != spec->channels || t->w != g->out_w || t->h != g->out_h || n >= t->n)
         return dvpp_err_set(err, DVPP_EINVAL, "tensor",
-                            "tensor %ux%ux%u does not hold a 3x%ux%u image %u",
-                            t->c, t->h, t->w, g->out_h, g->out_w, n);
+                            "tensor %ux%ux%u does not hold a %ux%ux%u image %u",
+                            t->c, t->h, t->w, spec->channels, g->out_h, g->out_w, n);
     st = norm_plan(c, spec, t, err);
-    if (st == DVPP_OK && !c->no_fuse)
+    /* the fused path streams 3-channel rows; a grey tensor resizes first */
+    if (st == DVPP_OK && !c->no_fuse && spec->channels == 3)
         st = try_fused(c, src, g, o, want, t, n, &done, err);
     if (st != DVPP_OK || done)
         return st;
@@ -564,8 +573,10 @@ dvpp_status dvpp_preprocess_check(dvpp_profile prof, const dvpp_image *src,
     dvpp_status st;
 
     /* the two-step path's image: its checks cover the fused path's */
-    st = dvpp_vpc_image_init(&rgb, prof, spec->bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB,
-                             g->out_w, g->out_h, err);
+    if (spec->channels != 1 && spec->channels != 3)
+        return dvpp_err_set(err, DVPP_EINVAL, "normalize.channels",
+                            "%u channels (1 or 3)", spec->channels);
+    st = dvpp_vpc_image_init(&rgb, prof, norm_format(spec), g->out_w, g->out_h, err);
     return st == DVPP_OK ? dvpp_vpc_check_resize_mode(prof, src, g, &rgb, o, err) : st;
 }
 
@@ -577,11 +588,11 @@ static dvpp_status norm_plan(dvpp_aipp_ctx *c, const dvpp_norm_spec *spec,
 
     memset(&np, 0, sizeof(np));
     np.kind = DVPP_NORM_AFFINE;
-    np.channels = np.src_channels = 3;
+    np.channels = np.src_channels = spec->channels;
     np.div = spec->scale;
     /* mean/std are per tensor channel, in the tensor's order (as
      * cv2.dnn.blobFromImage takes them after swapRB). */
-    for (int i = 0; i < 3; i++) {
+    for (unsigned i = 0; i < spec->channels; i++) {
         np.src_index[i] = (uint8_t)i;
         np.mean[i] = spec->mean[i];
         np.std[i] = spec->std[i];

@@ -1081,6 +1081,7 @@ void dvpp_norm_spec_init(dvpp_norm_spec *s)
     }
     s->scale = 255.0;
     s->bgr = false;
+    s->channels = 3;
     s->layout = DVPP_LAYOUT_NCHW;
     s->dtype = DVPP_DTYPE_F32;
 }

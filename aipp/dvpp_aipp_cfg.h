@@ -190,6 +190,8 @@ typedef struct dvpp_norm_spec {
     double std[3];      /* default 1 */
     double scale;       /* divisor applied first; default 255 */
     bool bgr;           /* channel order of the tensor; default rgb */
+    unsigned channels;  /* 3 (default) or 1: one grey channel (the pipeline's
+                           grey image, mean[0] and std[0]) */
     dvpp_layout layout; /* default NCHW */
     dvpp_dtype dtype;   /* default f32 */
 } dvpp_norm_spec;

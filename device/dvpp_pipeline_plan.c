@@ -180,6 +180,8 @@ static bool fused(const dvpp_pipeline *p, const dvpp_pipeline_plan *pl, uint32_t
 /* The format the normalisation reads. */
 static dvpp_pixfmt norm_format(const dvpp_pipeline *p)
 {
+    if (p->norm.channels == 1)
+        return DVPP_PIXEL_GRAY;
     return p->norm.bgr ? DVPP_PIXEL_BGR : DVPP_PIXEL_RGB;
 }
 
@@ -422,7 +424,7 @@ static dvpp_status plan_output(const dvpp_pipeline *p, dvpp_pipeline_plan *pl,
     dvpp_status st;
 
     if (p->post == DVPP_PIPE_POST_NORM) {
-        pl->c = 3, pl->h = pl->img_h, pl->w = pl->img_w;
+        pl->c = p->norm.channels, pl->h = pl->img_h, pl->w = pl->img_w;
         pl->dtype = p->norm.dtype, pl->layout = p->norm.layout;
         return DVPP_OK;
     }

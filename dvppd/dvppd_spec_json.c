@@ -386,7 +386,8 @@ static dvpp_status j_tensor_type(json_t *obj, const char *path, dvpp_layout *lay
 static dvpp_status j_normalize(dvppd_spec_draft *d, json_t *n, dvpp_err *err)
 {
     static const char *const keys[] = {"mean", "std", "scale", "order", "layout",
-                                       "dtype", NULL};
+                                       "dtype", "channels", NULL};
+    json_t *channels = json_object_get(n, "channels");
     dvpp_norm_spec *s = &d->s->pipe.norm;
     json_t *order = json_object_get(n, "order"), *scale = json_object_get(n, "scale");
     dvpp_status st;
@@ -417,6 +418,13 @@ static dvpp_status j_normalize(dvppd_spec_draft *d, json_t *n, dvpp_err *err)
             st = dvppd_spec_bad(err, "normalize.order", "want rgb or bgr");
         else
             s->bgr = !strcmp(o, "bgr");
+    }
+    if (st == DVPP_OK && channels) {
+        json_int_t c = json_is_integer(channels) ? json_integer_value(channels) : 0;
+        if (c != 1 && c != 3)
+            st = dvppd_spec_bad(err, "normalize.channels", "want 1 (grey) or 3");
+        else
+            s->channels = (unsigned)c;
     }
     if (st == DVPP_OK)
         st = j_tensor_type(n, "normalize", &s->layout, &s->dtype, err);

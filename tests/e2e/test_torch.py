@@ -551,9 +551,11 @@ def test_loader_order_reshuffles_and_drop_last(folder, client):
     orders = []
     for _ in range(2):
         want = [b.tolist() for b in tv]
-        got = [y.tolist() for _, y in loader]
+        batches = list(loader)
+        assert all(x.shape == (5, 3, 32, 32) for x, _ in batches)
+        got = [y.tolist() for _, y in batches]
         assert got == [[ds.targets[i] for i in b] for b in want]
-        assert all(x.shape == (5, 3, 32, 32) for x, _ in loader) or True
+        del batches
         orders.append(want)
     assert orders[0] != orders[1], "the second epoch was not reshuffled"
 

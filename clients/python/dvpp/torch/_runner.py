@@ -7,6 +7,7 @@ pixels). ``prepare(compose, source)`` reads it and plans it: (data, spec,
 shape). Rings are opened per client and size (``RingPool``) and reused.
 """
 
+import collections
 import gc
 import os
 import threading
@@ -94,27 +95,50 @@ def tensor_bytes(shape, dtype, n=1):
 
 
 class RingPool:
-    """The rings of one client, by slot size: ``get(slot_bytes)`` gives an
-    open ring whose slots hold at least @slot_bytes (one per power-of-two
-    size class, @slots slots), made on first use."""
+    """The rings of one client, by slot size: ``get(nbytes)`` gives an open
+    ring whose slots hold at least @nbytes (one per power-of-two size
+    class, @slots slots), made on first use. When the connection may open
+    no more rings (socket.max_rings), the pool's least recently used other
+    ring is closed to make room: tensors over it keep their bytes (a closed
+    ring is never written again), they just stop holding a lease."""
 
     def __init__(self, client, slots):
         self.client = client
         self.slots = slots
-        self._rings = {}
+        self._rings = collections.OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, nbytes):
         size = 1 << max(16, (int(nbytes) - 1).bit_length())
         with self._lock:
             r = self._rings.get(size)
-            if r is None or r.closed:
-                r = self._rings[size] = self.client.open_ring(self.slots, size)
+            if r is not None and not r.closed:
+                self._rings.move_to_end(size)
+                return r
+            while True:
+                try:
+                    r = self.client.open_ring(self.slots, size)
+                    break
+                except DvppError as e:
+                    if e.code != "ELIMIT" or e.field != "ring" or not self._evict(size):
+                        raise
+            self._rings[size] = r
             return r
+
+    def _evict(self, keep):
+        for size, r in list(self._rings.items()):
+            if size != keep:
+                del self._rings[size]
+                try:
+                    r.close()
+                except DvppError:
+                    pass
+                return True
+        return False
 
     def close(self):
         with self._lock:
-            rings, self._rings = list(self._rings.values()), {}
+            rings, self._rings = list(self._rings.values()), collections.OrderedDict()
         for r in rings:
             try:
                 r.close()

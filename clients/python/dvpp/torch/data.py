@@ -238,8 +238,7 @@ class DataLoader:
 
     def __del__(self):
         try:
-            if self._own:
-                self.close()
+            self.close()   # its rings (and its own client): nothing else uses them
         except Exception:
             pass
 

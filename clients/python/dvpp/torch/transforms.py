@@ -373,7 +373,7 @@ class Grayscale(_Transform):
         self.num_output_channels = num_output_channels
 
     def _apply(self, g, ops):
-        ops.append({"convert": "gray"})
+        ops.append({"convert": {"format": "gray", "parity": "pil"}})
         if self.num_output_channels == 3:
             ops.append({"convert": "rgb"})
             g.grey = False
@@ -548,6 +548,8 @@ class Compose:
 
     def _normalize(self, channels):
         spec = dict(self._norm)
+        if channels == 1:
+            spec["channels"] = 1
         t = self._norm_t
         if t is not None:
             for what, v in (("mean", t.mean), ("std", t.std)):
