@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1119,6 +1120,73 @@ static void test_flip_every_byte(void **state)
     dvpp_image_free(&img);
 }
 
+/* normalize.channels = 1: a 1 x 1 x H x W tensor of the grey image the ops
+ * end in, every byte written (NCHW/NHWC, u8/f32, after a resize that would
+ * otherwise fuse with the normalisation, and with none), each value the grey
+ * image's own byte (the image output of the same ops is the reference), and
+ * a 3-channel tensor refused for it. */
+static void test_grey_tensor_every_byte(void **state)
+{
+    dvpp_image img = block_rgb64x48();
+    dvpp_buf in = {img.data, img.size, img.size};
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_pipe_op grey = {.kind = DVPP_PIPE_OP_CONVERT, .u.convert = DVPP_PIXEL_GRAY};
+    dvpp_err e;
+
+    (void)state;
+    assert_non_null(out);
+    for (int k = 0; k < 4; k++) {
+        bool resize = k & 1, f32 = k & 2;
+        uint32_t tw = resize ? 29 : 64, th = resize ? 17 : 48;
+        dvpp_pipeline p;
+        uint8_t *ref = malloc((size_t)tw * th);
+        dvpp_tensor t;
+
+        assert_non_null(ref);
+        /* the reference: the same ops delivered as a GRAY image */
+        dvpp_pipeline_init(&p);
+        p.input = DVPP_PIPE_IN_RAW;
+        p.raw = (dvpp_pipe_raw){DVPP_PIXEL_RGB, 64, 48, 0, 0};
+        assert_int_equal(dvpp_pipeline_add_op(&p, &grey, NULL), DVPP_OK);
+        if (resize)
+            add_resize(&p, DVPP_RESIZE_STRETCH, tw, th);
+        p.output = DVPP_PIPE_OUT_IMAGE;
+        p.out_format = DVPP_PIXEL_GRAY;
+        out->image.data = ref, out->image.size = (size_t)tw * th;
+        if (dvpp_pipeline_run(w, &p, in.data, in.len, out, &e) != DVPP_OK)
+            fail_msg("grey image: %s: %s", e.field, e.msg);
+        /* the tensor */
+        p.output = DVPP_PIPE_OUT_TENSOR;
+        p.out_format = DVPP_PIXEL_UNKNOWN;
+        p.post = DVPP_PIPE_POST_NORM;
+        p.norm.channels = 1;
+        p.norm.scale = f32 ? 255.0 : 1.0;
+        p.norm.dtype = f32 ? DVPP_DTYPE_F32 : DVPP_DTYPE_U8;
+        p.norm.layout = k == 3 ? DVPP_LAYOUT_NHWC : DVPP_LAYOUT_NCHW;
+        tensor_alloc(&t, p.norm.dtype, p.norm.layout, 1, 1, th, tw);
+        canary_fill(t.data, t.bytes);
+        run_into(w, &p, &in, out, &t, 0);
+        assert_int_equal(out->plan.c, 1);
+        for (size_t i = 0; i < (size_t)tw * th; i++) {
+            double got = f32 ? ((const float *)t.data)[i] : ((const uint8_t *)t.data)[i];
+            double want = f32 ? (double)(float)(ref[i] / 255.0f) : ref[i];
+            if (fabs(got - want) > 1e-7)
+                fail_msg("case %d: element %zu is %g, want %g", k, i, got, want);
+        }
+        dvpp_free(t.data, t.bytes);
+        /* a 3-channel tensor does not hold it */
+        tensor_alloc(&t, p.norm.dtype, p.norm.layout, 1, 3, th, tw);
+        out->tensor = t, out->n = 0;
+        assert_int_not_equal(dvpp_pipeline_run(w, &p, in.data, in.len, out, &e), DVPP_OK);
+        dvpp_free(t.data, t.bytes);
+        free(ref);
+    }
+    worker_del(w);
+    free(out);
+    dvpp_image_free(&img);
+}
+
 /* An unknown flip is refused by the validator, an odd subsampled side and
  * the ascend profiles by the planner, each naming ops[i].flip. */
 static void test_flip_refusals(void **state)
@@ -1184,6 +1252,7 @@ int main(void)
         cmocka_unit_test(test_flip_after_resize_mirrors_the_fused_tensor),
         cmocka_unit_test(test_flip_every_byte),
         cmocka_unit_test(test_flip_refusals),
+        cmocka_unit_test(test_grey_tensor_every_byte),
     };
     return cmocka_run_group_tests_name("device pipeline", tests, NULL, NULL);
 }
