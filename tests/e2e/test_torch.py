@@ -299,6 +299,38 @@ def test_batch_result_as_one_tensor(client, photo):
     ring.close()
 
 
+def test_video_frames_as_tensors(client, tmp_path):
+    """Decoded frames (a tensor spec per frame) as tensors over their slots,
+    each its own slot, equal to the same frames' NV12 pixels through the
+    same spec."""
+    clip = tmp_path / "clip.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+                    "testsrc=size=64x48:rate=10", "-frames:v", "4", "-c:v", "libx264",
+                    "-pix_fmt", "yuv420p", "-f", "mp4", str(clip)], check=True)
+    spec = {"normalize": {"dtype": "uint8", "scale": 1, "layout": "nhwc"}}
+    ring = client.open_ring(4, 64 * 48 * 3)
+    pixels = []      # the same frames as NV12, through the same spec as raw input
+    raw = dict(spec, input="raw", raw={"format": "nv12", "width": 64, "height": 48})
+    with client.decode_video(clip.read_bytes(), ring, format="nv12") as frames:
+        for f in frames:
+            with f:
+                pixels.append(client.submit(raw, f.tobytes()).array().copy())
+    tensors = []
+    with client.decode_video(clip.read_bytes(), ring, spec=spec) as frames:
+        for f in frames:
+            tensors.append(dt.as_tensor(f))
+    assert len(tensors) == len(pixels) == 4
+    assert all(t.shape == (1, 48, 64, 3) and t.dtype == torch.uint8 for t in tensors)
+    assert len({t.data_ptr() for t in tensors}) == 4, "each frame is its own slot"
+    for k in range(4):
+        assert np.array_equal(tensors[k][0].numpy(), pixels[k].reshape(48, 64, 3)), k
+    del tensors, f
+    gc.collect()
+    client.stats()
+    assert all(wait_free(ring, s) for s in range(ring.slots)), [ring.descriptor(s) for s in range(ring.slots)]
+    ring.close()
+
+
 # --------------------------------------------------------------------------
 # parity with torchvision
 
