@@ -190,6 +190,34 @@ def test_in_place_writes_stay_private(client):
     ring.close()
 
 
+def test_sparse_writes_dropped_exactly(client):
+    """Writes to a few scattered pages of a slot: only those pages become
+    private (the untouched ones keep mapping the daemon's), and after the
+    lease every page of the next result in the slot is the daemon's."""
+    from dvpp.ring import _private_runs
+
+    w, h = 256, 256                          # 768 KiB of f32: 192 pages
+    spec = dict(RAW_SPEC, raw={"format": "rgb", "width": w, "height": h})
+    ring = client.open_ring(1, w * h * 3 * 4)
+    for k in range(3):
+        px = raw_rgb(50 + k, w, h)
+        r = client.submit(spec, px.tobytes(), ring=ring)
+        t = dt.as_tensor(r)
+        assert torch.equal(t, expect_tensor(px)), k
+        assert _private_runs(ring._pmm, ring.slot_offset(0), ring.slot_bytes) == []
+        flat = t.view(-1)
+        for i in (0, 5000, 100000, flat.numel() - 1):   # pages 0, 4, 97, 191
+            flat[i] = -1.0
+        runs = _private_runs(ring._pmm, ring.slot_offset(0), ring.slot_bytes)
+        base = ring.slot_offset(0)
+        assert [(o - base) // 4096 for o, _ in runs] == [0, 4, 97, 191], runs
+        del t, flat
+        r.release()
+        assert _private_runs(ring._pmm, ring.slot_offset(0), ring.slot_bytes) == []
+        assert wait_free(ring, 0)
+    ring.close()
+
+
 def test_leaked_tensor_lease_ends_when_collected(client):
     ring = client.open_ring(2, 64 * 48 * 3 * 4)
     r = client.submit(RAW_SPEC, raw_rgb(4).tobytes(), ring=ring)

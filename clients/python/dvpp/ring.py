@@ -195,10 +195,18 @@ class Ring:
                 del self._pgen[slot]
 
     def _drop_private_locked(self, slot):
+        """Drop the pages of slot @slot that a write made private. Only
+        those: dropping the untouched ones too would make the next tensor
+        in the slot fault every page in again (a minor fault per 4 KiB, the
+        cost of a first touch), where their mappings of the daemon's pages
+        stay valid as they are. /proc/self/pagemap tells them apart; where
+        it cannot be read, the whole slot is dropped."""
         if self._pmm is None:
             return
+        start = self.slot_offset(slot)
         try:
-            self._pmm.madvise(mmap.MADV_DONTNEED, self.slot_offset(slot), self.slot_bytes)
+            for off, n in _private_runs(self._pmm, start, self.slot_bytes):
+                self._pmm.madvise(mmap.MADV_DONTNEED, off, n)
         except (ValueError, OSError):
             pass  # closed meanwhile
 
@@ -493,6 +501,44 @@ class Result:
                  if self.ring_id else f"inline {self.nbytes} B")
         return (f"<dvpp.Result id={self.id} {self.meta.dtype} {list(self.meta.shape)} "
                 f"{where}{' origin=' + self.origin if self.origin else ''}>")
+
+
+_PAGE = mmap.PAGESIZE
+_PM_PRESENT, _PM_SWAPPED, _PM_FILE = 1 << 63, 1 << 62, 1 << 61
+
+
+def _private_runs(mm, start, nbytes):
+    """[(offset, length)] of the runs of pages of @mm in [@start, @start +
+    @nbytes) that are this process's own copies (present and not file or
+    shared pages, or swapped out: written since they were mapped), read
+    from /proc/self/pagemap; the whole range when it cannot be read."""
+    import ctypes
+
+    import numpy as np
+
+    whole = [(start, nbytes)]
+    try:
+        base = ctypes.addressof(ctypes.c_char.from_buffer(mm))
+        fd = os.open("/proc/self/pagemap", os.O_RDONLY | os.O_CLOEXEC)
+    except (OSError, TypeError, ValueError):
+        return whole
+    try:
+        pages = nbytes // _PAGE
+        raw = os.pread(fd, pages * 8, (base + start) // _PAGE * 8)
+    except OSError:
+        return whole
+    finally:
+        os.close(fd)
+    if len(raw) != pages * 8:
+        return whole
+    v = np.frombuffer(raw, dtype=np.uint64)
+    own = (((v & np.uint64(_PM_PRESENT)) != 0) & ((v & np.uint64(_PM_FILE)) == 0)) | \
+        ((v & np.uint64(_PM_SWAPPED)) != 0)
+    if not own.any():
+        return []
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], own.view(np.int8), [0]))))
+    return [(start + int(a) * _PAGE, int(b - a) * _PAGE)
+            for a, b in zip(edges[0::2], edges[1::2])]
 
 
 def _array_collected(result):
