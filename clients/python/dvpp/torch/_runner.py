@@ -34,7 +34,8 @@ class SourceError(DvppError):
 
 
 def read_source(source):
-    """(bytes or raw pixels, width, height, raw) of @source."""
+    """(bytes or raw pixels, width, height, kind) of @source: kind "jpeg"
+    or "png", or None for raw RGB pixels."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = source
     elif isinstance(source, (str, os.PathLike)):
@@ -46,10 +47,10 @@ def read_source(source):
     else:
         return _raw_source(source)
     try:
-        w, h, _ = image_size(data)
+        w, h, kind = image_size(data)
     except ProbeError as e:
         raise SourceError(_name(source), str(e)) from None
-    return data, w, h, False
+    return data, w, h, kind
 
 
 def _name(source):
@@ -66,20 +67,20 @@ def _raw_source(image):
     if hasattr(image, "convert") and hasattr(image, "size"):
         image = image.convert("RGB")
         w, h = image.size
-        return image.tobytes(), w, h, True
+        return image.tobytes(), w, h, None
     a = np.asarray(image)
     if a.dtype != np.uint8 or a.ndim != 3 or a.shape[2] != 3:
         raise TypeError(f"an image source is bytes, a path, a PIL image or an HxWx3 uint8 "
                         f"array, not {type(image).__name__} {getattr(a, 'shape', '')}")
-    return np.ascontiguousarray(a).tobytes(), a.shape[1], a.shape[0], True
+    return np.ascontiguousarray(a).tobytes(), a.shape[1], a.shape[0], None
 
 
 def prepare(compose, source):
     """(data, spec, shape, dtype) of one sample of @compose."""
-    data, w, h, raw = read_source(source)
-    plan = compose.plan(w, h)
+    data, w, h, kind = read_source(source)
+    plan = compose.plan(w, h, kind)
     spec = plan.spec
-    if raw:
+    if kind is None:
         spec = dict(spec)
         del spec["decode"]
         spec["input"] = "raw"

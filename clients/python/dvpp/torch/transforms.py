@@ -565,20 +565,24 @@ class Compose:
         """The torch dtype of the tensors."""
         return self._dtype
 
-    def plan(self, width, height):
+    def plan(self, width, height, kind=None):
         """One sample of a width x height image: the Plan (spec, shape,
         dtype). Random transforms draw their parameters now, from torch's
-        global generator."""
+        global generator. @kind "jpeg": a crop before any other op becomes
+        the decode's region (libjpeg decodes only those blocks; the pixels
+        are a full decode's, bit for bit)."""
         g = _Geom(int(width), int(height))
         ops = []
         for t in self._image:
             t._apply(g, ops)
+        decode = {"format": "rgb", "orient": False, "shrink_on_load": False}
+        if kind == "jpeg" and ops and "crop" in ops[0]:
+            decode["roi"] = ops.pop(0)["crop"]
         if len(ops) > _MAX_OPS:
             raise TransformError(f"Compose: {len(ops)} pipeline ops for this image, dvppd "
                                  f"runs at most {_MAX_OPS}")
         channels = 1 if g.grey else 3
-        spec = {"decode": {"format": "rgb", "orient": False, "shrink_on_load": False},
-                "ops": ops, "normalize": self._normalize(channels)}
+        spec = {"decode": decode, "ops": ops, "normalize": self._normalize(channels)}
         return Plan(spec, (channels, g.h, g.w), self._dtype)
 
     def __call__(self, image, client=None):
