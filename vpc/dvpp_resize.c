@@ -981,6 +981,161 @@ void dvpp_resize_plan_free(dvpp_resize_plan *p)
     dvpp_free(p, sizeof(*p));
 }
 
+/* --- output windows ----------------------------------------------------------- */
+
+/* Entries [@first, @first + @n) of a table of @each elements of @size
+ * bytes per output moved to its front (memmove keeps the table's
+ * alignment, which an offset pointer would lose). */
+static void slice(void *tab, uint32_t first, uint32_t n, size_t each, size_t size)
+{
+    if (tab)
+        memmove(tab, (uint8_t *)tab + (size_t)first * each * size, (size_t)n * each * size);
+}
+
+/* The smallest (@lo) and largest (@hi) of @n values, then each made
+ * relative to the smallest. */
+static void rebase(int32_t *v, size_t n, int32_t *lo, int32_t *hi)
+{
+    *lo = INT32_MAX, *hi = INT32_MIN;
+    for (size_t i = 0; i < n; i++) {
+        *lo = v[i] < *lo ? v[i] : *lo;
+        *hi = v[i] > *hi ? v[i] : *hi;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] -= *lo;
+}
+
+static void window_nearest(dvpp_resize_plan *p, uint32_t x, uint32_t y, uint32_t w,
+                           uint32_t h, uint32_t r[4])
+{
+    int32_t lo, hi;
+
+    slice(p->nn_x, x, w, 1, sizeof(int32_t));
+    slice(p->nn_y, y, h, 1, sizeof(int32_t));
+    rebase(p->nn_x, w, &lo, &hi); /* byte offsets: whole pixels */
+    r[0] = (uint32_t)lo / p->cn, r[2] = (uint32_t)(hi - lo) / p->cn + 1;
+    rebase(p->nn_y, h, &lo, &hi);
+    r[1] = (uint32_t)lo, r[3] = (uint32_t)(hi - lo) + 1;
+}
+
+/* The horizontal table cut to columns [x, x + w): the source columns its
+ * taps read, rebased to the first. */
+static void window_h(dvpp_resize_plan *p, uint32_t x, uint32_t w, uint32_t r[4])
+{
+    resize_tab *t = &p->h;
+    int32_t lo = INT32_MAX, hi = 0;
+
+    slice(t->start, x, w, 1, sizeof(int32_t));
+    slice(t->w16, x, w, t->taps, sizeof(int16_t));
+    slice(t->w32, x, w, t->taps, sizeof(int32_t));
+    slice(t->wf, x, w, t->taps, sizeof(float));
+    slice(t->wq, x, w, (size_t)t->taps * 4, sizeof(int32_t));
+    slice(p->tf_x1, x, w, 1, sizeof(int32_t));
+    for (uint32_t i = 0; i < w; i++) {
+        int32_t end = p->tf_x1 ? p->tf_x1[i] + 1 : t->start[i] + (int32_t)t->taps;
+        lo = t->start[i] < lo ? t->start[i] : lo;
+        hi = end > hi ? end : hi;
+    }
+    /* A source narrower than the taps: windows pass its end (zero taps,
+     * within the over-read); the rectangle stays inside the source. */
+    if (hi > (int32_t)p->src_w)
+        hi = (int32_t)p->src_w;
+    for (uint32_t i = 0; i < w; i++) {
+        t->start[i] -= lo;
+        if (p->tf_x1)
+            p->tf_x1[i] -= lo;
+    }
+    t->n = w;
+    r[0] = (uint32_t)lo, r[2] = (uint32_t)(hi - lo);
+}
+
+static void window_v(dvpp_resize_plan *p, uint32_t y, uint32_t h, uint32_t r[4])
+{
+    resize_vtab *t = &p->v;
+    int32_t lo, hi;
+
+    slice(t->row, y, h, t->taps, sizeof(int32_t));
+    slice(t->w16, y, h, t->taps, sizeof(int16_t));
+    slice(t->w32, y, h, t->taps, sizeof(int32_t));
+    slice(t->wf, y, h, t->taps, sizeof(float));
+    rebase(t->row, (size_t)h * t->taps, &lo, &hi);
+    t->n = h;
+    r[1] = (uint32_t)lo, r[3] = (uint32_t)(hi - lo) + 1;
+}
+
+dvpp_status dvpp_resize_plan_window(dvpp_resize_plan *p, uint32_t x, uint32_t y,
+                                    uint32_t w, uint32_t h, dvpp_err *err)
+{
+    uint32_t r[4] = {x, y, w, h}; /* the source rectangle read */
+
+    if (!p || p->windowed || w < 1 || h < 1 || x >= p->dst_w || y >= p->dst_h ||
+        w > p->dst_w - x || h > p->dst_h - y)
+        return dvpp_err_set(err, DVPP_EINVAL, "window",
+                            "resize: window %u,%u %ux%u is not inside the %ux%u "
+                            "output of an unwindowed plan", x, y, w, h,
+                            p ? p->dst_w : 0, p ? p->dst_h : 0);
+    switch (p->mode) {
+    case RESIZE_COPY:
+        break;
+    case RESIZE_AREA_FAST: /* whole kx x ky blocks */
+        r[0] = x * p->kx, r[1] = y * p->ky, r[2] = w * p->kx, r[3] = h * p->ky;
+        break;
+    case RESIZE_NEAREST:
+        window_nearest(p, x, y, w, h, r);
+        break;
+    default:
+        if (p->hpass != HPASS_NONE)
+            window_h(p, x, w, r);
+        if (p->vpass != VPASS_NONE)
+            window_v(p, y, h, r);
+        /* OpenCV's float elements are those before nf of the whole row. */
+        if (p->vpass == VPASS_CV4) {
+            size_t skip = (size_t)x * p->cn, n = (size_t)w * p->cn;
+            p->cv4_nfloat = p->cv4_nfloat > skip ? p->cv4_nfloat - skip : 0;
+            p->cv4_nfloat = p->cv4_nfloat < n ? p->cv4_nfloat : n;
+        }
+        break;
+    }
+    p->dst_w = w, p->dst_h = h;
+    p->src_x0 = r[0], p->src_y0 = r[1];
+    p->src_w = r[2], p->src_h = r[3];
+    if (p->mode == RESIZE_SEP && p->vpass != VPASS_NONE)
+        p->ring_rows = ring_depth(p);
+    p->windowed = true;
+    return DVPP_OK;
+}
+
+void dvpp_resize_plan_source(const dvpp_resize_plan *p, uint32_t *x, uint32_t *y,
+                             uint32_t *w, uint32_t *h)
+{
+    if (x)
+        *x = p->src_x0;
+    if (y)
+        *y = p->src_y0;
+    if (w)
+        *w = p->src_w;
+    if (h)
+        *h = p->src_h;
+}
+
+dvpp_status dvpp_resize_window_source(dvpp_parity parity, dvpp_interp interp,
+                                      uint32_t src_w, uint32_t src_h, uint32_t dst_w,
+                                      uint32_t dst_h, unsigned channels, uint32_t x,
+                                      uint32_t y, uint32_t w, uint32_t h,
+                                      uint32_t rect[4], dvpp_err *err)
+{
+    dvpp_resize_plan *p = NULL;
+    dvpp_status st = dvpp_resize_plan_new(parity, interp, src_w, src_h, dst_w, dst_h,
+                                          channels, &p, err);
+
+    if (st == DVPP_OK)
+        st = dvpp_resize_plan_window(p, x, y, w, h, err);
+    if (st == DVPP_OK)
+        dvpp_resize_plan_source(p, &rect[0], &rect[1], &rect[2], &rect[3]);
+    dvpp_resize_plan_free(p);
+    return st;
+}
+
 /* --- running ----------------------------------------------------------------- */
 
 /* Source rows as kernels see them. SIMD kernels may read RESIZE_OVERREAD

@@ -82,6 +82,35 @@ dvpp_status dvpp_resize_plan_new(dvpp_parity parity, dvpp_interp interp,
                                  uint32_t dst_h, unsigned channels,
                                  dvpp_resize_plan **out, dvpp_err *err);
 
+/* Restrict @p to the output window (@x, @y, @w, @h) of its destination:
+ * the plan then computes only those pixels, with the very coefficients
+ * of the whole destination (each output pixel depends only on its own
+ * table entries), so its output equals that window of the full resize
+ * byte for byte: a resize followed by a crop, without the pixels the
+ * crop drops. The plan's source becomes the rectangle those pixels read
+ * (dvpp_resize_plan_source): the caller passes its first pixel as @src
+ * to the run functions, and only its rows and columns are read (plus the
+ * usual zero-weight over-read of kernels, RESIZE_OVERREAD). Every mode
+ * and parity. Once per plan, before it is shared. DVPP_EINVAL when the
+ * window is empty, outside the destination or the plan is windowed. */
+dvpp_status dvpp_resize_plan_window(dvpp_resize_plan *p, uint32_t x, uint32_t y,
+                                    uint32_t w, uint32_t h, dvpp_err *err);
+
+/* The source rectangle @p reads, in the coordinates of the source it was
+ * built for: the whole source unless windowed. Any pointer may be NULL. */
+void dvpp_resize_plan_source(const dvpp_resize_plan *p, uint32_t *x, uint32_t *y,
+                             uint32_t *w, uint32_t *h);
+
+/* The source rectangle the output window (@x, @y, @w, @h) of a resize of
+ * @src_w x @src_h to @dst_w x @dst_h under @parity/@interp reads (what
+ * dvpp_resize_plan_window would give), without keeping a plan: for a
+ * decoder asked to decode only that region. */
+dvpp_status dvpp_resize_window_source(dvpp_parity parity, dvpp_interp interp,
+                                      uint32_t src_w, uint32_t src_h, uint32_t dst_w,
+                                      uint32_t dst_h, unsigned channels, uint32_t x,
+                                      uint32_t y, uint32_t w, uint32_t h,
+                                      uint32_t rect[4], dvpp_err *err);
+
 /* Use the kernels of @level (capped at the CPU's) for this plan: the
  * checkasm-style tests run one plan at every level. */
 void dvpp_resize_plan_set_level(dvpp_resize_plan *p, dvpp_simd_level level);

@@ -18,6 +18,7 @@
 #ifndef DVPP_RESIZE_INT_H
 #define DVPP_RESIZE_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -169,6 +170,10 @@ struct dvpp_resize_plan {
     uint32_t ky;          /* AREA_FAST: vertical factor */
     float area_scale;     /* AREA_FAST: 1.f / (kx * ky) */
     int round_up;         /* AREA_FAST: OpenCV's (sum + 2) >> 2 path */
+
+    uint32_t src_x0;      /* windowed: first source column the plan reads */
+    uint32_t src_y0;      /* windowed: first source row */
+    bool windowed;        /* dvpp_resize_plan_window ran */
 
     void *mem;            /* one block holding every table above */
     size_t mem_size;      /* its size, for dvpp_free */
