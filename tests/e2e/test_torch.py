@@ -630,6 +630,24 @@ def test_loader_batch_is_one_ring_slot(folder, client):
     assert x.data_ptr() in [a + 0 for a in addrs], "the batch is not a view of a ring slot"
 
 
+def test_loader_batches_above_64_items(client, photo):
+    """A batch of more items than one message carries memfds (64) is made of
+    several jobs, in order, joined: the same tensor as one job per item."""
+    datas = [encode(photo.resize((40 + k % 7, 30 + k % 5)), "JPEG", quality=80 + k % 15)
+             for k in range(150)]
+    tf = D.Compose([D.RandomResizedCrop(16), D.RandomHorizontalFlip(), D.ToTensor()])
+    loader = dt.DataLoader(dt.FileDataset(datas, list(range(150)), tf), batch_size=70,
+                           client=client)
+    torch.manual_seed(11)
+    got = list(loader)
+    assert [len(y) for _, y in got] == [70, 70, 10]
+    assert torch.equal(torch.cat([y for _, y in got]), torch.arange(150))
+    torch.manual_seed(11)
+    torch.empty((), dtype=torch.int64).random_()      # the loader's base-seed draw
+    want = torch.stack([tf(d, client=client).clone() for d in datas])
+    assert maxdiff(torch.cat([x for x, _ in got]), want) == 0
+
+
 def test_corrupt_file_mid_epoch(folder, client, tmp_path):
     files = sorted(glob.glob(os.path.join(folder, "*", "*.jpg")))[:6]
     paths = [str(tmp_path / f"{i}.jpg") for i in range(6)]

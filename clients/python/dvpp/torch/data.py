@@ -324,7 +324,7 @@ class _LoaderIter:
                                 f"size)", "transform")
             if getattr(p, "shape", None) is None:
                 p.shape, p.dtype = sh, dtype
-            p.specs.append(spec)
+            p.specs.append(_size_fixed(spec, sh))
             p.datas.append(data)
         if getattr(p, "shape", None) is None:
             p.shape, p.dtype = None, None
@@ -403,6 +403,19 @@ class _LoaderIter:
             return Disconnected(f"dvppd went away during the epoch (after {self._n} "
                                 f"batches): {e.message}", e.last_error)
         return e
+
+
+def _size_fixed(spec, shape):
+    """@spec with an op that fixes its output size, which a batch needs
+    (dvpp_batchjob_tensor): a plan whose ops leave the image as it is (only
+    ToTensor, or a crop that became the decode region and an equal-size
+    resize skipped) gets a crop of the whole picture at the end, which
+    changes no pixel."""
+    ops = spec.get("ops", [])
+    if any("crop" in op or "resize" in op for op in ops):
+        return spec
+    _, h, w = shape
+    return dict(spec, ops=list(ops) + [{"crop": [0, 0, w - 1, h - 1]}])
 
 
 def _label(source, index):
