@@ -648,6 +648,19 @@ def test_loader_batches_above_64_items(client, photo):
     assert maxdiff(torch.cat([x for x, _ in got]), want) == 0
 
 
+def test_loader_frame_header_after_large_app_segments(client, photo, tmp_path):
+    """A JPEG whose frame header (SOF) comes after 130 KB of APPn segments
+    (big EXIF/ICC blocks, as phone photos have): the loader reads past its
+    first 64 KiB for the size and gives torchvision's tensor."""
+    jpg = encode(photo, "JPEG", quality=90)
+    app = b"".join(b"\xff\xe2" + (65000).to_bytes(2, "big") + bytes(64998) for _ in range(2))
+    path = tmp_path / "big_app.jpg"
+    path.write_bytes(jpg[:2] + app + jpg[2:])
+    tv, ours = eval_chains()
+    (x, _), = list(dt.DataLoader(dt.FileDataset([str(path)], [0], ours), client=client))
+    assert maxdiff(x[0], tv(Image.open(path).convert("RGB"))) <= TOL
+
+
 def test_corrupt_file_mid_epoch(folder, client, tmp_path):
     files = sorted(glob.glob(os.path.join(folder, "*", "*.jpg")))[:6]
     paths = [str(tmp_path / f"{i}.jpg") for i in range(6)]

@@ -70,7 +70,7 @@ from .ring import _LEASE_TEXT, Batch, Result, Ring
 from .video import (VENC_STALL_S, VENC_WINDOW, VIDEO_INLINE_PACKETS, EncodedVideo,
                     VideoDecode, VideoFrame, _Channel, _frame_bytes, _frame_size,
                     _VideoEncoder)
-from .wire import (_DESC_HEAD, _F_SEAL_ALL, _ITEMSIZE, KINDS, MAX_FDS, NP_DTYPES, PROTOCOL,
+from .wire import (_DESC_HEAD, FileInput, sealed_memfd_of_file, _F_SEAL_ALL, _ITEMSIZE, KINDS, MAX_FDS, NP_DTYPES, PROTOCOL,
                    RING_ALIGN, RING_DTYPES, RING_HEADER, RING_LAYOUTS, RING_MAGIC,
                    RING_MAX_DIMS, RING_SLOT, RING_VERSION, SLOT_FREE, SLOT_READY,
                    _kind, _prod, _spec_text, sealed_memfd)
@@ -79,5 +79,6 @@ from .wire import VERSION as __version__
 __all__ = [
     "Client", "Ring", "Result", "Batch", "VideoFrame", "VideoDecode", "EncodedVideo",
     "DvppError", "Disconnected", "ProtocolError", "LeaseError", "sealed_memfd", "pb",
+    "FileInput", "sealed_memfd_of_file",
     "PROTOCOL", "STATUS", "MAX_NOTICES",
 ]

@@ -16,7 +16,8 @@ from .connection import _Connection
 from .errors import DvppError, LeaseError, ProtocolError, _error_from
 from .ring import Batch, Result, Ring, _ring_id
 from .video import EncodedVideo, VideoDecode, _VideoEncoder, _frame_bytes, _frame_size
-from .wire import MAX_FDS, _body, _close_fds, _kind, _spec_text, sealed_memfd
+from .wire import (MAX_FDS, FileInput, _body, _close_fds, _kind, _spec_text, sealed_memfd,
+                   sealed_memfd_of_file)
 
 
 class Client(_Connection):
@@ -212,7 +213,9 @@ class Client(_Connection):
                            aipp_config=None, timeout=None, item_specs=None):
         """Send a BatchSubmit and wait for BatchAccepted: a Batch (wait on
         it for the Result). Inputs go inline when they fit Welcome.max_inline
-        together, else (or with @memfd) as sealed memfds. @item_specs: one
+        together, else (or with @memfd) as sealed memfds; an input that is a
+        dvpp.FileInput(path) always goes as a memfd the kernel fills from
+        the file (sendfile), never read into this process. @item_specs: one
         spec per input (item i runs item_specs[i], e.g. its own crop and
         flip), each making @spec's tensor; None or empty: all run @spec."""
         env = self._envelope()
@@ -223,16 +226,21 @@ class Client(_Connection):
         b.strict = bool(strict)
         if aipp_config:
             b.aipp_config = aipp_config
-        views = [memoryview(x).cast("B") for x in inputs]
-        total = sum(v.nbytes for v in views)
+        views = [None if isinstance(x, FileInput) else memoryview(x).cast("B")
+                 for x in inputs]
+        total = sum(v.nbytes for v in views if v is not None)
         fds = []
         try:
-            if memfd or (memfd is None and total > self.info.max_inline):
+            if memfd or None in views or (memfd is None and total > self.info.max_inline):
                 if len(views) > MAX_FDS:
                     raise ValueError(f"at most {MAX_FDS} memfd inputs per batch")
-                for v in views:
-                    fds.append(sealed_memfd(v))
-                    b.input_lens.append(v.nbytes)
+                for x, v in zip(inputs, views):
+                    if v is None:       # a file: copied by the kernel
+                        fd, n = sealed_memfd_of_file(x.path)
+                    else:
+                        fd, n = sealed_memfd(v), v.nbytes
+                    fds.append(fd)
+                    b.input_lens.append(n)
                 b.input_fds = len(fds)
             else:
                 for v in views:

@@ -18,6 +18,7 @@ import torch
 
 from ..errors import DvppError
 from ..ring import Ring
+from ..wire import FileInput
 from ._probe import ProbeError, image_size
 from ._tensor import as_tensor
 
@@ -33,13 +34,20 @@ class SourceError(DvppError):
         super().__init__(-5, "ECORRUPT", f"{path}: {message}", "input")
 
 
-def read_source(source):
-    """(bytes or raw pixels, width, height, kind) of @source: kind "jpeg"
-    or "png", or None for raw RGB pixels."""
+HEAD_BYTES = 1 << 16   # what a file's size is read from, first (SOF after EXIF, mostly)
+
+
+def read_source(source, by_path=False):
+    """(data, width, height, kind) of @source: kind "jpeg" or "png", or
+    None for raw RGB pixels. @by_path: a file's data is a dvpp.FileInput
+    (the kernel copies it into the memfd) and only its header is read
+    here; otherwise its bytes."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = source
     elif isinstance(source, (str, os.PathLike)):
         try:
+            if by_path:
+                return _file_source(os.fspath(source))
             with open(source, "rb") as f:
                 data = f.read()
         except OSError as e:
@@ -51,6 +59,30 @@ def read_source(source):
     except ProbeError as e:
         raise SourceError(_name(source), str(e)) from None
     return data, w, h, kind
+
+
+def _file_source(path):
+    """(FileInput, w, h, kind) of the file at @path, from its first
+    HEAD_BYTES (all of it when the frame header comes later)."""
+    with open(path, "rb") as f:
+        head = f.read(HEAD_BYTES)
+        try:
+            w, h, kind = image_size(head)
+        except ProbeError:
+            head += f.read()
+            try:
+                w, h, kind = image_size(head)
+            except ProbeError as e:
+                raise SourceError(path, str(e)) from None
+    return FileInput(path), w, h, kind
+
+
+def source_bytes(data):
+    """The bytes of a prepared sample's data (a FileInput's file read)."""
+    if isinstance(data, FileInput):
+        with open(data.path, "rb") as f:
+            return f.read()
+    return data
 
 
 def _name(source):
@@ -75,9 +107,10 @@ def _raw_source(image):
     return np.ascontiguousarray(a).tobytes(), a.shape[1], a.shape[0], None
 
 
-def prepare(compose, source):
-    """(data, spec, shape, dtype) of one sample of @compose."""
-    data, w, h, kind = read_source(source)
+def prepare(compose, source, by_path=False):
+    """(data, spec, shape, dtype) of one sample of @compose (@by_path: see
+    read_source)."""
+    data, w, h, kind = read_source(source, by_path)
     plan = compose.plan(w, h, kind)
     spec = plan.spec
     if kind is None:

@@ -311,7 +311,8 @@ class _LoaderIter:
         for k, i in enumerate(p.indices):
             source = self.ds.source(i)
             try:
-                data, spec, sh, dtype = _runner.prepare(self.ds.transform, source)
+                data, spec, sh, dtype = _runner.prepare(self.ds.transform, source,
+                                                        by_path=True)
             except _runner.SourceError as e:
                 p.unreadable[k] = e
                 p.specs.append(None)
@@ -389,12 +390,12 @@ class _LoaderIter:
         try:  # the batch result carries codes only: ask for this one's reason
             ring = _runner.pool_of(self.loader.client).get(
                 _runner.tensor_bytes(p.shape, p.dtype))
-            r = self.loader.client.submit(p.specs[k], p.datas[k], ring=ring, check=False,
-                                          timeout=self.loader.timeout)
+            r = self.loader.client.submit(p.specs[k], _runner.source_bytes(p.datas[k]),
+                                          ring=ring, check=False, timeout=self.loader.timeout)
             if r.status != 0:
                 code, status, message = r.code, r.status, r.message
             r.release()
-        except DvppError:
+        except (DvppError, OSError):
             pass
         return ItemError(_label(source, i), i, code, status, message)
 
