@@ -506,15 +506,48 @@ static dvpp_status probe_source(const dvpp_pipeline *p, dvpp_pipe_input kind,
     }
 }
 
-static dvpp_status decode_jpeg(dvpp_worker *w, const dvpp_pipeline *p,
-                               const dvpp_pipeline_plan *pl, const uint8_t *in,
-                               size_t len, dvpp_image *img, dvpp_err *err)
+/* The region of the source op 0 reads when the plan limits the decode
+ * to it (dvpp_pipeline_plan.decode_window): its crop, or the rectangle
+ * its windowed resize reads (from the plan the VPC context caches and the
+ * op then runs). */
+static dvpp_status decode_region(dvpp_worker *w, const dvpp_pipeline *p,
+                                 const dvpp_pipeline_plan *pl, dvpp_jpeg_roi *roi,
+                                 dvpp_err *err)
 {
-    dvpp_jpeg_decode_opts o;
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(pl->decode_format);
+    uint32_t r[4];
     dvpp_status st;
 
+    if (p->ops[0].kind == DVPP_PIPE_OP_CROP) {
+        const dvpp_roi *c = &p->ops[0].u.crop;
+        *roi = (dvpp_jpeg_roi){c->left, c->top, dvpp_roi_width(c), dvpp_roi_height(c)};
+        return DVPP_OK;
+    }
+    st = dvpp_vpc_window_source(&w->aipp.vpc, &p->ops[0].u.resize.opts, pl->src_w,
+                                pl->src_h, pl->resize[0].out_w, pl->resize[0].out_h,
+                                fi->bpp, &p->ops[1].u.crop, r, err);
+    *roi = (dvpp_jpeg_roi){r[0], r[1], r[2], r[3]};
+    return st;
+}
+
+/* Decode into worker buffer 0: the whole picture, or only @roi when the
+ * plan asks (@roi then holds the region, else is zeroed). */
+static dvpp_status decode_jpeg(dvpp_worker *w, const dvpp_pipeline *p,
+                               const dvpp_pipeline_plan *pl, const uint8_t *in,
+                               size_t len, dvpp_image *img, dvpp_jpeg_roi *roi,
+                               dvpp_err *err)
+{
+    dvpp_jpeg_decode_opts o;
+    dvpp_status st = DVPP_OK;
+
     dvpp__pipe_jpeg_opts(p, pl, &o);
-    st = dvpp_jpeg_decode_geometry(in, len, &o, &w->limits, img, err);
+    memset(roi, 0, sizeof(*roi));
+    if (pl->decode_window) {
+        st = decode_region(w, p, pl, roi, err);
+        o.has_roi = true, o.roi = *roi;
+    }
+    if (st == DVPP_OK)
+        st = dvpp_jpeg_decode_geometry(in, len, &o, &w->limits, img, err);
     if (st == DVPP_OK)
         st = worker_buf(w, 0, dvpp_vpc_buffer_bytes(p->decode.profile, img), err);
     if (st != DVPP_OK)
@@ -589,24 +622,50 @@ static dvpp_status wrap_raw(dvpp_worker *w, const dvpp_pipeline *p, const uint8_
     return dvpp__pipe_raw_copied(p, img) ? copy_raw(w, img, err) : DVPP_OK;
 }
 
+/* @roi: the region of the source @img holds (decode_window), else zeroed. */
 static dvpp_status load_input(dvpp_worker *w, const dvpp_pipeline *p,
                               dvpp_pipe_input kind, const dvpp_pipeline_plan *pl,
                               const uint8_t *in, size_t len, dvpp_image *img,
-                              dvpp_err *err)
+                              dvpp_jpeg_roi *roi, dvpp_err *err)
 {
+    memset(roi, 0, sizeof(*roi));
     if (kind == DVPP_PIPE_IN_RAW)
         return wrap_raw(w, p, in, len, img, err);
     if (kind == DVPP_PIPE_IN_JPEG)
-        return decode_jpeg(w, p, pl, in, len, img, err);
+        return decode_jpeg(w, p, pl, in, len, img, roi, err);
     return decode_png(w, p, pl, in, len, img, err);
 }
 
 /* --- run: ops -------------------------------------------------------------------- */
 
+/* Resize op @i and the crop op i + 1 as one windowed resize (the plan's
+ * window_resize[i]) from @src, which holds the op's input from its pixel
+ * @origin on (op 0 after a decode window: the region decoded; else the
+ * whole image at 0, 0). */
+static dvpp_status run_window(dvpp_worker *w, const dvpp_pipeline *p,
+                              const dvpp_pipeline_plan *pl, uint32_t i,
+                              const dvpp_image *src, const dvpp_jpeg_roi *origin,
+                              int dst_buf, dvpp_image *dst, dvpp_err *err)
+{
+    const dvpp_roi *c = &p->ops[i + 1].u.crop;
+    const dvpp_resize_geom *g = &pl->resize[i];
+    uint32_t full_w = origin->w ? pl->src_w : src->width;
+    uint32_t full_h = origin->w ? pl->src_h : src->height;
+    dvpp_status st;
+
+    st = worker_image(w, dst_buf, src->format, dvpp_roi_width(c), dvpp_roi_height(c), dst,
+                      err);
+    return st ? st
+              : dvpp_vpc_resize_window(&w->aipp.vpc, src, origin->x, origin->y, full_w,
+                                       full_h, g->out_w, g->out_h, c, dst,
+                                       &p->ops[i].u.resize.opts, err);
+}
+
+/* Op @i from @src into worker buffer @dst_buf; @origin as run_window's. */
 static dvpp_status run_op(dvpp_worker *w, const dvpp_pipeline *p,
                           const dvpp_pipeline_plan *pl, uint32_t i,
-                          const dvpp_image *src, int dst_buf, dvpp_image *dst,
-                          dvpp_err *err)
+                          const dvpp_image *src, const dvpp_jpeg_roi *origin,
+                          int dst_buf, dvpp_image *dst, dvpp_err *err)
 {
     const dvpp_pipe_op *op = &p->ops[i];
     dvpp_vpc_ctx *vpc = &w->aipp.vpc;
@@ -622,6 +681,8 @@ static dvpp_status run_op(dvpp_worker *w, const dvpp_pipeline *p,
                   : dvpp_vpc_crop_resize_paste(vpc, src, &op->u.crop, dst, NULL,
                                                &ro, err);
     case DVPP_PIPE_OP_RESIZE:
+        if (pl->window_resize[i]) /* with the crop after it */
+            return run_window(w, p, pl, i, src, origin, dst_buf, dst, err);
         st = worker_image(w, dst_buf, src->format, pl->resize[i].out_w,
                           pl->resize[i].out_h, dst, err);
         return st ? st
@@ -678,26 +739,35 @@ static bool crop_view(const dvpp_pipeline *p, const dvpp_image *src, const dvpp_
     return dvpp_image_planes(view, &(dvpp_planes){0}, NULL) == DVPP_OK;
 }
 
-/* Run ops [0, n) from @img; @img ends as the last result. */
+/* Run ops [0, n) from @img; @img ends as the last result. @region: the
+ * region of the source @img holds when the decode was limited to what op
+ * 0 reads (zeroed: the whole source). */
 static dvpp_status run_ops(dvpp_worker *w, const dvpp_pipeline *p,
                            const dvpp_pipeline_plan *pl, uint32_t n,
-                           dvpp_image *img, dvpp_err *err)
+                           const dvpp_jpeg_roi *region, dvpp_image *img, dvpp_err *err)
 {
+    static const dvpp_jpeg_roi whole = {0, 0, 0, 0};
     int cur = 0; /* buffer of @img (0: decoded or raw) */
 
     for (uint32_t i = 0; i < n; i++) {
+        const dvpp_jpeg_roi *origin = i == 0 ? region : &whole;
         int next = cur == 1 ? 2 : 1;
         dvpp_image dst;
         dvpp_status st;
+        /* a crop the decoder made already */
+        if (i == 0 && region->w && p->ops[0].kind == DVPP_PIPE_OP_CROP)
+            continue;
         /* a window of the buffer @img is in: the next op writes the other */
         if (p->ops[i].kind == DVPP_PIPE_OP_CROP && crop_view(p, img, &p->ops[i].u.crop, &dst)) {
             *img = dst;
             continue;
         }
-        st = run_op(w, p, pl, i, img, next, &dst, err);
+        st = run_op(w, p, pl, i, img, origin, next, &dst, err);
         if (st != DVPP_OK)
             return st;
         *img = dst, cur = next;
+        if (pl->window_resize[i])
+            i++; /* the crop it made */
     }
     return DVPP_OK;
 }
@@ -838,8 +908,8 @@ static dvpp_status run_image(dvpp_worker *w, const dvpp_pipeline *p,
 /* --- run ------------------------------------------------------------------------- */
 
 static dvpp_status run_post(dvpp_worker *w, const dvpp_pipeline *p,
-                            const dvpp_pipeline_plan *pl, dvpp_image *img,
-                            dvpp_pipeline_out *out, dvpp_err *err)
+                            const dvpp_pipeline_plan *pl, const dvpp_jpeg_roi *region,
+                            dvpp_image *img, dvpp_pipeline_out *out, dvpp_err *err)
 {
     uint32_t nops = pl->fuse_resize_norm ? p->nops - 1 : p->nops;
     uint64_t t0 = dvpp_now_ns(), t1;
@@ -850,7 +920,7 @@ static dvpp_status run_post(dvpp_worker *w, const dvpp_pipeline *p,
         if (st != DVPP_OK)
             return st;
     }
-    st = run_ops(w, p, pl, nops, img, err);
+    st = run_ops(w, p, pl, nops, region, img, err);
     t1 = dvpp_now_ns();
     out->stage_ns[DVPP_PIPE_STAGE_VPC] = t1 - t0;
     if (st != DVPP_OK)
@@ -905,6 +975,7 @@ dvpp_status dvpp_pipeline_run(dvpp_worker *w, const dvpp_pipeline *p,
                               dvpp_pipeline_out *out, dvpp_err *err)
 {
     dvpp_pipe_source src;
+    dvpp_jpeg_roi region;
     dvpp_image img;
     dvpp_status st;
     uint64_t t0 = dvpp_now_ns();
@@ -919,9 +990,10 @@ dvpp_status dvpp_pipeline_run(dvpp_worker *w, const dvpp_pipeline *p,
         return st;
     out->geom = out->plan.geom;
     worker_profile(w, p->decode.profile);
-    st = load_input(w, p, sniff(p, input, len), &out->plan, input, len, &img, err);
+    st = load_input(w, p, sniff(p, input, len), &out->plan, input, len, &img, &region,
+                    err);
     out->stage_ns[DVPP_PIPE_STAGE_DECODE] = dvpp_now_ns() - t0;
     if (st != DVPP_OK)
         return st;
-    return run_post(w, p, &out->plan, &img, out, err);
+    return run_post(w, p, &out->plan, &region, &img, out, err);
 }

@@ -227,6 +227,14 @@ typedef struct dvpp_pipeline_plan {
     uint32_t img_w, img_h;       /* after the ops */
     dvpp_pixfmt img_format;      /* after the ops (before AIPP/output) */
     bool fuse_resize_norm;       /* last resize + normalise in one call */
+    /* Fusions that change no output byte (native profile; the
+     * environment variable DVPP_NO_FUSE=1 turns them off, for tests that
+     * compare): a STRETCH resize op i followed by a crop computes only
+     * the pixels the crop keeps (dvpp_vpc_resize_window; op i + 1 is not
+     * run), and a JPEG decode is limited to what op 0 reads (the crop,
+     * or the rectangle that windowed resize reads: decode_window). */
+    bool window_resize[DVPP_PIPE_MAX_OPS];
+    bool decode_window;
     /* tensor output: N=1 image shape; image output: c = 0 */
     uint32_t c, h, w;
     dvpp_dtype dtype;

@@ -8,6 +8,7 @@
  * holds the planner to that). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dvpp_pipeline.h"
@@ -617,6 +618,76 @@ static size_t work_total(const work_acc *a)
     return add_sat(t, a->aipp);
 }
 
+/* --- fusions ---------------------------------------------------------------------- */
+
+/* DVPP_NO_FUSE=1: run every op as written (the reference the fused runs
+ * are tested against). */
+static bool fusion_off(void)
+{
+    const char *v = getenv("DVPP_NO_FUSE");
+
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Resize op @i, in format @f, and the crop after it as one windowed
+ * resize: a STRETCH (its geometry resizes the whole image into the whole
+ * output, no bars) of a packed picture dvpp_vpc_resize_window takes, the
+ * crop run by run_ops too. */
+static bool window_fusable(const dvpp_pipeline *p, const dvpp_pipeline_plan *pl,
+                           uint32_t i, uint32_t nrun, dvpp_pixfmt f, uint32_t in_w,
+                           uint32_t in_h)
+{
+    const dvpp_pipe_resize *r = &p->ops[i].u.resize;
+    const dvpp_resize_geom *g = &pl->resize[i];
+
+    return i + 1 < nrun && p->ops[i].kind == DVPP_PIPE_OP_RESIZE &&
+           p->ops[i + 1].kind == DVPP_PIPE_OP_CROP && r->mode == DVPP_RESIZE_STRETCH &&
+           r->opts.parity != DVPP_PARITY_ASCEND && dvpp_vpc_window_format_ok(f, &r->opts) &&
+           g->crop.left == 0 && g->crop.top == 0 && g->crop.right + 1 == in_w &&
+           g->crop.bottom + 1 == in_h && g->paste.left == 0 && g->paste.top == 0 &&
+           g->paste.right + 1 == g->out_w && g->paste.bottom + 1 == g->out_h;
+}
+
+/* Which ops run fused (see dvpp_pipeline_plan.window_resize): @nrun ops
+ * run in run_ops. The decode window needs a JPEG decoded whole at full
+ * scale in its stored orientation (no ROI of the client's, no
+ * shrink-on-load, orientation ignored or 1) into a packed format. */
+static void plan_fusions(const dvpp_pipeline *p, const dvpp_pipe_source *src,
+                         dvpp_pipeline_plan *pl, uint32_t nrun)
+{
+    dvpp_pixfmt f = pl->decode_format;
+    uint32_t w = pl->src_w, h = pl->src_h;
+    dvpp_resize_opts copy;
+
+    if (p->decode.profile != DVPP_PROFILE_NATIVE || fusion_off())
+        return;
+    for (uint32_t i = 0; i < nrun; i++) {
+        const dvpp_pipe_op *op = &p->ops[i];
+        if (window_fusable(p, pl, i, nrun, f, w, h)) {
+            pl->window_resize[i] = true;
+            i++; /* the crop: its size is the window's */
+            w = dvpp_roi_width(&p->ops[i].u.crop), h = dvpp_roi_height(&p->ops[i].u.crop);
+            continue;
+        }
+        /* the size op i leaves, for the next one's check */
+        if (op->kind == DVPP_PIPE_OP_CONVERT)
+            f = op->u.convert;
+        else if (op->kind == DVPP_PIPE_OP_CROP)
+            w = dvpp_roi_width(&op->u.crop), h = dvpp_roi_height(&op->u.crop);
+        else if (op->kind == DVPP_PIPE_OP_RESIZE)
+            w = pl->resize[i].out_w, h = pl->resize[i].out_h;
+        else if (op->kind == DVPP_PIPE_OP_BORDER)
+            w += op->u.border.left + op->u.border.right,
+            h += op->u.border.top + op->u.border.bottom;
+    }
+    dvpp__pipe_copy_opts(p->decode.profile, &copy);
+    pl->decode_window = src->is_jpeg && p->input != DVPP_PIPE_IN_RAW && nrun > 0 &&
+                        !p->decode.has_roi && pl->scale_num == 8 &&
+                        (p->decode.no_orient || src->jpeg.orientation <= 1) &&
+                        dvpp_vpc_window_format_ok(pl->decode_format, &copy) &&
+                        (p->ops[0].kind == DVPP_PIPE_OP_CROP || pl->window_resize[0]);
+}
+
 /* --- the plan ---------------------------------------------------------------------- */
 
 /* The plan of @p for @src with the decoder writing @decode_format. */
@@ -660,6 +731,7 @@ static dvpp_status plan_with(const dvpp_pipeline *p, const dvpp_pipe_source *src
             cur = next;
         }
     }
+    plan_fusions(p, src, pl, nrun);
     st = plan_output(p, pl, err);
     if (st != DVPP_OK)
         return st;

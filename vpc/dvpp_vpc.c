@@ -40,19 +40,24 @@ void dvpp_vpc_ctx_fini(dvpp_vpc_ctx *c)
 
 /* --- resize plans, cached per context ------------------------------------- */
 
-static dvpp_status get_plan(dvpp_vpc_ctx *c, dvpp_parity parity,
-                            dvpp_interp interp, uint32_t sw, uint32_t sh,
-                            uint32_t dw, uint32_t dh, unsigned ch,
-                            const dvpp_resize_plan **out, dvpp_err *err)
+/* The plan of a whole resize, cut to output window @win when not NULL. */
+static dvpp_status get_plan_window(dvpp_vpc_ctx *c, dvpp_parity parity,
+                                   dvpp_interp interp, uint32_t sw, uint32_t sh,
+                                   uint32_t dw, uint32_t dh, unsigned ch,
+                                   const dvpp_roi *win, const dvpp_resize_plan **out,
+                                   dvpp_err *err)
 {
     dvpp_vpc_plan_entry *victim = &c->plans[0];
+    uint32_t wx = win ? win->left : 0, wy = win ? win->top : 0;
+    uint32_t ww = win ? dvpp_roi_width(win) : 0, wh = win ? dvpp_roi_height(win) : 0;
     dvpp_status st;
 
     for (int i = 0; i < DVPP_VPC_PLAN_CACHE; i++) {
         dvpp_vpc_plan_entry *e = &c->plans[i];
         if (e->plan && e->parity == parity && e->interp == interp &&
             e->sw == sw && e->sh == sh && e->dw == dw && e->dh == dh &&
-            e->channels == ch) {
+            e->channels == ch && e->wx == wx && e->wy == wy && e->ww == ww &&
+            e->wh == wh) {
             e->used = ++c->clock;
             *out = e->plan;
             return DVPP_OK;
@@ -64,12 +69,25 @@ static dvpp_status get_plan(dvpp_vpc_ctx *c, dvpp_parity parity,
     victim->plan = NULL;
     st = dvpp_resize_plan_new(parity, interp, sw, sh, dw, dh, ch, &victim->plan,
                               err);
-    if (st != DVPP_OK)
+    if (st == DVPP_OK && win)
+        st = dvpp_resize_plan_window(victim->plan, wx, wy, ww, wh, err);
+    if (st != DVPP_OK) {
+        dvpp_resize_plan_free(victim->plan);
+        victim->plan = NULL;
         return st;
+    }
     *victim = (dvpp_vpc_plan_entry){victim->plan, parity, interp, sw, sh,
-                                    dw, dh, ch, ++c->clock};
+                                    dw, dh, ch, wx, wy, ww, wh, ++c->clock};
     *out = victim->plan;
     return DVPP_OK;
+}
+
+static dvpp_status get_plan(dvpp_vpc_ctx *c, dvpp_parity parity,
+                            dvpp_interp interp, uint32_t sw, uint32_t sh,
+                            uint32_t dw, uint32_t dh, unsigned ch,
+                            const dvpp_resize_plan **out, dvpp_err *err)
+{
+    return get_plan_window(c, parity, interp, sw, sh, dw, dh, ch, NULL, out, err);
 }
 
 /* What the engine runs for @o in this context. */
@@ -674,6 +692,88 @@ out_alpha:
     if (st == DVPP_OK && dvpp_profile_is_ascend(c->profile))
         zero_alpha(dst, &pr);
     return st;
+}
+
+/* --- windowed resize (a resize and the crop after it) --------------------------------- */
+
+bool dvpp_vpc_window_format_ok(dvpp_pixfmt fmt, const dvpp_resize_opts *o)
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(fmt);
+
+    return fi && fi->planes == 1 && !fi->chroma_sx && !fi->chroma_sy && !fi->is_yuv &&
+           !pil_premultiplies(o->parity, o->interp, fmt);
+}
+
+static dvpp_status window_plan(dvpp_vpc_ctx *c, const dvpp_resize_opts *o,
+                               uint32_t full_w, uint32_t full_h, uint32_t out_w,
+                               uint32_t out_h, unsigned ch, const dvpp_roi *win,
+                               const dvpp_resize_plan **plan, dvpp_err *err)
+{
+    dvpp_parity parity;
+    dvpp_interp interp;
+    dvpp_status st;
+
+    if (dvpp_profile_is_ascend(c->profile))
+        return dvpp_err_set(err, DVPP_EINVAL, "profile",
+                            "a windowed resize runs under the native profile only");
+    if (!win || win->left > win->right || win->top > win->bottom || win->right >= out_w ||
+        win->bottom >= out_h)
+        return dvpp_err_set(err, DVPP_EINVAL, "crop",
+                            "the window is not inside the %ux%u resize", out_w, out_h);
+    st = engine_params(c->profile, o, &parity, &interp, err);
+    return st ? st
+              : get_plan_window(c, parity, interp, full_w, full_h, out_w, out_h, ch, win,
+                                plan, err);
+}
+
+dvpp_status dvpp_vpc_window_source(dvpp_vpc_ctx *c, const dvpp_resize_opts *o,
+                                   uint32_t full_w, uint32_t full_h, uint32_t out_w,
+                                   uint32_t out_h, unsigned channels, const dvpp_roi *win,
+                                   uint32_t rect[4], dvpp_err *err)
+{
+    const dvpp_resize_plan *plan;
+    dvpp_status st = window_plan(c, o, full_w, full_h, out_w, out_h, channels, win,
+                                 &plan, err);
+
+    if (st == DVPP_OK)
+        dvpp_resize_plan_source(plan, &rect[0], &rect[1], &rect[2], &rect[3]);
+    return st;
+}
+
+dvpp_status dvpp_vpc_resize_window(dvpp_vpc_ctx *c, const dvpp_image *src, uint32_t sx,
+                                   uint32_t sy, uint32_t full_w, uint32_t full_h,
+                                   uint32_t out_w, uint32_t out_h, const dvpp_roi *win,
+                                   dvpp_image *dst, const dvpp_resize_opts *o,
+                                   dvpp_err *err)
+{
+    const dvpp_pixfmt_info *fi = dvpp_pixfmt_get(src->format);
+    const dvpp_resize_plan *plan;
+    uint32_t r[4];
+    dvpp_status st;
+
+    if (!dvpp_vpc_window_format_ok(src->format, o) || dst->format != src->format)
+        return dvpp_err_set(err, DVPP_EFORMAT, "format",
+                            "a windowed resize takes one packed plane (%s -> %s)",
+                            dvpp_pixfmt_name(src->format), dvpp_pixfmt_name(dst->format));
+    st = check_images(src, dst, err);
+    if (st == DVPP_OK)
+        st = window_plan(c, o, full_w, full_h, out_w, out_h, fi->bpp, win, &plan, err);
+    if (st != DVPP_OK)
+        return st;
+    dvpp_resize_plan_source(plan, &r[0], &r[1], &r[2], &r[3]);
+    if (dst->width != dvpp_roi_width(win) || dst->height != dvpp_roi_height(win) ||
+        r[0] < sx || r[1] < sy || r[0] - sx + (uint64_t)r[2] > src->width ||
+        r[1] - sy + (uint64_t)r[3] > src->height)
+        return dvpp_err_set(err, DVPP_EINVAL, "image",
+                            "a windowed resize reads %u,%u %ux%u of the source, the %ux%u "
+                            "image at %u,%u does not hold it (or the output is not the "
+                            "window's size)", r[0], r[1], r[2], r[3], src->width,
+                            src->height, sx, sy);
+    return dvpp_resize_run(plan,
+                           src->data + (size_t)(r[1] - sy) * src->width_stride +
+                               (size_t)(r[0] - sx) * fi->bpp,
+                           src->width_stride, dst->data, dst->width_stride, &c->scratch,
+                           err);
 }
 
 size_t dvpp_vpc_image_bytes(dvpp_pixfmt fmt, uint32_t w, uint32_t h)

@@ -77,6 +77,7 @@ typedef struct dvpp_vpc_plan_entry {
     dvpp_interp interp;
     uint32_t sw, sh, dw, dh;
     unsigned channels;
+    uint32_t wx, wy, ww, wh; /* output window (ww 0: the whole output) */
     uint64_t used;      /* LRU stamp */
 } dvpp_vpc_plan_entry;
 
@@ -128,6 +129,33 @@ void dvpp_vpc_temp_bytes(dvpp_pixfmt src_fmt, uint32_t src_w, uint32_t src_h,
 /* Bytes of a tight @fmt image of @w x @h (SIZE_MAX when it overflows or
  * the format is unknown). */
 size_t dvpp_vpc_image_bytes(dvpp_pixfmt fmt, uint32_t w, uint32_t h);
+
+/* A resize of a whole @full_w x @full_h source to @out_w x @out_h of
+ * which only the window @win is kept: exactly the bytes of that resize
+ * followed by a crop to @win (the plan of the whole resize cut to the
+ * window, dvpp_resize_plan_window), without computing the rest. @src
+ * holds the source from its pixel (@sx, @sy) on (a decoded region) and
+ * must cover the rectangle the window reads (dvpp_vpc_window_source);
+ * @dst is @win's size, same format. Packed formats of one plane without
+ * subsampling only (RGB, BGR, grey; 4-byte alpha formats except under pil
+ * parity, which premultiplies): DVPP_EFORMAT otherwise, DVPP_EINVAL for a
+ * source that does not cover the rectangle. The caller checks the profile
+ * (native: the ascend profiles' VPC has no such call). */
+dvpp_status dvpp_vpc_resize_window(dvpp_vpc_ctx *c, const dvpp_image *src, uint32_t sx,
+                                   uint32_t sy, uint32_t full_w, uint32_t full_h,
+                                   uint32_t out_w, uint32_t out_h, const dvpp_roi *win,
+                                   dvpp_image *dst, const dvpp_resize_opts *o,
+                                   dvpp_err *err);
+
+/* True when dvpp_vpc_resize_window takes @fmt under @o. */
+bool dvpp_vpc_window_format_ok(dvpp_pixfmt fmt, const dvpp_resize_opts *o);
+
+/* The source rectangle (x, y, w, h) that window @win of that resize
+ * reads, from the plan the context caches for it. */
+dvpp_status dvpp_vpc_window_source(dvpp_vpc_ctx *c, const dvpp_resize_opts *o,
+                                   uint32_t full_w, uint32_t full_h, uint32_t out_w,
+                                   uint32_t out_h, unsigned channels, const dvpp_roi *win,
+                                   uint32_t rect[4], dvpp_err *err);
 
 /* The resize plan @o runs for a @sw x @sh -> @dw x @dh plane of @channels
  * bytes per pixel, from the context's cache (valid until the context is
