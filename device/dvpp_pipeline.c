@@ -173,6 +173,15 @@ static dvpp_status check_decode(const dvpp_pipeline *p, dvpp_err *err)
     if (d->shrink_on_load && d->has_roi)
         return dvpp_err_set(err, DVPP_EINVAL, "decode.shrink_on_load",
                             "shrink-on-load and a decode ROI exclude each other");
+    if (d->scale_denom && (d->scale_denom > 8 || (d->scale_denom & (d->scale_denom - 1))))
+        return dvpp_err_set(err, DVPP_EINVAL, "decode.scale_denom",
+                            "scale_denom %u (1, 2, 4 or 8)", d->scale_denom);
+    if (d->scale_denom > 1 && d->shrink_on_load)
+        return dvpp_err_set(err, DVPP_EINVAL, "decode.scale_denom",
+                            "an explicit DCT scale and shrink-on-load exclude each other");
+    if (d->scale_denom > 1 && dvpp_profile_is_ascend(d->profile))
+        return dvpp_err_set(err, DVPP_EPROFILE, "decode.scale_denom",
+                            "Ascend JPEGD has no DCT-domain scaling");
     return DVPP_OK;
 }
 

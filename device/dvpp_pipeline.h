@@ -82,6 +82,9 @@ typedef struct dvpp_pipe_decode {
     bool has_roi;         /* JPEG: decode only @roi (output pixels) */
     dvpp_jpeg_roi roi;
     bool no_orient;       /* ignore EXIF orientation */
+    uint8_t scale_denom;  /* JPEG: 0 = none (or shrink_on_load's), 1, 2, 4, 8:
+                             decode at the DCT scale 1/scale_denom, as PIL's
+                             Image.draft does (output side ceil(side / d)) */
     bool allow_partial;   /* accept truncated/corrupt JPEG data */
     dvpp_profile profile; /* codecs and VPC */
 } dvpp_pipe_decode;

@@ -107,6 +107,8 @@ static dvpp_status plan_source(const dvpp_pipeline *p, const dvpp_pipe_source *s
             if (st != DVPP_OK)
                 return st;
         }
+        if (p->decode.scale_denom > 1)
+            pl->scale_num = (uint8_t)(8 / p->decode.scale_denom);
     }
     pl->src_w = dvpp_jpeg_scaled_side(dw, pl->scale_num);
     pl->src_h = dvpp_jpeg_scaled_side(dh, pl->scale_num);

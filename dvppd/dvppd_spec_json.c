@@ -170,7 +170,9 @@ static dvpp_status j_input(dvppd_spec_draft *d, json_t *root, dvpp_err *err)
 static dvpp_status j_decode(dvppd_spec_draft *d, json_t *dec, dvpp_err *err)
 {
     static const char *const keys[] = {"format", "shrink_on_load", "orient",
-                                       "allow_partial", "roi", "profile", NULL};
+                                       "allow_partial", "roi", "profile", "scale_denom",
+                                       NULL};
+    json_t *denom = json_object_get(dec, "scale_denom");
     dvpp_pipe_decode *o = &d->s->pipe.decode;
     bool orient = true;
     dvpp_status st;
@@ -192,6 +194,13 @@ static dvpp_status j_decode(dvppd_spec_draft *d, json_t *dec, dvpp_err *err)
     if (st == DVPP_OK)
         st = j_bool(dec, "orient", "decode", &orient, err);
     o->no_orient = !orient;
+    if (st == DVPP_OK && denom) {
+        json_int_t v = json_is_integer(denom) ? json_integer_value(denom) : 0;
+        if (v != 1 && v != 2 && v != 4 && v != 8)
+            st = dvppd_spec_bad(err, "decode.scale_denom", "want 1, 2, 4 or 8");
+        else
+            o->scale_denom = (uint8_t)v;
+    }
     if (st == DVPP_OK && json_object_get(dec, "roi")) {
         dvpp_roi r;
         st = j_roi(json_object_get(dec, "roi"), "decode.roi", &r, err);
