@@ -453,6 +453,54 @@ def test_real_phone_photos(client):
         assert maxdiff(ours_t(p, client=client), want) <= TOL, p
 
 
+def draft_loader(size):
+    """torchvision's default loader with PIL's draft first (as fast loaders do)."""
+    def load(path):
+        with open(path, "rb") as f:
+            img = Image.open(f)
+            img.draft("RGB", size)
+            return img.convert("RGB")
+    return load
+
+
+def test_draft_equals_pil_draft_loader(client, photo, tmp_path):
+    """draft=(w, h): PIL's Image.draft (a DCT-scaled decode) before the
+    transforms, bit for bit torchvision's result on the drafted PIL image,
+    eval and seeded training chains, every sampling; PNG unaffected."""
+    photos = sorted(glob.glob(os.path.join(FORENSICS, "pic*", "IMG_*.jpg")))[:2]
+    paths = []
+    big = photo.resize((1021, 677), Image.LANCZOS)
+    for k, sub in enumerate((0, 1, 2)):
+        paths.append(tmp_path / f"s{sub}.jpg")
+        big.save(paths[-1], "JPEG", quality=90, subsampling=sub)
+    paths.append(tmp_path / "p.png")
+    big.save(paths[-1], "PNG")
+    paths += photos
+    for size in ((224, 224), (100, 90), (2000, 2000)):
+        tv_e, ours_e = eval_chains()
+        tv_t, ours_t = train_chains()
+        load = draft_loader(size)
+        for p in paths:
+            assert maxdiff(ours_e(str(p), client=client, draft=size), tv_e(load(p))) <= TOL, \
+                (p, size)
+            torch.manual_seed(3)
+            want = tv_t(load(p))
+            torch.manual_seed(3)
+            assert maxdiff(ours_t(str(p), client=client, draft=size), want) <= TOL, (p, size)
+    # through the loader: ImageFolder(draft=) against torchvision's ImageFolder(loader=)
+    root = tmp_path / "folder" / "c"
+    root.mkdir(parents=True)
+    for p in paths[:4]:
+        shutil.copy(p, root / os.path.basename(p))
+    tv_e, ours_e = eval_chains()
+    want = list(torch.utils.data.DataLoader(
+        tvdatasets.ImageFolder(str(tmp_path / "folder"), tv_e, loader=draft_loader((224, 224))),
+        batch_size=4))
+    got = list(dt.DataLoader(dt.ImageFolder(str(tmp_path / "folder"), ours_e,
+                                            draft=(224, 224)), batch_size=4, client=client))
+    assert maxdiff(got[0][0], want[0][0]) <= TOL
+
+
 SINGLE = [
     ("resize-int-max", lambda m: [m.Resize(100, max_size=120)]),
     ("resize-hw", lambda m: [m.Resize((61, 97))]),

@@ -107,11 +107,11 @@ def _raw_source(image):
     return np.ascontiguousarray(a).tobytes(), a.shape[1], a.shape[0], None
 
 
-def prepare(compose, source, by_path=False):
+def prepare(compose, source, by_path=False, draft=None):
     """(data, spec, shape, dtype) of one sample of @compose (@by_path: see
-    read_source)."""
+    read_source; @draft: Compose.plan's)."""
     data, w, h, kind = read_source(source, by_path)
-    plan = compose.plan(w, h, kind)
+    plan = compose.plan(w, h, kind, draft)
     spec = plan.spec
     if kind is None:
         spec = dict(spec)
@@ -222,13 +222,13 @@ def pool_of(client, slots=8):
         return p
 
 
-def run_one(compose, source, client=None):
+def run_one(compose, source, client=None, draft=None):
     """@compose on one @source: the C x H x W tensor (a view of its ring
     slot, holding the lease)."""
     if client is None:
         from ._daemon import default_client
         client = default_client()
-    data, spec, shape, dtype = prepare(compose, source)
+    data, spec, shape, dtype = prepare(compose, source, draft=draft)
     ring = pool_of(client).get(tensor_bytes(shape, dtype))
     res = retry_ring_full(lambda: client.submit(spec, data, ring=ring), "transform")
     return as_tensor(res)[0]

@@ -60,6 +60,7 @@ class _Dataset(torch.utils.data.Dataset):
     ``transform`` (a Compose), ``target_transform``."""
 
     client = None
+    draft = None
 
     def __len__(self):
         return len(self.samples)
@@ -72,7 +73,8 @@ class _Dataset(torch.utils.data.Dataset):
         return self.target_transform(t) if self.target_transform is not None else t
 
     def __getitem__(self, index):
-        return (self.transform(self.source(index), client=self.client), self.target(index))
+        return (self.transform(self.source(index), client=self.client, draft=self.draft),
+                self.target(index))
 
 
 class FileDataset(_Dataset):
@@ -81,7 +83,7 @@ class FileDataset(_Dataset):
     transforms, torchvision's accepted)."""
 
     def __init__(self, paths, labels=None, transform=None, target_transform=None,
-                 client=None):
+                 client=None, draft=None):
         paths = list(paths)
         labels = [0] * len(paths) if labels is None else list(labels)
         if len(labels) != len(paths):
@@ -91,6 +93,7 @@ class FileDataset(_Dataset):
         self.transform = _compose(transform)
         self.target_transform = target_transform
         self.client = client
+        self.draft = draft
 
 
 def find_classes(directory):
@@ -140,7 +143,7 @@ class ImageFolder(_Dataset):
     format among the default extensions fails as an item (on_error)."""
 
     def __init__(self, root, transform=None, target_transform=None, extensions=None,
-                 is_valid_file=None, client=None):
+                 is_valid_file=None, client=None, draft=None):
         self.root = root
         self.classes, self.class_to_idx = find_classes(root)
         if extensions is None and is_valid_file is None:
@@ -152,6 +155,7 @@ class ImageFolder(_Dataset):
         self.transform = _compose(transform)
         self.target_transform = target_transform
         self.client = client
+        self.draft = draft
 
 
 class DataLoader:
@@ -312,7 +316,7 @@ class _LoaderIter:
             source = self.ds.source(i)
             try:
                 data, spec, sh, dtype = _runner.prepare(self.ds.transform, source,
-                                                        by_path=True)
+                                                        by_path=True, draft=self.ds.draft)
             except _runner.SourceError as e:
                 p.unreadable[k] = e
                 p.specs.append(None)

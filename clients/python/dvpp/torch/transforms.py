@@ -565,17 +565,26 @@ class Compose:
         """The torch dtype of the tensors."""
         return self._dtype
 
-    def plan(self, width, height, kind=None):
+    def plan(self, width, height, kind=None, draft=None):
         """One sample of a width x height image: the Plan (spec, shape,
         dtype). Random transforms draw their parameters now, from torch's
         global generator. @kind "jpeg": a crop before any other op becomes
         the decode's region (libjpeg decodes only those blocks; the pixels
-        are a full decode's, bit for bit)."""
-        g = _Geom(int(width), int(height))
+        are a full decode's, bit for bit). @draft (w, h), JPEG only: what
+        PIL's ``Image.draft("RGB", draft)`` does first, a DCT-scaled decode
+        (1/2, 1/4 or 1/8, the largest at most min(width // w, height // h)),
+        and the transforms then see that smaller image."""
+        decode = {"format": "rgb", "orient": False, "shrink_on_load": False}
+        width, height = int(width), int(height)
+        if draft is not None and kind == "jpeg":
+            s = draft_scale(width, height, draft)
+            if s > 1:
+                decode["scale_denom"] = s
+                width, height = (width + s - 1) // s, (height + s - 1) // s
+        g = _Geom(width, height)
         ops = []
         for t in self._image:
             t._apply(g, ops)
-        decode = {"format": "rgb", "orient": False, "shrink_on_load": False}
         if kind == "jpeg" and ops and "crop" in ops[0]:
             decode["roi"] = ops.pop(0)["crop"]
         if len(ops) > _MAX_OPS:
@@ -585,13 +594,13 @@ class Compose:
         spec = {"decode": decode, "ops": ops, "normalize": self._normalize(channels)}
         return Plan(spec, (channels, g.h, g.w), self._dtype)
 
-    def __call__(self, image, client=None):
+    def __call__(self, image, client=None, draft=None):
         """Run on one image (bytes of a JPEG or PNG, a path, or a PIL image):
         the C x H x W tensor, a view of a ring slot holding its lease (see
         dvpp.torch.as_tensor). @client: a dvpp.Client (default: the
-        module's, dvpp.torch.default_client())."""
+        module's, dvpp.torch.default_client()); @draft: see plan()."""
         from . import _runner
-        return _runner.run_one(self, image, client)
+        return _runner.run_one(self, image, client, draft)
 
     def __repr__(self):
         body = "".join(f"\n    {t!r}" for t in self.transforms)
@@ -599,3 +608,16 @@ class Compose:
 
 
 _MAX_OPS = 8  # device/dvpp_pipeline.h DVPP_PIPE_MAX_OPS
+
+
+def draft_scale(width, height, size):
+    """The DCT scale denominator Pillow 9.4's JpegImageFile.draft picks for
+    a width x height JPEG and the requested @size (w, h)."""
+    w, h = int(size[0]), int(size[1])
+    if w <= 0 or h <= 0:
+        raise TransformError(f"draft: size {tuple(size)} must be positive")
+    scale = min(width // w, height // h)
+    for s in (8, 4, 2, 1):
+        if scale >= s:
+            return s
+    return 1
