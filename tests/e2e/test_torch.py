@@ -668,6 +668,20 @@ def test_loader_order_reshuffles_and_drop_last(folder, client):
     assert orders[0] != orders[1], "the second epoch was not reshuffled"
 
 
+def test_loader_takes_torch_worker_arguments(folder, client):
+    """The two-line swap keeps torch's worker/pinning arguments working
+    (ignored: no worker processes here); collate_fn and unknown ones are
+    refused by name."""
+    ds = dt.ImageFolder(folder, D.Compose([D.Resize((20, 20)), D.ToTensor()]))
+    loader = dt.DataLoader(ds, batch_size=4, num_workers=2, pin_memory=True,
+                           persistent_workers=True, prefetch_factor=2, client=client)
+    assert sum(len(y) for _, y in loader) == len(ds)
+    with pytest.raises(TypeError, match="collate_fn"):
+        dt.DataLoader(ds, collate_fn=lambda b: b, client=client)
+    with pytest.raises(TypeError, match="num_wrkers"):
+        dt.DataLoader(ds, num_wrkers=2, client=client)
+
+
 def test_loader_batch_is_one_ring_slot(folder, client):
     ds = dt.ImageFolder(folder, D.Compose([D.Resize((40, 30)), D.ToTensor()]))
     loader = dt.DataLoader(ds, batch_size=6, client=client)

@@ -158,17 +158,38 @@ class ImageFolder(_Dataset):
         self.draft = draft
 
 
+_TORCH_IGNORED = {"num_workers", "pin_memory", "persistent_workers", "prefetch_factor",
+                  "worker_init_fn", "multiprocessing_context", "pin_memory_device"}
+
+
 class DataLoader:
     """Batches of a dvpp.torch dataset built by dvppd (see the module
     docstring). @socket: a running daemon's socket (default $DVPPD_SOCKET;
     none: a private daemon for the loader's lifetime, with @channels
     workers); @client: a dvpp.Client to use instead. @prefetch: batches in
     flight. @collate_labels: how targets become the labels (default:
-    torch's default_collate)."""
+    torch's default_collate). torch's num_workers, pin_memory,
+    persistent_workers, prefetch_factor, worker_init_fn,
+    multiprocessing_context and pin_memory_device are accepted and ignored
+    (no worker processes here: the daemon's channels do the work); a
+    collate_fn is refused (the daemon builds the batch tensor)."""
 
     def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler=None,
                  generator=None, drop_last=False, prefetch=2, socket=None, client=None,
-                 channels=None, on_error="raise", timeout=120.0, collate_labels=None):
+                 channels=None, on_error="raise", timeout=120.0, collate_labels=None,
+                 collate_fn=None, **torch_options):
+        # torch's DataLoader arguments about worker processes and pinning
+        # have nothing to do here (the daemon's channels do the work, in
+        # another process already; the batches are CPU tensors): accepted,
+        # so that swapping the import is enough, and ignored
+        unknown = set(torch_options) - _TORCH_IGNORED
+        if unknown:
+            raise TypeError(f"DataLoader got unexpected keyword argument(s) "
+                            f"{', '.join(sorted(unknown))}")
+        if collate_fn is not None:
+            raise TypeError("dvpp.torch.DataLoader builds each batch as one tensor in the "
+                            "daemon: a collate_fn cannot be applied (collate_labels= collates "
+                            "the targets)")
         if not isinstance(dataset, _Dataset):
             raise TypeError(f"dvpp.torch.DataLoader loads dvpp.torch datasets (ImageFolder, "
                             f"FileDataset), not {type(dataset).__name__}; other datasets "
