@@ -380,6 +380,9 @@ def sources(photo):
         ("png-palette", encode(photo.convert("P", palette=Image.ADAPTIVE), "PNG")),
         ("jpeg-exif-rotated", _exif_rotated(big)),
         ("jpeg-tiny", encode(photo.resize((7, 5)), "JPEG", quality=95)),
+        ("png-grey16", encode(Image.fromarray((np.asarray(photo.convert("L"), np.uint16)
+                                                * 3), "I;16"), "PNG")),
+        ("jpeg-cmyk", encode(photo.convert("CMYK"), "JPEG", quality=90)),
     ]
     for j in (os.path.join(CORPUS, "testimgint.jpg"), os.path.join(CORPUS, "testimgari.jpg")):
         out.append((os.path.basename(j), open(j, "rb").read()))

@@ -20,7 +20,10 @@ class ProbeError(ValueError):
 
 
 def image_size(data):
-    """(width, height, kind) of JPEG or PNG bytes (kind "jpeg" or "png").
+    """(width, height, kind) of JPEG or PNG bytes: kind "jpeg", "png", or
+    "png-grey16" for a 16-bit greyscale PNG (which PIL opens as mode I;16
+    and whose convert('RGB') clamps at 255, unlike every other PNG, whose
+    16-bit samples it narrows to their high byte as libpng does).
     ProbeError when the header is not one of them or is cut short."""
     mv = memoryview(data)
     if mv[:8] == _PNG_MAGIC:
@@ -36,6 +39,8 @@ def _png_size(mv):
     w, h = struct.unpack_from(">II", mv, 16)
     if w == 0 or h == 0:
         raise ProbeError(f"PNG of {w}x{h}")
+    if len(mv) >= 26 and mv[24] == 16 and mv[25] == 0:
+        return w, h, "png-grey16"
     return w, h, "png"
 
 

@@ -58,8 +58,23 @@ def read_source(source, by_path=False):
         w, h, kind = image_size(data)
     except ProbeError as e:
         raise SourceError(_name(source), str(e)) from None
+    if kind == "png-grey16":
+        return _pil_quirk(data, w, h)
     return data, w, h, kind
 
+
+def _pil_quirk(data, w, h):
+    """A 16-bit greyscale PNG: what torchvision sees is PIL's I;16 ->
+    RGB conversion, which clamps each sample at 255 (dvppd, as libpng,
+    keeps the high byte). The pixels are made by PIL here, so that the
+    tensor is torchvision's; without PIL, dvppd decodes it (high byte)."""
+    try:
+        import io
+
+        from PIL import Image
+    except ImportError:
+        return data, w, h, "png"
+    return _raw_source(Image.open(io.BytesIO(bytes(data))))
 
 def _file_source(path):
     """(FileInput, w, h, kind) of the file at @path, from its first
@@ -74,6 +89,8 @@ def _file_source(path):
                 w, h, kind = image_size(head)
             except ProbeError as e:
                 raise SourceError(path, str(e)) from None
+        if kind == "png-grey16":
+            return _pil_quirk(head + f.read(), w, h)
     return FileInput(path), w, h, kind
 
 
