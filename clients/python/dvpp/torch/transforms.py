@@ -98,15 +98,12 @@ def _pair(size, who, what="size"):
 
 
 class _Geom:
-    """What a transform sees: the image's size and channels so far, and
-    whether it is still an image (before ToTensor) or a tensor."""
-    __slots__ = ("w", "h", "grey", "tensor", "dtype")
+    """What an image transform sees: the image's size and channels so far."""
+    __slots__ = ("w", "h", "grey")
 
     def __init__(self, w, h):
         self.w, self.h = w, h
         self.grey = False      # after Grayscale(1): one channel
-        self.tensor = None     # after ToTensor/PILToTensor: its dtype name
-        self.dtype = None
 
 
 class Plan:
@@ -126,11 +123,12 @@ class Plan:
 
 
 class _Transform:
-    """A transform: ``_image`` ones change the pixels before the tensor
-    (they add ops), ``_tensor`` ones make or change the tensor."""
+    """A transform: ``image`` ones change the pixels before the tensor
+    (``_apply`` adds their ops for one sample), ``tensor`` ones make or
+    change the tensor (Compose folds them into one ``normalize``)."""
     stage = "image"
 
-    def _apply(self, g, ops):  # pragma: no cover - every transform has one
+    def _apply(self, g, ops):  # pragma: no cover - every image transform has one
         raise NotImplementedError
 
     def __repr__(self):
@@ -385,18 +383,10 @@ class ToTensor(_Transform):
     """torchvision.transforms.ToTensor: C x H x W float32 in [0, 1]."""
     stage = "tensor"
 
-    def _apply(self, g, ops):
-        g.tensor = "float32"
-        g.dtype = torch.float32
-
 
 class PILToTensor(_Transform):
     """torchvision.transforms.PILToTensor: C x H x W uint8, the pixels."""
     stage = "tensor"
-
-    def _apply(self, g, ops):
-        g.tensor = "uint8"
-        g.dtype = torch.uint8
 
 
 class ConvertImageDtype(_Transform):
@@ -410,15 +400,6 @@ class ConvertImageDtype(_Transform):
             raise TransformError(f"ConvertImageDtype: dtype {dtype} is not one of "
                                  f"{', '.join(str(d) for d in _DTYPES)}")
         self.dtype = dtype
-
-    def _apply(self, g, ops):
-        if g.dtype == self.dtype:
-            return
-        if g.dtype != torch.uint8 or self.dtype == torch.uint8:
-            raise TransformError(f"ConvertImageDtype: {g.dtype} to {self.dtype} is not "
-                                 f"supported (only from uint8 to a float type)")
-        g.tensor = _DTYPES[self.dtype]
-        g.dtype = self.dtype
 
 
 class Normalize(_Transform):
@@ -434,9 +415,6 @@ class Normalize(_Transform):
             raise TransformError(f"Normalize: std evaluated to zero after conversion to "
                                  f"float32, leading to division by zero ({self.std})")
         self.inplace = inplace
-
-    def _apply(self, g, ops):
-        pass  # folded into the tensor step by Compose
 
 
 # --------------------------------------------------------------------------
