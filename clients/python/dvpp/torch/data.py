@@ -306,7 +306,7 @@ class _LoaderIter:
     def _submit(self, indices):
         p = _Pending()
         p.indices, p.parts, p.error, p.unreadable = indices, [], None, {}
-        p.specs, p.datas = [], []
+        p.specs, p.datas, p.shape, p.dtype = [], [], None, None
         try:
             self._plan(p)
             sent = [k for k in range(len(indices)) if k not in p.unreadable]
@@ -343,17 +343,15 @@ class _LoaderIter:
                 p.specs.append(None)
                 p.datas.append(None)
                 continue
-            if p.specs and getattr(p, "shape", None) is not None and sh != p.shape:
+            if p.shape is not None and sh != p.shape:
                 raise DvppError(-1, "EINVAL", f"sample {i} ({_label(source, i)}) comes "
                                 f"out {list(sh)}, the batch's first {list(p.shape)}: a "
                                 f"batch needs one size (add a Resize/crop to a fixed "
                                 f"size)", "transform")
-            if getattr(p, "shape", None) is None:
+            if p.shape is None:
                 p.shape, p.dtype = sh, dtype
             p.specs.append(_size_fixed(spec, sh))
             p.datas.append(data)
-        if getattr(p, "shape", None) is None:
-            p.shape, p.dtype = None, None
 
     def __next__(self):
         self._fill()
