@@ -115,6 +115,9 @@ def expected_layout():
     py = glob.glob(os.path.join(ROOT, "clients", "python", "dvpp", "*.py"))
     assert any(p.endswith("dvpp_pb2.py") for p in py), "make generates dvpp_pb2.py"
     files |= {f"{u}/lib/python3/dist-packages/dvpp/{os.path.basename(p)}" for p in py}
+    pyt = glob.glob(os.path.join(ROOT, "clients", "python", "dvpp", "torch", "*.py"))
+    assert any(p.endswith("transforms.py") for p in pyt)
+    files |= {f"{u}/lib/python3/dist-packages/dvpp/torch/{os.path.basename(p)}" for p in pyt}
     files |= {f"{u}/lib/dvpp/acl/{p}" for p in acl_tree()}
     return files
 
@@ -397,6 +400,12 @@ with c.submit(spec, open(sys.argv[3], "rb").read(), ring=ring) as r:
     x = r.array()
     out = {"shape": list(x.shape), "dtype": str(x.dtype),
            "means": [float(x[0, ch].mean(dtype="float64")) for ch in range(3)]}
+import dvpp.torch                      # the installed dvpp/torch, same job as a tensor
+assert dvpp.torch.__file__.startswith(sys.argv[1]), dvpp.torch.__file__
+with c.submit(spec, open(sys.argv[3], "rb").read(), ring=ring) as r:
+    t = dvpp.torch.as_tensor(r)
+    out["torch_means"] = [float(t[0, ch].double().mean()) for ch in range(3)]
+    del t
 c.close()
 print(json.dumps(out))
 """ % {"w": W, "h": H}
@@ -414,6 +423,7 @@ def test_python_client(staged, daemon, image, tmp_path):
     assert r.returncode == 0, f"{r.stdout}{r.stderr}\n{daemon.log()}"
     out = json.loads(r.stdout)
     assert out["shape"] == [1, 3, H, W] and out["dtype"] == "float32"
+    assert out["torch_means"] == pytest.approx(out["means"], abs=1e-9)
     if "c" in MEANS:
         assert out["means"] == pytest.approx(MEANS["c"], abs=1e-3)
 
