@@ -146,6 +146,21 @@ def multipart(parts, boundary=None, as_files=False):
 # .npy
 
 
+def encode_image(img, fmt="PNG", **kw):
+    """The bytes of PIL image @img saved as @fmt (PIL's save options @kw)."""
+    b = io.BytesIO()
+    img.save(b, fmt, **kw)
+    return b.getvalue()
+
+
+def post_spec(srv, path, body, spec, status=200):
+    """POST @body to @path of daemon @srv with @spec as X-Dvpp-Spec; the
+    answer, which must have @status."""
+    r = srv.post(path, body, {"X-Dvpp-Spec": json.dumps(spec)})
+    assert r.status == status, r
+    return r
+
+
 def npy_bytes(a):
     b = io.BytesIO()
     np.save(b, a)

@@ -73,16 +73,8 @@ def photo():
     return Image.open(PPM).convert("RGB")
 
 
-def encode(img, fmt="PNG", **kw):
-    b = io.BytesIO()
-    img.save(b, fmt, **kw)
-    return b.getvalue()
-
-
-def post(srv, path, body, spec, status=200):
-    r = srv.post(path, body, {"X-Dvpp-Spec": json.dumps(spec)})
-    assert r.status == status, r
-    return r
+encode = daemon_util.encode_image
+post = daemon_util.post_spec
 
 
 def rgb(srv, body, spec=None):

@@ -87,10 +87,7 @@ def photo():
     return Image.open(PHOTO).convert("RGB")
 
 
-def encode(img, fmt, **kw):
-    b = io.BytesIO()
-    img.save(b, fmt, **kw)
-    return b.getvalue()
+encode = daemon_util.encode_image
 
 
 def pil_of(data):

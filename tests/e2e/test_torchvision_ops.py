@@ -17,7 +17,6 @@ against PIL, torchvision and numpy through a real dvppd's HTTP API:
         tests/e2e/test_torchvision_ops.py
 """
 import io
-import json
 import os
 
 import numpy as np
@@ -51,16 +50,8 @@ def photo():
     return Image.open(PHOTO).convert("RGB")
 
 
-def encode(img, fmt="PNG", **kw):
-    b = io.BytesIO()
-    img.save(b, fmt, **kw)
-    return b.getvalue()
-
-
-def post(srv, path, body, spec, status=200):
-    r = srv.post(path, body, {"X-Dvpp-Spec": json.dumps(spec)})
-    assert r.status == status, r
-    return r
+encode = daemon_util.encode_image
+post = daemon_util.post_spec
 
 
 def decode(srv, body, spec):
