@@ -79,7 +79,8 @@ DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
 DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
 	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates \
 	python3-protobuf ffmpeg systemd cmake g++ clang python3-torch python3-torchvision \
-	python3-venv python3-setuptools python3-wheel forensics-samples-files
+	python3-venv python3-setuptools python3-wheel forensics-samples-files \
+	haproxy nginx python3-distributed python3-zarr python3-yaml kubernetes-client
 DEB_FUZZ := clang libclang-rt-14-dev
 DEB_BENCH := wrk nginx libnginx-mod-http-image-filter
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
@@ -236,7 +237,7 @@ ACL_SRCS_FILE := $(ACL)/.sources
 ACL_SRCS_NOW := $(ACL_RT_SRCS) / $(ACL_DVPP_SRCS) / $(ACL_CBLAS_SRCS) / $(LIB_SRCS)
 $(shell mkdir -p $(ACL) && (echo '$(ACL_SRCS_NOW)' | cmp -s - $(ACL_SRCS_FILE) || echo '$(ACL_SRCS_NOW)' > $(ACL_SRCS_FILE)))
 
-.PHONY: all run test check unit e2e bench install uninstall deps clean \
+.PHONY: all run test check unit e2e scale bench install uninstall deps clean \
 	test-data distclean fuzz fuzz-bins fuzz-replay tsan-unit
 .DEFAULT_GOAL := all
 
@@ -495,10 +496,16 @@ e2e: all
 	CFLAGS='$(CFLAGS)' LDFLAGS='$(LDFLAGS)' LIBS='$(LIBS)'" \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/e2e
 
+# The scale-out set-ups (tests/scale/): dvppd fleets behind real HAProxy and
+# nginx, the Kubernetes manifests rendered by kubectl kustomize, dataset jobs
+# on a real Dask cluster writing Zarr (docs/scale-out.md).
+scale: all
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider tests/scale
+
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(ACL_TEST_BINS)
 	$(Q)$(MAKE) --no-print-directory test-data
-	$(Q)$(MAKE) --no-print-directory unit e2e
+	$(Q)$(MAKE) --no-print-directory unit e2e scale
 
 # libx265 leaks inside its own encoder setup (tests/tools/lsan.supp says why).
 export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/tools/lsan.supp
