@@ -146,6 +146,7 @@ static const key_def k_keys[] = {
     {"limits", "max_output_bytes", KEY_U64, OFF(limits.max_output_bytes), 0, 1, UINT64_MAX},
     {"log", "level", KEY_LEVEL, 0, 0, 0, 0},
     {"service", "drain_timeout_s", KEY_U32, OFF(drain_timeout_s), 0, 1, 3600},
+    {"service", "drain_delay_s", KEY_U32, OFF(drain_delay_s), 0, 0, 3600},
 };
 
 static const key_def *find_key(const char *section, const char *name)
@@ -536,8 +537,10 @@ char *dvppd_config_dump(const dvppd_config *c)
     add_sock_dump(json_object_get(j, "socket"), &c->sock);
     add_aipp_dump(j, c);
     add_engines_dump(json_object_get(j, "device"), c);
-    json_object_set_new(j, "service", json_pack("{s:I}", "drain_timeout_s",
-                                                 (json_int_t)c->drain_timeout_s));
+    json_object_set_new(j, "service", json_pack("{s:I, s:I}", "drain_timeout_s",
+                                                 (json_int_t)c->drain_timeout_s,
+                                                 "drain_delay_s",
+                                                 (json_int_t)c->drain_delay_s));
     s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(j);
     return s;

@@ -88,6 +88,7 @@ typedef struct dvppd_config {
     dvpp_limits limits;          /* limits.* */
     dvpp_log_level log_level;    /* log.level */
     uint32_t drain_timeout_s;    /* service.drain_timeout_s: stop waits this long */
+    uint32_t drain_delay_s;      /* service.drain_delay_s: /readyz 503 this long first */
     char source[256];            /* where it came from, for the log */
 } dvppd_config;
 

@@ -55,6 +55,12 @@ uint16_t dvppd_http_port(const dvppd_http *h);
 /* /readyz answers 200 only while ready. */
 void dvppd_http_set_ready(dvppd_http *h, bool ready);
 
+/* The first stage of a stop (service.drain_delay_s): /readyz answers 503
+ * and every answer carries Connection: close, so that load balancers take
+ * this daemon out of rotation and close their keep-alive connections
+ * while it still serves everything, new connections included. */
+void dvppd_http_leave(dvppd_http *h);
+
 /* Stop accepting connections; requests that arrive on open connections
  * are answered 503 with Connection: close. Requests in flight go on. */
 void dvppd_http_drain(dvppd_http *h);

@@ -449,14 +449,45 @@ static _Noreturn void abandon_stop(void)
     _exit(1);
 }
 
-static void stop(daemon_state *d)
+/* The stop's first stage, service.drain_delay_s long: everything is still
+ * served, but /readyz answers 503 and answers close their connections, so
+ * that the load balancers in front (their health checks, every few
+ * seconds) take the daemon out before its listener closes. A second
+ * SIGTERM or SIGINT ends the wait at once. */
+static void leave_rotation(daemon_state *d, const sigset_t *set, unsigned delay_s)
+{
+    uint64_t until = dvpp_now_ns() + (uint64_t)delay_s * 1000000000u;
+
+    dvppd_http_leave(d->http);
+    if (!delay_s)
+        return;
+    dvpp_log(DVPP_LOG_INFO, "stop: /readyz answers 503; serving %u s more before the "
+             "drain (service.drain_delay_s)", delay_s);
+    dvppd_service_notify("STOPPING=1\nSTATUS=leaving rotation: /readyz 503 for %u s", delay_s);
+    for (uint64_t now = dvpp_now_ns(); now < until; now = dvpp_now_ns()) {
+        uint64_t left = until - now, step = left < TICK_NS ? left : TICK_NS;
+        struct timespec ts = {(time_t)(step / 1000000000u), (long)(step % 1000000000u)};
+        int sig = sigtimedwait(set, NULL, &ts);
+
+        if (sig == SIGINT || sig == SIGTERM) {
+            dvpp_log(DVPP_LOG_INFO, "received %s, draining now", strsignal(sig));
+            return;
+        }
+        tick(d, dvpp_now_ns());
+    }
+}
+
+static void stop(daemon_state *d, const sigset_t *sigs)
 {
     const dvppd_settings *set = dvppd_live_get(d->live);
-    /* One deadline for the three stages, so the whole stop stays within
-     * the drain time (and below the unit's TimeoutStopSec). */
-    uint64_t deadline = dvpp_now_ns() + (uint64_t)set->cfg.drain_timeout_s * 1000000000u;
+    unsigned drain_s = set->cfg.drain_timeout_s, delay_s = set->cfg.drain_delay_s;
+    uint64_t deadline;
 
     dvppd_settings_put(set);
+    leave_rotation(d, sigs, delay_s);
+    /* One deadline for the three drain stages, so the drain stays within
+     * service.drain_timeout_s (and, with the delay, below TimeoutStopSec). */
+    deadline = dvpp_now_ns() + (uint64_t)drain_s * 1000000000u;
     dvppd_service_notify("STOPPING=1\nSTATUS=draining: %ld HTTP request(s) in flight",
                          dvppd_http_inflight(d->http));
     dvppd_http_drain(d->http);
@@ -575,7 +606,7 @@ int main(int argc, char **argv)
     dvppd_faults_arm(&d.faults);
     dvppd_service_notify("READY=1\nSTATUS=serving\nMAINPID=%ld", (long)getpid());
     rc = serve(&d, &sigs);
-    stop(&d);
+    stop(&d, &sigs);
 out:
     if (!dvppd_http_stop(d.http, 0))
         abandon_stop();

@@ -83,7 +83,10 @@ enum MHD_Result http_answer(http_req *r, unsigned code, struct MHD_Response *res
 
     if (!resp)
         return MHD_NO; /* out of memory: drop the connection */
-    if (atomic_load(&r->h->draining))
+    /* Once a stop begins, every connection ends with its current answer: a
+     * balancer's idle keep-alive connection would otherwise be closed under
+     * it at the end of the drain, racing the next request it sends. */
+    if (atomic_load(&r->h->leaving) || atomic_load(&r->h->draining))
         http_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     ret = MHD_queue_response(r->conn, code, resp);
     MHD_destroy_response(resp);

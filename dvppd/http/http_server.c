@@ -445,6 +445,12 @@ void dvppd_http_set_ready(dvppd_http *h, bool ready)
     atomic_store(&h->ready, ready);
 }
 
+void dvppd_http_leave(dvppd_http *h)
+{
+    if (h)
+        atomic_store(&h->leaving, true);
+}
+
 void dvppd_http_drain(dvppd_http *h)
 {
     MHD_socket fd;

@@ -545,3 +545,51 @@ def test_drain_within_its_time_answers_everything(tmp_path, jpg):
         assert r.status == 200 and r.npy().shape == (1, 3, 16, 16), r
     assert took < 20, took
     assert "canceling their jobs" not in d.log(), d.log()
+
+
+def test_drain_delay_leaves_rotation_before_the_listener_closes(tmp_path, jpg):
+    """service.drain_delay_s: from SIGTERM on, /readyz answers 503 at once,
+    while for the delay everything is still served, on a new connection
+    and on an open keep-alive one alike, each answer with Connection:
+    close; then the listener closes and the daemon exits 0. A second
+    SIGTERM ends the delay early."""
+    tmp = str(tmp_path)
+    port = du.free_port()
+    delay = 3
+    d = du.start_daemon(tmp, base_config(port=port, service={"drain_delay_s": delay}),
+                        "dd", port)
+    assert d.get("/readyz").status == 200
+    ref = d.post("/v1/preprocess?w=16&h=16", jpg)
+    assert ref.status == 200 and ref.h("connection") != "close", ref
+    kept = d.conn(timeout=20)
+    kept.request("GET", "/healthz")
+    assert du.resp_from(kept.getresponse()).status == 200
+    t0 = time.monotonic()
+    d.proc.send_signal(signal.SIGTERM)
+    wait_for(lambda: d.get("/readyz").status == 503, "/readyz 503 after SIGTERM", timeout=2)
+    assert time.monotonic() - t0 < 1.0
+    fresh = d.post("/v1/preprocess?w=16&h=16", jpg)
+    assert fresh.status == 200 and fresh.body == ref.body, fresh
+    assert fresh.h("connection") == "close", fresh.headers
+    kept.request("POST", "/v1/preprocess?w=16&h=16", body=jpg)
+    on_kept = du.resp_from(kept.getresponse())
+    kept.close()
+    assert on_kept.status == 200 and on_kept.body == ref.body, on_kept
+    assert on_kept.h("connection") == "close", on_kept.headers
+    assert time.monotonic() - t0 < delay - 0.5, "the checks above outlasted the delay"
+    assert d.proc.wait(timeout=delay + 10) == 0, d.log()
+    assert time.monotonic() - t0 >= delay - 0.2
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    assert "drain_delay_s" in d.log(), d.log()
+
+    # A second SIGTERM: the drain starts at once.
+    port = du.free_port()
+    d = du.start_daemon(tmp, base_config(port=port, service={"drain_delay_s": 60}), "dd2", port)
+    t0 = time.monotonic()
+    d.proc.send_signal(signal.SIGTERM)
+    wait_for(lambda: d.get("/readyz").status == 503, "/readyz 503 after SIGTERM", timeout=2)
+    d.proc.send_signal(signal.SIGTERM)
+    assert d.proc.wait(timeout=10) == 0, d.log()
+    assert time.monotonic() - t0 < 10
+    assert "draining now" in d.log(), d.log()

@@ -160,7 +160,8 @@ def test_service_settings(units):
     watchdog = seconds(one(u, s, "WatchdogSec"))
     assert 0 < watchdog <= 300
     # The stop timeout must outlast the daemon's drain.
-    drain = json.loads(strip_comments(shipped_conf()))["service"]["drain_timeout_s"]
+    service = json.loads(strip_comments(shipped_conf()))["service"]
+    drain = service["drain_timeout_s"] + service["drain_delay_s"]
     assert seconds(one(u, s, "TimeoutStopSec")) > drain
     # The socket unit owns /run/dvppd/dvppd.sock: a RuntimeDirectory= would
     # delete it whenever the service stops.
