@@ -197,3 +197,38 @@ def test_fleet_survives_drain_rolling_restart_and_kill(balancer, capsys):
         pytest.skip("dvppd not built")
     cls = fleet.HAProxy if balancer == "haproxy" else fleet.Nginx
     run_scenario(cls, capsys)
+
+
+def test_rolling_restart_refuses_to_take_a_second_daemon_out():
+    """deploy/rolling-restart restarts nothing while another daemon of the
+    fleet is not ready (exit 1, naming it), stops at a restart command that
+    fails, and restarts one that works: a new process, ready, the old one
+    drained and exited 0."""
+    d = tempfile.mkdtemp(prefix="rr", dir="/tmp")
+    daemons = fleet.make_fleet(d, 2, drain_delay_s=0)
+    try:
+        a, b = daemons
+        restart = f"{sys.executable} {fleet.__file__} restart {d} {{name}}"
+        base = [sys.executable, fleet.ROLLING_RESTART, "--settle", "0"]
+        assert b.stop() == 0
+        rr = subprocess.run(base + ["--restart-cmd", restart, "--check", f"{b.name}={b.url}",
+                                    f"{a.name}={a.url}"], capture_output=True, text=True,
+                            timeout=60)
+        assert rr.returncode == 1 and f"not ready: {b.name}" in rr.stdout, rr
+        b.start()
+        rr = subprocess.run(base + ["--restart-cmd", "exit 3", f"{a.name}={a.url}",
+                                    f"{b.name}={b.url}"], capture_output=True, text=True,
+                            timeout=60)
+        assert rr.returncode == 1 and "exited 3" in rr.stdout and "1 not restarted" in rr.stdout
+        old_a, old_b = a.proc, b.proc
+        rr = subprocess.run(base + ["--restart-cmd", restart, f"{a.name}={a.url}",
+                                    f"{b.name}={b.url}"], capture_output=True, text=True,
+                            timeout=60)
+        assert rr.returncode == 0, rr
+        assert "2 daemon(s) restarted" in rr.stdout, rr.stdout
+        assert old_a.wait(timeout=5) == 0 and old_b.wait(timeout=5) == 0
+        for x, old in ((a, old_a), (b, old_b)):
+            assert x.pid() != old.pid and x.ready()
+    finally:
+        fleet.stop_all(daemons)
+        shutil.rmtree(d, ignore_errors=True)
