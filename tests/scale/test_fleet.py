@@ -15,9 +15,11 @@ answer had begun when the daemon died (counted and printed). The counts of
 every run are printed (pytest -s shows them; they are also in the failure
 message).
 """
+import http.client
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -230,5 +232,45 @@ def test_rolling_restart_refuses_to_take_a_second_daemon_out():
         for x, old in ((a, old_a), (b, old_b)):
             assert x.pid() != old.pid and x.ready()
     finally:
+        fleet.stop_all(daemons)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.parametrize("balancer", ["haproxy", "nginx"])
+def test_balancer_refuses_bodies_over_the_daemons_limits(balancer):
+    """A Content-Length above the daemons' limit for the endpoint (32 MiB
+    single-image, 256 MiB batch) is refused 413 by the balancer itself,
+    before any body byte is sent; a body under it goes through."""
+    need(balancer)
+    import daemon_util as du
+    d = tempfile.mkdtemp(prefix="lim", dir="/tmp")
+    daemons = fleet.make_fleet(d, 1, drain_delay_s=0)
+    bal = None
+    try:
+        bal = (fleet.HAProxy if balancer == "haproxy" else fleet.Nginx)(d, daemons)
+        bal.start()
+        for path, n, status in (("/v1/image", 32 << 20, None), ("/v1/image", (32 << 20) + 1, 413),
+                                ("/v1/batch", (256 << 20) + 1, 413)):
+            s = socket.create_connection(("127.0.0.1", bal.port), timeout=10)
+            try:
+                s.sendall(f"POST {path}?w=8&h=8 HTTP/1.1\r\nHost: x\r\nContent-Length: {n}"
+                          "\r\n\r\n".encode())
+                if status is None:
+                    # Under the limit the balancer waits for the body: no early answer.
+                    s.settimeout(1.0)
+                    with pytest.raises(socket.timeout):
+                        s.recv(1)
+                    continue
+                r = du.read_raw_response(s)
+                assert r is not None and r[0] == status, (path, n, r)
+            finally:
+                s.close()
+        c = http.client.HTTPConnection("127.0.0.1", bal.port, timeout=10)
+        c.request("POST", "/v1/image?w=8&h=8", body=du.to_png(du.gradient(16, 16, 1)))
+        assert c.getresponse().status == 200
+        c.close()
+    finally:
+        if bal:
+            bal.stop()
         fleet.stop_all(daemons)
         shutil.rmtree(d, ignore_errors=True)
