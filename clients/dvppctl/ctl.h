@@ -19,6 +19,10 @@
 
 #define CTL_MAX_INPUTS 64
 #define CTL_MAX_ROIS 4096
+/* The longest list batch builds from its FILES|DIRS before --shard picks
+ * its block (each block must still fit CTL_MAX_INPUTS); also the largest
+ * shard count. */
+#define CTL_MAX_LISTED (1u << 20)
 
 /* Everything any command accepts; each command reads what it needs. */
 typedef struct ctl_args {
@@ -60,6 +64,16 @@ typedef struct ctl_args {
     bool scale_is_norm;        /* the command reads --scale as a multiplier */
     unsigned channels;         /* batch: --channels N (0 = CPUs) */
     bool strict;               /* batch: --strict */
+    unsigned shard_index;      /* batch: --shard I/N (I < N) */
+    unsigned shard_count;      /* N; 0 without --shard */
+    unsigned shard_first;      /* batch: the list index of inputs[0], so
+                                  reports give an item's index in the
+                                  whole (unsharded) list */
+    bool list_inputs;          /* batch: the parser stops filling inputs at
+                                  CTL_MAX_INPUTS instead of refusing; the
+                                  command lists operands itself */
+    char **operands;           /* every non-option argument (argv's) */
+    unsigned noperands;
     double norm_scale;         /* preprocess --scale (multiplier) */
     bool bgr;                  /* --order bgr */
     bool layout_set, dtype_set;

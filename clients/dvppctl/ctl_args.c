@@ -18,7 +18,7 @@ enum {
     OPT_MAX_SCANS, OPT_SIZE, OPT_MODE, OPT_INTERP, OPT_PARITY, OPT_ASCEND_MODE,
     OPT_PAD, OPT_CSC, OPT_RANGE, OPT_MARGINS, OPT_BORDER_TYPE, OPT_VALUE,
     OPT_INPUT, OPT_DECODE_FORMAT, OPT_CONFIG, OPT_DYNAMIC, OPT_OP, OPT_MEAN,
-    OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE, OPT_CHANNELS, OPT_STRICT,
+    OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE, OPT_CHANNELS, OPT_STRICT, OPT_SHARD,
     OPT_SOCKET, OPT_CONCURRENCY, OPT_EVERY, OPT_FPS, OPT_KEYFRAMES, OPT_START,
     OPT_END, OPT_MAX_FRAMES, OPT_THREADS, OPT_CODEC, OPT_BITRATE, OPT_GOP, OPT_RC,
     OPT_CRF, OPT_IDR, OPT_LOW_DELAY,
@@ -78,6 +78,7 @@ static const ctl_opt k_opts[] = {
     {"dtype", ARG, OPT_DTYPE, "f32, f16, i8 or u8"},
     {"channels", ARG, OPT_CHANNELS, "N in 0..256 (0: one per CPU)"},
     {"strict", FLAG, OPT_STRICT, NULL},
+    {"shard", ARG, OPT_SHARD, "I/N with 0 <= I < N and 1 <= N <= 1048576 (e.g. 0/4)"},
     {"socket", ARG, OPT_SOCKET, "the daemon's socket path"},
     {"count", ARG, 'n', "N >= 1 jobs"},
     {"concurrency", ARG, OPT_CONCURRENCY, "K in 1..256 jobs in flight"},
@@ -473,6 +474,26 @@ static bool parse_triple(const char *v, double out[3])
     return n == 1 || n == 3;
 }
 
+/* batch --shard I/N: block I of N of the input list. Both decimal; a
+ * Job's "$(JOB_COMPLETION_INDEX)/N" arrives here already expanded. */
+static bool parse_shard(const char *v, ctl_args *a)
+{
+    const char *slash = strchr(v, '/');
+    unsigned long long i, n;
+    char first[24];
+
+    if (!slash || (size_t)(slash - v) >= sizeof(first))
+        return false;
+    memcpy(first, v, (size_t)(slash - v));
+    first[slash - v] = '\0';
+    if (!ctl_parse_u64(first, &i) || !ctl_parse_u64(slash + 1, &n) || n == 0 ||
+        n > CTL_MAX_LISTED || i >= n)
+        return false;
+    a->shard_index = (unsigned)i;
+    a->shard_count = (unsigned)n;
+    return true;
+}
+
 static bool apply_norm_option(ctl_args *a, int opt, const char *v)
 {
     unsigned long long n;
@@ -513,6 +534,8 @@ static bool apply_norm_option(ctl_args *a, int opt, const char *v)
     case OPT_STRICT:
         a->strict = true;
         return true;
+    case OPT_SHARD:
+        return parse_shard(v, a);
     }
     return apply_vpc_option(a, opt, v);
 }
@@ -698,6 +721,7 @@ int ctl_parse_options(int argc, char **argv, ctl_args *a)
                        strcmp(argv[0], "bench") == 0 ||
                        strcmp(argv[0], "video-decode") == 0;
     a->profile_is_codec = strcmp(argv[0], "video-encode") == 0;
+    a->list_inputs = strcmp(argv[0], "batch") == 0;
     for (size_t i = 0; i < NOPTS; i++)
         longopts[i] = (struct option){k_opts[i].name, k_opts[i].has_arg, NULL, k_opts[i].val};
     longopts[NOPTS] = (struct option){NULL, 0, NULL, 0};
@@ -728,7 +752,12 @@ int ctl_parse_options(int argc, char **argv, ctl_args *a)
         if (rc)
             return rc;
     }
+    /* getopt_long has moved the operands to the end */
+    a->operands = argv + optind;
+    a->noperands = (unsigned)(argc - optind);
     for (; optind < argc; optind++) {
+        if (a->ninputs == CTL_MAX_INPUTS && a->list_inputs)
+            break;
         if (a->ninputs == CTL_MAX_INPUTS) {
             fprintf(stderr, "dvppctl: more than %d inputs\n", CTL_MAX_INPUTS);
             return 2;

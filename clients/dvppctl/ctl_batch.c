@@ -116,7 +116,7 @@ static unsigned report_items(dvpp_batchjob *job, const ctl_args *a)
         if (st == DVPP_OK)
             continue;
         failed++;
-        fprintf(stderr, "dvppctl batch: item %u (%s): %s (%s)\n", i,
+        fprintf(stderr, "dvppctl batch: item %u (%s): %s (%s)\n", a->shard_first + i,
                 a->inputs[i], e.msg[0] ? e.msg : dvpp_strerror(st),
                 dvpp_status_name(st));
     }
@@ -273,8 +273,8 @@ static unsigned remote_report(remote_batch *b, const ctl_args *a)
             continue;
         failed++;
         item_message(b, i, st, &e);
-        fprintf(stderr, "dvppctl batch: item %u (%s): %s (%s)\n", i, a->inputs[i],
-                e.msg[0] ? e.msg : dvpp_strerror(st), dvpp_status_name(st));
+        fprintf(stderr, "dvppctl batch: item %u (%s): %s (%s)\n", a->shard_first + i,
+                a->inputs[i], e.msg[0] ? e.msg : dvpp_strerror(st), dvpp_status_name(st));
     }
     return failed;
 }
@@ -366,11 +366,56 @@ const ctl_remote_cmd ctl_remote_batch_cmd = {
 
 /* --- inputs: files and directories ------------------------------------------ */
 
-/* Names made for directory entries (the others point into argv). */
-typedef struct input_names {
-    char *owned[CTL_MAX_INPUTS];
-    unsigned n;
-} input_names;
+/* One listed input: a path from argv, or one made for a directory entry
+ * (then @owned is that same string, freed with the list). */
+typedef struct listed {
+    const char *path;
+    char *owned;
+} listed;
+
+/* The whole input list, FILES in argv order with each DIR replaced by its
+ * image files (sorted by name): what --shard splits. Owns @items and
+ * their owned names (list_free). */
+typedef struct input_list {
+    listed *items;
+    unsigned n, cap;
+} input_list;
+
+static void list_free(input_list *l)
+{
+    for (unsigned i = 0; i < l->n; i++)
+        free(l->items[i].owned);
+    free(l->items);
+    l->items = NULL;
+    l->n = l->cap = 0;
+}
+
+/* Append @path (taking @owned, NULL for argv's); false after printing why
+ * not (then @owned is freed). The limit is checked before growing. */
+static bool list_push(input_list *l, const char *path, char *owned)
+{
+    if (l->n == l->cap) {
+        unsigned cap = l->cap ? l->cap * 2 : 64;
+        listed *grown;
+        if (l->cap >= CTL_MAX_LISTED) {
+            fprintf(stderr, "dvppctl batch: more than %u inputs listed\n", CTL_MAX_LISTED);
+            free(owned);
+            return false;
+        }
+        if (cap > CTL_MAX_LISTED)
+            cap = CTL_MAX_LISTED;
+        grown = realloc(l->items, cap * sizeof(*grown));
+        if (!grown) {
+            fprintf(stderr, "dvppctl batch: out of memory listing the inputs\n");
+            free(owned);
+            return false;
+        }
+        l->items = grown;
+        l->cap = cap;
+    }
+    l->items[l->n++] = (listed){path, owned};
+    return true;
+}
 
 static bool is_image_name(const char *name)
 {
@@ -383,87 +428,145 @@ static bool is_image_name(const char *name)
 
 static int by_name(const void *x, const void *y)
 {
-    return strcmp(*(char *const *)x, *(char *const *)y);
+    return strcmp(((const listed *)x)->path, ((const listed *)y)->path);
+}
+
+/* @dir/@name when it is a regular file, else NULL (also when out of
+ * memory, said on stderr with *@oom set). */
+static char *regular_entry(const char *dir, const char *name, bool *oom)
+{
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(len);
+    struct stat sb;
+
+    if (!path) {
+        fprintf(stderr, "dvppctl batch: out of memory\n");
+        *oom = true;
+        return NULL;
+    }
+    snprintf(path, len, "%s/%s", dir, name);
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        free(path);
+        return NULL;
+    }
+    return path;
 }
 
 /* Append @dir's .jpg/.jpeg/.png files (regular files, sorted by name) to
- * @list; false after printing why not. */
-static bool add_dir(const char *dir, const char **list, unsigned *n, input_names *names)
+ * @l; false after printing why not. */
+static bool add_dir(const char *dir, input_list *l)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
-    unsigned first = *n;
-    bool ok = true;
+    unsigned first = l->n;
+    bool ok = true, oom = false;
 
     if (!d) {
         fprintf(stderr, "dvppctl batch: %s: cannot read the directory\n", dir);
         return false;
     }
     while (ok && (e = readdir(d)) != NULL) {
-        struct stat sb;
-        size_t len = strlen(dir) + strlen(e->d_name) + 2;
         char *path;
         if (!is_image_name(e->d_name))
             continue;
-        path = malloc(len);
-        if (!path) {
-            fprintf(stderr, "dvppctl batch: out of memory\n");
+        path = regular_entry(dir, e->d_name, &oom);
+        if (oom)
             ok = false;
-            break;
-        }
-        snprintf(path, len, "%s/%s", dir, e->d_name);
-        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-            free(path);
-            continue;
-        }
-        if (*n == CTL_MAX_INPUTS) {
-            fprintf(stderr, "dvppctl: more than %d inputs\n", CTL_MAX_INPUTS);
-            free(path);
-            ok = false;
-            break;
-        }
-        names->owned[names->n++] = path;
-        list[(*n)++] = path;
+        else if (path)
+            ok = list_push(l, path, path);
     }
     closedir(d);
-    qsort(list + first, *n - first, sizeof(*list), by_name);
+    qsort(l->items + first, l->n - first, sizeof(*l->items), by_name);
     return ok;
 }
 
-/* Replace every directory among a->inputs by its image files. Returns 0,
- * or 2 after printing why. */
-static int expand_dirs(ctl_args *a, input_names *names)
+/* The list from the operands, every directory replaced by its image files.
+ * Returns 0, or 2 after printing why. */
+static int list_inputs(const ctl_args *a, input_list *l)
 {
-    const char *list[CTL_MAX_INPUTS];
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < a->ninputs; i++) {
+    for (unsigned i = 0; i < a->noperands; i++) {
+        const char *in = a->operands[i];
         struct stat sb;
-        if (stat(a->inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            if (!add_dir(a->inputs[i], list, &n, names))
-                return 2;
-            continue;
-        }
-        if (n == CTL_MAX_INPUTS) {
-            fprintf(stderr, "dvppctl: more than %d inputs\n", CTL_MAX_INPUTS);
+        if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode) ? !add_dir(in, l)
+                                                       : !list_push(l, in, NULL))
             return 2;
-        }
-        list[n++] = a->inputs[i];
     }
-    if (n == 0) {
+    if (l->n == 0) {
         fprintf(stderr, "dvppctl batch: no .jpg, .jpeg or .png files in the input "
                         "directories\n");
         return 2;
     }
-    memcpy(a->inputs, list, n * sizeof(*list));
-    a->ninputs = n;
+    return 0;
+}
+
+/* Block I of N of @n items as numpy.array_split cuts it: the first n % N
+ * blocks one item longer, so the N blocks in order are the whole list. */
+static void shard_block(unsigned n, unsigned index, unsigned count, unsigned *first,
+                        unsigned *len)
+{
+    unsigned base = n / count, extra = n % count;
+
+    *first = index * base + (index < extra ? index : extra);
+    *len = base + (index < extra);
+}
+
+/* Put this run's block of @l (all of it without --shard) in a->inputs;
+ * the names stay owned by @l. Returns 0, or 2 after printing why. */
+static int take_shard(ctl_args *a, const input_list *l)
+{
+    unsigned first = 0, len = l->n;
+
+    if (a->shard_count)
+        shard_block(l->n, a->shard_index, a->shard_count, &first, &len);
+    if (len > CTL_MAX_INPUTS && !a->shard_count) {
+        fprintf(stderr, "dvppctl batch: %u inputs, more than %d (--shard I/N runs "
+                        "a block of them)\n", l->n, CTL_MAX_INPUTS);
+        return 2;
+    }
+    if (len > CTL_MAX_INPUTS) {
+        fprintf(stderr, "dvppctl batch: --shard %u/%u is %u of the %u inputs, more "
+                        "than %d: use N >= %u\n", a->shard_index, a->shard_count, len,
+                l->n, CTL_MAX_INPUTS, (l->n + CTL_MAX_INPUTS - 1) / CTL_MAX_INPUTS);
+        return 2;
+    }
+    for (unsigned i = 0; i < len; i++)
+        a->inputs[i] = l->items[first + i].path;
+    a->ninputs = len;
+    a->shard_first = first;
+    return 0;
+}
+
+/* A shard with no inputs (fewer inputs than shards) writes a 0 x C x H x
+ * W tensor, so the N outputs still concatenate to the whole batch. */
+static int empty_shard(const ctl_args *a)
+{
+    dvpp_pipeline p;
+    dvpp_tensor t;
+    dvpp_err err;
+    dvpp_status st;
+
+    dvpp_err_clear(&err);
+    st = ctl_preprocess_pipeline(a, &p, &err);
+    if (st == DVPP_OK)
+        st = dvpp_batchjob_tensor(&p, 1, &t, &err);
+    if (st == DVPP_OK) {
+        t.n = 0;
+        t.shape[0] = 0;
+        t.bytes = 0;
+        t.data = NULL;
+        st = ctl_write_tensor(a->out, &t, &err);
+    }
+    if (st != DVPP_OK)
+        return ctl_fail("batch", &err);
+    fprintf(stderr, "dvppctl batch: --shard %u/%u has none of the inputs; wrote an "
+                    "empty batch\n", a->shard_index, a->shard_count);
     return 0;
 }
 
 int ctl_cmd_batch(int argc, char **argv)
 {
     ctl_args *a = calloc(1, sizeof(*a));
-    input_names names = {{0}, 0};
+    input_list list = {NULL, 0, 0};
     int rc;
 
     if (!a)
@@ -474,11 +577,14 @@ int ctl_cmd_batch(int argc, char **argv)
         rc = 2;
     }
     if (!rc)
-        rc = expand_dirs(a, &names);
+        rc = list_inputs(a, &list);
     if (!rc)
+        rc = take_shard(a, &list);
+    if (!rc && a->ninputs == 0)
+        rc = empty_shard(a);
+    else if (!rc)
         rc = ctl_use_socket(a) ? ctl_remote_run("batch", a) : local_batch(a);
-    for (unsigned i = 0; i < names.n; i++)
-        free(names.owned[i]);
+    list_free(&list);
     free(a);
     return rc;
 }
