@@ -114,6 +114,8 @@ def expected_layout():
     files |= {f"{u}/include/dvpp/{os.path.basename(h)}" for h in headers}
     py = glob.glob(os.path.join(ROOT, "clients", "python", "dvpp", "*.py"))
     assert any(p.endswith("dvpp_pb2.py") for p in py), "make generates dvpp_pb2.py"
+    for mod in ("daemon.py", "dask.py"):    # shared private daemon; dvpp.dask (Dask -> Zarr)
+        assert any(p.endswith(os.sep + mod) for p in py), mod
     files |= {f"{u}/lib/python3/dist-packages/dvpp/{os.path.basename(p)}" for p in py}
     pyt = glob.glob(os.path.join(ROOT, "clients", "python", "dvpp", "torch", "*.py"))
     assert any(p.endswith("transforms.py") for p in pyt)
@@ -407,6 +409,14 @@ with c.submit(spec, open(sys.argv[3], "rb").read(), ring=ring) as r:
     out["torch_means"] = [float(t[0, ch].double().mean()) for ch in range(3)]
     del t
 c.close()
+import os
+import dvpp.dask                       # the installed dvpp/dask.py: the job through Dask into Zarr
+assert dvpp.dask.__file__.startswith(sys.argv[1]), dvpp.dask.__file__
+os.environ["DVPPD_SOCKET"] = sys.argv[2]
+run = dvpp.dask.preprocess([sys.argv[3]], spec, "x.zarr", chunk=1)   # dask's local scheduler
+assert run.computed == 1 and run.failed == [], run
+out["dask_means"] = [float(run.images[0, ch].mean(dtype="float64")) for ch in range(3)]
+dvpp.dask.shutdown()
 print(json.dumps(out))
 """ % {"w": W, "h": H}
 
@@ -424,6 +434,7 @@ def test_python_client(staged, daemon, image, tmp_path):
     out = json.loads(r.stdout)
     assert out["shape"] == [1, 3, H, W] and out["dtype"] == "float32"
     assert out["torch_means"] == pytest.approx(out["means"], abs=1e-9)
+    assert out["dask_means"] == pytest.approx(out["means"], abs=1e-9)
     if "c" in MEANS:
         assert out["means"] == pytest.approx(MEANS["c"], abs=1e-3)
 
