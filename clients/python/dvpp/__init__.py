@@ -54,7 +54,10 @@ errors (DvppError and its kinds, STATUS), wire (protocol and ring-layout
 constants, sealed memfds, SCM_RIGHTS, spec text), ring (Ring, Result and
 its lease, Batch), guard (guard mode), video (VideoFrame, VideoDecode,
 EncodedVideo, the channels under them), connection (the socket, its reader,
-answers filed by id), client (Client: the requests).
+answers filed by id), client (Client: the requests), daemon (the daemon a
+process talks to: $DVPPD_SOCKET's, or a private one it starts). Imported on
+their own, with their extra dependencies: dvpp.torch (PyTorch) and
+dvpp.dask (Dask and Zarr; docs/python.md).
 """
 
 # Every name this module had when it was one file stays reachable as

@@ -147,8 +147,8 @@ class PrivateDaemon:
             if os.path.exists(self.socket):
                 return
             time.sleep(0.01)
-        raise DvppError(STATUS["ETIMEDOUT"], "ETIMEDOUT", f"dvppd made no socket within {START_TIMEOUT_S} s: "
-                        f"{self.log_tail()}")
+        raise DvppError(STATUS["ETIMEDOUT"], "ETIMEDOUT",
+                        f"dvppd made no socket within {START_TIMEOUT_S} s: {self.log_tail()}")
 
     def log_tail(self, n=2000):
         """The end of the daemon's log."""
