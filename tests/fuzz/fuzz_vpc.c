@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dvpp_vpc_ctx_init(&c, (dvpp_profile)take(&r, 3));
     dvpp_resize_opts_init(&o);
     o.parity = (dvpp_parity)take(&r, 4);
-    o.interp = (dvpp_interp)take(&r, 6);
+    o.interp = (dvpp_interp)take(&r, 7); /* through DVPP_INTERP_HAMMING */
     o.ascend_mode = (int)take(&r, 6) - 1;
     op = take(&r, 4);
     if (make(&r, &src) || make(&r, &dst))
