@@ -20,8 +20,8 @@
 #define CTL_MAX_INPUTS 64
 #define CTL_MAX_ROIS 4096
 /* The longest list batch builds from its FILES|DIRS before --shard picks
- * its block (each block must still fit CTL_MAX_INPUTS); also the largest
- * shard count. */
+ * its block (a block of any length up to it runs CTL_MAX_INPUTS at a
+ * time); also the largest shard count. */
 #define CTL_MAX_LISTED (1u << 20)
 
 /* Everything any command accepts; each command reads what it needs. */
@@ -69,6 +69,12 @@ typedef struct ctl_args {
     unsigned shard_first;      /* batch: the list index of inputs[0], so
                                   reports give an item's index in the
                                   whole (unsharded) list */
+    const char **block;        /* batch: this run's whole list (its --shard
+                                  block), run in chunks of at most
+                                  CTL_MAX_INPUTS through inputs[]; the array
+                                  is ctl_cmd_batch's, the names borrowed */
+    unsigned nblock;
+    unsigned block_first;      /* the list index of block[0] */
     bool list_inputs;          /* batch: the parser stops filling inputs at
                                   CTL_MAX_INPUTS instead of refusing; the
                                   command lists operands itself */

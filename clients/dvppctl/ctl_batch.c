@@ -1,6 +1,8 @@
 /* dvppctl batch: a batch job through the device model, in-process or in
  * a daemon (--socket). */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "ctl_remote.h"
 #include "device/dvpp_batchjob.h"
 #include "dvpp_mem.h"
+#include "dvpp_npy.h"
 
 /* The pipeline the preprocess flags describe, for every input (a batch's
  * items, a video's frames). */
@@ -88,19 +91,169 @@ static bool wait_tick(finish_flag *f)
     return done;
 }
 
-static dvpp_status wait_with_progress(dvpp_batchjob *job, finish_flag *f, dvpp_err *err)
+/* --- the output, row by row ---------------------------------------------------- */
+
+/* The .npy being written: its header with the whole run's N first, then
+ * each chunk's rows as the chunk completes, so memory holds one chunk and
+ * not the whole output. It goes to OUT.tmp, renamed to OUT once every row
+ * is in and removed on failure: a failed run (--strict) leaves no partial
+ * file, and an older OUT stays as it was, as when the file was written at
+ * once. An OUT that is not a regular file (/dev/stdout, a FIFO) is
+ * written directly: it cannot be renamed onto. Owns @tmp and @fd
+ * (npy_stream_commit or npy_stream_abort). */
+typedef struct npy_stream {
+    const char *path;           /* OUT (borrowed) */
+    char *tmp;                  /* OUT.tmp; NULL when direct, committed or aborted */
+    int fd;                     /* -1 when not open */
+} npy_stream;
+
+static dvpp_status stream_write(npy_stream *s, const void *data, size_t n, dvpp_err *err)
+{
+    const uint8_t *p = data;
+
+    while (n > 0) {
+        ssize_t w = write(s->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return dvpp_err_set(err, DVPP_EIO, "output", "write to %s: %s",
+                                s->tmp ? s->tmp : s->path,
+                                strerror(w < 0 ? errno : ENOSPC));
+        p += w;
+        n -= (size_t)w;
+    }
+    return DVPP_OK;
+}
+
+/* Create OUT.tmp and write the header of @rows items shaped as @row (the
+ * tensor of one item: its dtype and stored shape, shape[0] replaced). */
+static dvpp_status npy_stream_open(npy_stream *s, const char *path, const dvpp_tensor *row,
+                                   uint32_t rows, dvpp_err *err)
+{
+    char hdr[DVPP_NPY_HEADER_MAX];
+    int64_t shape[DVPP_TENSOR_MAX_DIMS];
+    size_t len = strlen(path) + sizeof(".tmp");
+    struct stat sb;
+    bool direct = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+
+    s->path = path;
+    s->fd = -1;
+    memcpy(shape, row->shape, sizeof(shape));
+    shape[0] = rows;
+    if (!direct && !(s->tmp = malloc(len)))
+        return dvpp_err_set(err, DVPP_ENOMEM, "output", "out of memory");
+    if (!direct)
+        snprintf(s->tmp, len, "%s.tmp", path);
+    s->fd = open(direct ? path : s->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (s->fd < 0) {
+        dvpp_err_set(err, DVPP_EIO, "output", "cannot create %s: %s",
+                     direct ? path : s->tmp, strerror(errno));
+        free(s->tmp);
+        s->tmp = NULL;
+        return DVPP_EIO;
+    }
+    return stream_write(s, hdr, dvpp_npy_header(hdr, dvpp_dtype_npy(row->dtype), shape,
+                                                row->ndim), err);
+}
+
+/* Append @n bytes of rows (the items in input order). */
+static dvpp_status npy_stream_rows(npy_stream *s, const void *data, size_t n, dvpp_err *err)
+{
+    return stream_write(s, data, n, err);
+}
+
+/* Close and remove OUT.tmp (a run that failed; after a commit, or when
+ * never opened, a no-op). */
+static void npy_stream_abort(npy_stream *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+    if (!s->tmp)
+        return;
+    unlink(s->tmp);
+    free(s->tmp);
+    s->tmp = NULL;
+}
+
+/* Close OUT.tmp and rename it to OUT (or abort, saying why). */
+static dvpp_status npy_stream_commit(npy_stream *s, dvpp_err *err)
+{
+    int fd = s->fd;
+
+    s->fd = -1;
+    if (close(fd) != 0) {
+        dvpp_err_set(err, DVPP_EIO, "output", "close %s: %s", s->tmp ? s->tmp : s->path,
+                     strerror(errno));
+        npy_stream_abort(s);
+        return DVPP_EIO;
+    }
+    if (s->tmp && rename(s->tmp, s->path) != 0) {
+        dvpp_err_set(err, DVPP_EIO, "output", "rename %s to %s: %s", s->tmp, s->path,
+                     strerror(errno));
+        npy_stream_abort(s);
+        return DVPP_EIO;
+    }
+    free(s->tmp);
+    s->tmp = NULL;
+    return DVPP_OK;
+}
+
+/* --- chunks ----------------------------------------------------------------- */
+
+/* Put the chunk of the run's list starting at @off (at most @chunk items)
+ * in a->inputs, its list index in a->shard_first. Returns its length. */
+static unsigned take_chunk(ctl_args *a, unsigned off, unsigned chunk)
+{
+    unsigned k = a->nblock - off < chunk ? a->nblock - off : chunk;
+
+    for (unsigned i = 0; i < k; i++)
+        a->inputs[i] = a->block[off + i];
+    a->ninputs = k;
+    a->shard_first = a->block_first + off;
+    return k;
+}
+
+/* The bar over the whole run: the items of the chunks before the current
+ * one, added to what that chunk reports. */
+typedef struct run_progress {
+    bool tty;
+    unsigned total;             /* the run's items */
+    unsigned done, failed;      /* of the chunks finished */
+} run_progress;
+
+static void draw_run(const run_progress *rp, size_t done, size_t failed)
+{
+    if (rp->tty)
+        ctl_draw_progress(rp->total, rp->done + done, rp->failed + failed);
+}
+
+/* The bar's line ends after the last chunk, or a failure. */
+static void end_run(const run_progress *rp)
+{
+    if (rp->tty)
+        fputc('\n', stderr);
+}
+
+/* The tensor of one item of @p: the shape of a row of the output. */
+static dvpp_status row_tensor(const dvpp_pipeline *p, dvpp_tensor *row, dvpp_err *err)
+{
+    return dvpp_batchjob_tensor(p, 1, row, err);
+}
+
+/* --- in-process ----------------------------------------------------------------- */
+
+static dvpp_status wait_with_progress(dvpp_batchjob *job, finish_flag *f,
+                                      const run_progress *rp, dvpp_err *err)
 {
     dvpp_batch_progress pr;
-    bool tty = isatty(STDERR_FILENO), done;
+    bool done;
 
     do {
         done = wait_tick(f);
         dvpp_batchjob_progress(job, &pr);
-        if (tty)
-            ctl_draw_progress(pr.total, pr.done, pr.failed);
+        draw_run(rp, pr.done, pr.failed);
     } while (!done);
-    if (tty)
-        fputc('\n', stderr);
     return dvpp_batchjob_wait(job, err);
 }
 
@@ -123,6 +276,8 @@ static unsigned report_items(dvpp_batchjob *job, const ctl_args *a)
     return failed;
 }
 
+/* Read the current chunk's files into @bufs (reused chunk after chunk, so
+ * only this chunk's files are held). */
 static dvpp_status read_inputs(const ctl_args *a, dvpp_buf *bufs,
                                dvpp_batchjob_input *in, dvpp_err *err)
 {
@@ -136,98 +291,149 @@ static dvpp_status read_inputs(const ctl_args *a, dvpp_buf *bufs,
     return DVPP_OK;
 }
 
-/* The batch in-process: the device model with --channels workers. */
-static int local_batch(ctl_args *a)
-{
+/* What an in-process run holds: the device, and one chunk's files and
+ * tensor (@data: CTL_MAX_INPUTS rows, or fewer when the run is shorter). */
+typedef struct local_run {
+    dvpp_device *dev;
+    dvpp_pipeline p;
     dvpp_buf bufs[CTL_MAX_INPUTS];
     dvpp_batchjob_input in[CTL_MAX_INPUTS];
-    dvpp_batchjob *job = NULL;
-    dvpp_device *dev = NULL;
+    void *data;
+    size_t data_bytes;
+    run_progress rp;
+} local_run;
+
+/* One chunk (a->inputs) as one batch job into @lr->data, its rows then
+ * appended to @out. */
+static dvpp_status local_chunk(local_run *lr, const ctl_args *a, npy_stream *out,
+                               dvpp_err *err)
+{
     finish_flag flag = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
-    dvpp_batchjob_opts opts = {.done = on_finished, .ctx = &flag};
-    dvpp_pipeline p;
-    dvpp_tensor t = {0};
-    dvpp_err err;
+    dvpp_batchjob_opts opts = {.done = on_finished, .ctx = &flag, .strict = a->strict};
+    dvpp_batchjob *job = NULL;
+    dvpp_tensor t;
     dvpp_status st;
     unsigned failed = 0;
+
+    st = dvpp_batchjob_tensor(&lr->p, a->ninputs, &t, err);
+    if (st == DVPP_OK)
+        st = read_inputs(a, lr->bufs, lr->in, err);
+    if (st == DVPP_OK) {
+        t.data = lr->data;
+        memset(t.data, 0, t.bytes);
+        st = dvpp_batchjob_start_opts(lr->dev, &lr->p, lr->in, a->ninputs, &t, &opts,
+                                      &job, err);
+    }
+    if (st == DVPP_OK) {
+        st = wait_with_progress(job, &flag, &lr->rp, err);
+        failed = report_items(job, a);
+    }
+    dvpp_batchjob_free(job);
+    /* Default mode writes the batch with failed slots zeroed. */
+    if (st == DVPP_OK)
+        st = npy_stream_rows(out, t.data, t.bytes, err);
+    lr->rp.done += a->ninputs - failed;
+    lr->rp.failed += failed;
+    return st;
+}
+
+/* The buffers of @lr and the run's output: the header, the chunk tensor,
+ * the device. */
+static dvpp_status local_open(local_run *lr, const ctl_args *a, npy_stream *out,
+                              dvpp_err *err)
+{
+    unsigned rows = a->nblock < CTL_MAX_INPUTS ? a->nblock : CTL_MAX_INPUTS;
+    dvpp_tensor row, t;
+    dvpp_status st = ctl_preprocess_pipeline(a, &lr->p, err);
+
+    if (st == DVPP_OK)
+        st = row_tensor(&lr->p, &row, err);
+    if (st == DVPP_OK)
+        st = dvpp_batchjob_tensor(&lr->p, rows, &t, err);
+    if (st == DVPP_OK && !(lr->data = dvpp_calloc(1, t.bytes)))
+        st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "cannot allocate the batch tensor");
+    if (st == DVPP_OK)
+        lr->data_bytes = t.bytes;
+    if (st == DVPP_OK)
+        st = dvpp_pipe_device_new(NULL, a->channels, &a->lim, &lr->dev, err);
+    if (st == DVPP_OK)
+        st = npy_stream_open(out, a->out, &row, a->nblock, err);
+    return st;
+}
+
+/* The batch in-process: the device model with --channels workers, the
+ * run's list CTL_MAX_INPUTS items (the device's batch job) at a time. */
+static int local_batch(ctl_args *a)
+{
+    local_run lr = {.rp = {isatty(STDERR_FILENO), a->nblock, 0, 0}};
+    npy_stream out = {NULL, NULL, -1};
+    dvpp_err err;
+    dvpp_status st;
     int rc;
 
     for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
-        dvpp_buf_init(&bufs[i]);
+        dvpp_buf_init(&lr.bufs[i]);
     dvpp_err_clear(&err);
-    st = ctl_preprocess_pipeline(a, &p, &err);
-    if (st == DVPP_OK)
-        st = dvpp_batchjob_tensor(&p, a->ninputs, &t, &err);
-    if (st == DVPP_OK && !(t.data = dvpp_calloc(1, t.bytes)))
-        st = dvpp_err_set(&err, DVPP_ENOMEM, NULL, "cannot allocate the batch tensor");
-    if (st == DVPP_OK)
-        st = read_inputs(a, bufs, in, &err);
-    if (st == DVPP_OK)
-        st = dvpp_pipe_device_new(NULL, a->channels, &a->lim, &dev, &err);
-    opts.strict = a->strict;
-    if (st == DVPP_OK)
-        st = dvpp_batchjob_start_opts(dev, &p, in, a->ninputs, &t, &opts, &job, &err);
-    if (st == DVPP_OK) {
-        st = wait_with_progress(job, &flag, &err);
-        failed = report_items(job, a);
+    st = local_open(&lr, a, &out, &err);
+    for (unsigned off = 0; st == DVPP_OK && off < a->nblock; off += a->ninputs) {
+        take_chunk(a, off, CTL_MAX_INPUTS);
+        st = local_chunk(&lr, a, &out, &err);
     }
-    /* Default mode writes the batch with failed slots zeroed. */
+    end_run(&lr.rp);
     if (st == DVPP_OK)
-        st = ctl_write_tensor(a->out, &t, &err);
+        st = npy_stream_commit(&out, &err);
+    npy_stream_abort(&out);
     rc = st == DVPP_OK ? 0 : ctl_fail("batch", &err);
-    if (st == DVPP_OK && failed)
+    if (st == DVPP_OK && lr.rp.failed)
         fprintf(stderr, "dvppctl batch: %u of %u items failed; their slots are "
-                        "zero\n", failed, a->ninputs);
-    dvpp_batchjob_free(job);
-    dvpp_pipe_device_free(dev);
-    dvpp_free(t.data, t.bytes);
+                        "zero\n", lr.rp.failed, a->nblock);
+    dvpp_pipe_device_free(lr.dev);
+    dvpp_free(lr.data, lr.data_bytes);
     for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
-        dvpp_buf_fini(&bufs[i]);
+        dvpp_buf_fini(&lr.bufs[i]);
     return rc;
 }
 
 /* --- through a daemon ---------------------------------------------------------- */
 
-/* A batch in flight in the daemon. */
+/* A batch in the daemon, one chunk (a->inputs) in flight at a time. */
 typedef struct remote_batch {
     dvppc_conn *c;
-    dvppc_ring *ring;           /* one slot: the N x C x H x W tensor */
+    dvppc_ring *ring;           /* one slot: a chunk's k x C x H x W tensor */
     ctl_job job;                /* the pipeline of every item */
     char *spec;
-    dvpp_tensor t;              /* its shape (no data) */
-    dvpp_buf bufs[CTL_MAX_INPUTS];
+    dvpp_tensor row;            /* one item's shape (no data) */
+    size_t slice;               /* its bytes */
+    dvpp_buf bufs[CTL_MAX_INPUTS];  /* the chunk's files */
     const void *inputs[CTL_MAX_INPUTS];
     size_t lens[CTL_MAX_INPUTS];
     uint64_t ticket, id;
-    dvppc_result res;
-    unsigned failed;            /* items that failed */
+    dvppc_result res;           /* the chunk's */
+    run_progress rp;
+    npy_stream out;
 } remote_batch;
 
 /* Wait for the Result, redrawing the bar from BatchQuery every 100 ms on
  * a terminal (elsewhere nobody watches: wait without polling). */
 static dvpp_status remote_wait(remote_batch *b, unsigned n, dvpp_err *err)
 {
-    bool tty = isatty(STDERR_FILENO);
     dvppc_progress pr;
     dvppc_error e;
     unsigned failed = 0;
     int rc;
 
     memset(&e, 0, sizeof(e));
-    while ((rc = dvppc_wait(b->c, b->ticket, &b->res, tty ? 100 : -1, &e)) ==
+    while ((rc = dvppc_wait(b->c, b->ticket, &b->res, b->rp.tty ? 100 : -1, &e)) ==
            DVPPC_ETIMEDOUT) {
         /* A batch that finished meanwhile is answered ENOTFOUND (its
          * Result is on the way): nothing to draw. */
         if (dvppc_batch_progress(b->c, b->id, &pr, NULL) == 0)
-            ctl_draw_progress(pr.total, pr.done, pr.failed);
+            draw_run(&b->rp, pr.done, pr.failed);
     }
     for (uint32_t i = 0; rc == 0 && i < b->res.items; i++)
         failed += b->res.item_status[i] != 0;
-    if (tty) {
-        if (rc == 0)
-            ctl_draw_progress(n, n - failed, failed);
-        fputc('\n', stderr);
-    }
+    if (rc == 0)
+        draw_run(&b->rp, n - failed, failed);
     return rc ? ctl_from_client(&e, err) : DVPP_OK;
 }
 
@@ -242,7 +448,6 @@ static void item_message(remote_batch *b, unsigned i, int status, dvpp_err *e)
     dvppc_result r;
     dvppc_ring *ring = NULL;
     dvppc_error ce;
-    size_t slice = b->t.bytes / b->t.n;
 
     dvpp_err_clear(e);
     if (status == DVPP_ECANCELED || status == DVPP_ETIMEDOUT) {
@@ -251,7 +456,7 @@ static void item_message(remote_batch *b, unsigned i, int status, dvpp_err *e)
         return;
     }
     memset(&ce, 0, sizeof(ce));
-    if (ctl_ring_for(b->c, slice, 1, &ring, e) == DVPP_OK) {
+    if (ctl_ring_for(b->c, b->slice, 1, &ring, e) == DVPP_OK) {
         q.ring = ring;
         if (dvppc_submit(b->c, &q, &r, &ce) != 0 && ce.status == status)
             ctl_from_client(&ce, e);
@@ -279,7 +484,7 @@ static unsigned remote_report(remote_batch *b, const ctl_args *a)
     return failed;
 }
 
-/* The job, its tensor's shape (to size the ring), and the inputs. */
+/* The job and one item's shape (to size the ring and the header). */
 static dvpp_status remote_prepare(remote_batch *b, ctl_args *a, dvpp_err *err)
 {
     dvpp_status st = ctl_preprocess_pipeline(a, &b->job.pipe, err);
@@ -287,14 +492,10 @@ static dvpp_status remote_prepare(remote_batch *b, ctl_args *a, dvpp_err *err)
     b->job.kind = DVPPC_TENSOR;
     ctl_job_scale(&b->job, a);
     if (st == DVPP_OK)
-        st = dvpp_batchjob_tensor(&b->job.pipe, a->ninputs, &b->t, err);
+        st = row_tensor(&b->job.pipe, &b->row, err);
+    b->slice = b->row.bytes;
     if (st == DVPP_OK && !(b->spec = ctl_spec_json(&b->job)))
         st = dvpp_err_set(err, DVPP_ENOMEM, NULL, "cannot build the spec");
-    for (unsigned i = 0; st == DVPP_OK && i < a->ninputs; i++) {
-        st = dvpp_buf_read_file(&b->bufs[i], a->inputs[i], a->lim.max_encoded_bytes, err);
-        b->inputs[i] = b->bufs[i].data;
-        b->lens[i] = b->bufs[i].len;
-    }
     return st;
 }
 
@@ -302,41 +503,102 @@ static int remote_batch_prepare(ctl_args *a, void *state, dvpp_err *err)
 {
     remote_batch *b = state;
 
+    b->out = (npy_stream){NULL, NULL, -1};
+    b->rp = (run_progress){isatty(STDERR_FILENO), a->nblock, 0, 0};
     for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
         dvpp_buf_init(&b->bufs[i]);
     return remote_prepare(b, a, err) == DVPP_OK ? 0 : 1;
 }
 
-/* Submit, wait, and report the items that failed. */
+/* The items of one chunk: at most CTL_MAX_INPUTS, and at most the daemon's
+ * max_batch_items (its Welcome; 0 there means no limit). */
+static unsigned remote_chunk_items(dvppc_conn *c)
+{
+    const dvppc_server_info *in = dvppc_info(c);
+
+    return in && in->max_batch_items && in->max_batch_items < CTL_MAX_INPUTS
+               ? in->max_batch_items : CTL_MAX_INPUTS;
+}
+
+/* The chunk's answer must be rows of the header's shape and dtype. */
+static dvpp_status check_rows(const remote_batch *b, const dvpp_tensor *t, unsigned k,
+                              dvpp_err *err)
+{
+    bool same = t->dtype == b->row.dtype && t->ndim == b->row.ndim &&
+                t->shape[0] == (int64_t)k && t->bytes == (size_t)k * b->slice;
+
+    for (unsigned d = 1; same && d < t->ndim; d++)
+        same = t->shape[d] == b->row.shape[d];
+    return same ? DVPP_OK
+                : dvpp_err_set(err, DVPP_EIO, "meta", "dvppd answered a tensor of "
+                               "another shape than %u items of the batch", k);
+}
+
+/* Read the chunk's files, submit it, wait, report its failed items and
+ * append its rows. */
+static dvpp_status remote_chunk(remote_batch *b, ctl_args *a, dvpp_err *err)
+{
+    dvppc_error e;
+    dvpp_tensor t;
+    dvpp_status st = DVPP_OK;
+    unsigned k = a->ninputs, failed = 0;
+
+    for (unsigned i = 0; st == DVPP_OK && i < k; i++) {
+        st = dvpp_buf_read_file(&b->bufs[i], a->inputs[i], a->lim.max_encoded_bytes, err);
+        b->inputs[i] = b->bufs[i].data;
+        b->lens[i] = b->bufs[i].len;
+    }
+    memset(&e, 0, sizeof(e));
+    if (st == DVPP_OK && dvppc_batch_submit(b->c, b->spec, b->inputs, b->lens, k, b->ring,
+                                            a->strict, &b->ticket, &b->id, &e) != 0)
+        st = ctl_from_client(&e, err);
+    if (st == DVPP_OK)
+        st = remote_wait(b, k, err);
+    if (st == DVPP_OK)
+        failed = remote_report(b, a);
+    if (st == DVPP_OK)
+        st = ctl_out_tensor(&b->res, &t, err);
+    if (st == DVPP_OK)
+        st = check_rows(b, &t, k, err);
+    if (st == DVPP_OK)
+        st = npy_stream_rows(&b->out, t.data, t.bytes, err);
+    dvppc_release(b->c, &b->res);   /* the slot, for the next chunk */
+    b->rp.done += k - failed;
+    b->rp.failed += failed;
+    return st;
+}
+
+/* Open the ring and the output, then run the list chunk after chunk. */
 static dvpp_status remote_batch_talk(dvppc_conn *c, ctl_args *a, void *state, dvpp_err *err)
 {
     remote_batch *b = state;
+    unsigned chunk = remote_chunk_items(c);
+    unsigned rows = a->nblock < chunk ? a->nblock : chunk;
     dvppc_error e;
-    dvpp_status st;
+    dvpp_status st = DVPP_OK;
 
     b->c = c;
     memset(&e, 0, sizeof(e));
-    if (dvppc_ring_open(b->c, NULL, 1, b->t.bytes, &b->ring, &e) != 0 ||
-        dvppc_batch_submit(b->c, b->spec, b->inputs, b->lens, a->ninputs, b->ring,
-                           a->strict, &b->ticket, &b->id, &e) != 0)
-        return ctl_from_client(&e, err);
-    st = remote_wait(b, a->ninputs, err);
+    if (dvppc_ring_open(b->c, NULL, 1, (size_t)rows * b->slice, &b->ring, &e) != 0)
+        st = ctl_from_client(&e, err);
     if (st == DVPP_OK)
-        b->failed = remote_report(b, a);
+        st = npy_stream_open(&b->out, a->out, &b->row, a->nblock, err);
+    for (unsigned off = 0; st == DVPP_OK && off < a->nblock; off += a->ninputs) {
+        take_chunk(a, off, chunk);
+        st = remote_chunk(b, a, err);
+    }
+    end_run(&b->rp);
     return st;
 }
 
 static dvpp_status remote_batch_finish(ctl_args *a, void *state, dvpp_err *err)
 {
     remote_batch *b = state;
-    dvpp_tensor t;
-    dvpp_status st = ctl_out_tensor(&b->res, &t, err);
+    dvpp_status st = npy_stream_commit(&b->out, err);
 
-    if (st == DVPP_OK)
-        st = ctl_write_tensor(a->out, &t, err);
-    if (st == DVPP_OK && b->failed)
+    if (st == DVPP_OK && b->rp.failed)
         fprintf(stderr, "dvppctl batch: %u of %u items failed; their slots are "
-                        "zero\n", b->failed, a->ninputs);
+                        "zero\n", b->rp.failed, a->nblock);
     return st;
 }
 
@@ -353,6 +615,7 @@ static void remote_batch_fini(void *state)
 {
     remote_batch *b = state;
 
+    npy_stream_abort(&b->out);  /* a run that did not finish */
     free(b->spec);
     for (unsigned i = 0; i < CTL_MAX_INPUTS; i++)
         dvpp_buf_fini(&b->bufs[i]);
@@ -510,28 +773,25 @@ static void shard_block(unsigned n, unsigned index, unsigned count, unsigned *fi
     *len = base + (index < extra);
 }
 
-/* Put this run's block of @l (all of it without --shard) in a->inputs;
- * the names stay owned by @l. Returns 0, or 2 after printing why. */
+/* Make this run's block of @l (all of it without --shard) a->block, run
+ * in chunks by the command; the names stay owned by @l, the array is the
+ * caller's (free). Returns 0, or 1 after printing why. */
 static int take_shard(ctl_args *a, const input_list *l)
 {
     unsigned first = 0, len = l->n;
 
     if (a->shard_count)
         shard_block(l->n, a->shard_index, a->shard_count, &first, &len);
-    if (len > CTL_MAX_INPUTS && !a->shard_count) {
-        fprintf(stderr, "dvppctl batch: %u inputs, more than %d (--shard I/N runs "
-                        "a block of them)\n", l->n, CTL_MAX_INPUTS);
-        return 2;
-    }
-    if (len > CTL_MAX_INPUTS) {
-        fprintf(stderr, "dvppctl batch: --shard %u/%u is %u of the %u inputs, more "
-                        "than %d: use N >= %u\n", a->shard_index, a->shard_count, len,
-                l->n, CTL_MAX_INPUTS, (l->n + CTL_MAX_INPUTS - 1) / CTL_MAX_INPUTS);
-        return 2;
+    /* len <= l->n <= CTL_MAX_LISTED: checked while listing */
+    a->block = len ? malloc(len * sizeof(*a->block)) : NULL;
+    if (len && !a->block) {
+        fprintf(stderr, "dvppctl batch: out of memory listing the inputs\n");
+        return 1;
     }
     for (unsigned i = 0; i < len; i++)
-        a->inputs[i] = l->items[first + i].path;
-    a->ninputs = len;
+        a->block[i] = l->items[first + i].path;
+    a->nblock = len;
+    a->block_first = first;
     a->shard_first = first;
     return 0;
 }
@@ -580,11 +840,12 @@ int ctl_cmd_batch(int argc, char **argv)
         rc = list_inputs(a, &list);
     if (!rc)
         rc = take_shard(a, &list);
-    if (!rc && a->ninputs == 0)
+    if (!rc && a->nblock == 0)
         rc = empty_shard(a);
     else if (!rc)
         rc = ctl_use_socket(a) ? ctl_remote_run("batch", a) : local_batch(a);
     list_free(&list);
+    free(a->block);
     free(a);
     return rc;
 }

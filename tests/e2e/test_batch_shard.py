@@ -3,7 +3,7 @@ through a real dvppd (--socket).
 
 The N shard outputs concatenated in order must be the unsharded batch byte
 for byte, cut exactly as numpy.array_split cuts the list (also with more
-inputs than one run takes, and with empty shards); a failed item is
+inputs than one batch job takes, and with empty shards); a failed item is
 reported with its index in the whole list; bad shard arguments are refused
 (exit 2) with a line naming --shard.
 
@@ -120,15 +120,18 @@ def test_more_shards_than_inputs_write_empty_blocks(tmp_path):
     assert r.returncode == 0 and "none of the inputs" in r.stderr
 
 
-def test_a_list_longer_than_one_run_is_split(tmp_path):
-    """150 inputs: one run takes at most 64, so unsharded and 2 shards are
-    refused naming the way out; 3 shards (50 each) run, and their outputs
-    are the batches of the slices of the list."""
+def test_a_list_longer_than_one_batch_job_is_run_whole(tmp_path):
+    """150 inputs: a run goes 64 at a time (tests/e2e/test_batch_stream.py),
+    so unsharded and 2 shards of 75 run too, and 3 shards (50 each) are the
+    batches of the slices of the list."""
     data = make_dataset(tmp_path / "data", 150)
     r = batch(tmp_path / "x.npy", str(data))
-    assert r.returncode == 2 and "150 inputs, more than 64" in r.stderr
-    r = batch(tmp_path / "x.npy", str(data), "--shard", "0/2")
-    assert r.returncode == 2 and "use N >= 3" in r.stderr
+    assert r.returncode == 0, r.stderr
+    whole = np.load(tmp_path / "x.npy")
+    assert whole.shape == (150, 3, 16, 20)
+    halves = shards(tmp_path, [str(data)], 2)
+    assert [p.shape[0] for p in halves] == [75, 75]
+    assert np.concatenate(halves).tobytes() == whole.tobytes()
     parts = shards(tmp_path, [str(data)], 3)
     names = sorted(os.listdir(data))
     for i, p in enumerate(parts):
@@ -136,7 +139,8 @@ def test_a_list_longer_than_one_run_is_split(tmp_path):
         ref = tmp_path / f"ref{i}.npy"
         r = batch(ref, *[str(data / f) for f in names[50 * i:50 * (i + 1)]])
         assert r.returncode == 0, r.stderr
-        assert p.tobytes() == np.load(ref).tobytes(), i
+        assert p.tobytes() == np.load(ref).tobytes() == \
+            whole[50 * i:50 * (i + 1)].tobytes(), i
 
 
 @pytest.mark.parametrize("via", ["in-process", "socket"])
