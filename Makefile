@@ -551,6 +551,7 @@ bench:
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_video.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_acl.py
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_torch.py
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) bench/run_fleet.py
 
 # 100,000 mixed HTTP + socket requests at 250 req/s (~7 min); exit 1 when the
 # pass condition fails (bench/README.md, "Soak"). Quick: bench/soak.py --quick.
