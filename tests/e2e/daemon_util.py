@@ -454,6 +454,35 @@ def ctl(*args, check=True, timeout=120):
     return r
 
 
+def ctl_batch(out, *args, flags=(), socket=None, timeout=120):
+    """`dvppctl batch ARGS FLAGS -o @out` (through the daemon at @socket
+    when given; DVPPD_SOCKET of the environment never applies): the
+    CompletedProcess, unchecked."""
+    cmd = [DVPPCTL, "batch", *args, *flags, "-o", str(out)]
+    if socket:
+        cmd += ["--socket", socket]
+    env = {k: v for k, v in os.environ.items() if k != "DVPPD_SOCKET"}
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def batch_dataset(d, n, seed, corrupt=()):
+    """@n small generated images in the pathlib folder @d (JPEG and PNG,
+    sizes vary, names sorted = creation order, pixels from @seed); the
+    indices in @corrupt get a broken PNG (the others are the same images
+    whatever @corrupt is)."""
+    from PIL import Image
+    rng = np.random.default_rng(seed)
+    d.mkdir(exist_ok=True)
+    for i in range(n):
+        px = rng.integers(0, 256, (24 + i % 7, 30 + i % 5, 3), dtype=np.uint8)
+        if i in corrupt:
+            (d / f"img{i:04d}.png").write_bytes(b"\x89PNG\r\n\x1a\nbroken")
+        else:
+            Image.fromarray(px).save(d / (f"img{i:04d}." + ("png" if i % 3 else "jpg")),
+                                     quality=90)
+    return d
+
+
 def ff_key_frames(path):
     """Indices of the key frames ffprobe sees, in presentation order."""
     out = run(FFPROBE, "-v", "error", "-select_streams", "v:0", "-show_entries",

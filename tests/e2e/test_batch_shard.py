@@ -16,7 +16,6 @@ import subprocess
 
 import numpy as np
 import pytest
-from PIL import Image
 
 pytest.register_assert_rewrite("daemon_util")
 import daemon_util as du  # noqa: E402
@@ -29,27 +28,11 @@ pytestmark = pytest.mark.skipif(not os.path.exists(DVPPCTL), reason="dvppctl not
 
 
 def make_dataset(d, n, corrupt=()):
-    """@n small generated images in @d (JPEG and PNG, sizes vary, names
-    sorted = creation order); the indices in @corrupt get a broken PNG."""
-    rng = np.random.default_rng(16)
-    d.mkdir(exist_ok=True)
-    for i in range(n):
-        px = rng.integers(0, 256, (24 + i % 7, 30 + i % 5, 3), dtype=np.uint8)
-        path = d / (f"img{i:04d}." + ("png" if i % 3 else "jpg"))
-        if i in corrupt:
-            path = d / f"img{i:04d}.png"
-            path.write_bytes(b"\x89PNG\r\n\x1a\nbroken")
-        else:
-            Image.fromarray(px).save(path, quality=90)
-    return d
+    return du.batch_dataset(d, n, 16, corrupt)
 
 
 def batch(out, *args, socket=None):
-    cmd = [DVPPCTL, "batch", *args, *FLAGS, "-o", str(out)]
-    if socket:
-        cmd += ["--socket", socket]
-    env = {k: v for k, v in os.environ.items() if k != "DVPPD_SOCKET"}
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    return du.ctl_batch(out, *args, flags=FLAGS, socket=socket, timeout=120)
 
 
 def shards(tmp_path, inputs, n, socket=None):

@@ -23,6 +23,10 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# daemon_util (tests/e2e) for free_port and log_tail, also when this file runs
+# as the restart command, outside pytest.
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+from daemon_util import free_port, log_tail  # noqa: E402
 BUILD = os.environ.get("DVPP_BUILD", "build")
 DVPPD = os.path.join(ROOT, BUILD, "dvppd")
 HAPROXY_CFG = os.path.join(ROOT, "deploy", "haproxy", "haproxy.cfg")
@@ -32,13 +36,6 @@ ROLLING_RESTART = os.path.join(ROOT, "deploy", "rolling-restart")
 
 class FleetError(Exception):
     pass
-
-
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http_get(port, path, timeout=2.0):
@@ -91,11 +88,7 @@ class Daemon:
             return None
 
     def log(self, n=3000):
-        try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()[-n:]
-        except OSError:
-            return ""
+        return log_tail(self.log_path, n)
 
     def ready(self):
         return http_get(self.port, "/readyz")[0] == 200
@@ -214,11 +207,7 @@ class Balancer:
         self.log_path = os.path.join(dir, f"{self.kind}.log")
 
     def log(self, n=4000):
-        try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()[-n:]
-        except OSError:
-            return ""
+        return log_tail(self.log_path, n)
 
     def _spawn(self, argv):
         with open(self.log_path, "w") as log:
