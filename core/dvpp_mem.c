@@ -173,28 +173,35 @@ out_close:
     return st;
 }
 
-dvpp_status dvpp_write_file(const char *path, const void *data, size_t n,
-                            dvpp_err *err)
+dvpp_status dvpp_write_all(int fd, const char *name, const void *data, size_t n,
+                           dvpp_err *err)
 {
     const uint8_t *p = data;
-    int fd;
 
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return dvpp_err_set(err, DVPP_EIO, "output", "cannot create %s: %s",
-                            path, strerror(errno));
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            int e = errno;
-            close(fd);
-            return dvpp_err_set(err, DVPP_EIO, "output", "write to %s: %s",
-                                path, strerror(e));
-        }
+        if (w <= 0) /* 0: nothing written and no errno; the device is full */
+            return dvpp_err_set(err, DVPP_EIO, "output", "write to %s: %s", name,
+                                strerror(w < 0 ? errno : ENOSPC));
         p += w;
         n -= (size_t)w;
+    }
+    return DVPP_OK;
+}
+
+dvpp_status dvpp_write_file(const char *path, const void *data, size_t n,
+                            dvpp_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+    if (fd < 0)
+        return dvpp_err_set(err, DVPP_EIO, "output", "cannot create %s: %s",
+                            path, strerror(errno));
+    if (dvpp_write_all(fd, path, data, n, err) != DVPP_OK) {
+        close(fd);
+        return DVPP_EIO;
     }
     if (close(fd) != 0)
         return dvpp_err_set(err, DVPP_EIO, "output", "close %s: %s", path,

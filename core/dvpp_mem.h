@@ -117,6 +117,11 @@ void dvpp_buf_fini(dvpp_buf *b);
 dvpp_status dvpp_buf_read_file(dvpp_buf *b, const char *path, size_t max_bytes,
                                dvpp_err *err);
 
+/* Write all @n bytes to @fd (retrying short writes and EINTR); @name is
+ * the file's name for the error. The fd stays open either way. */
+dvpp_status dvpp_write_all(int fd, const char *name, const void *data, size_t n,
+                           dvpp_err *err);
+
 /* Write @n bytes to @path (created or truncated, mode 0644). */
 dvpp_status dvpp_write_file(const char *path, const void *data, size_t n,
                             dvpp_err *err);

@@ -109,20 +109,7 @@ typedef struct npy_stream {
 
 static dvpp_status stream_write(npy_stream *s, const void *data, size_t n, dvpp_err *err)
 {
-    const uint8_t *p = data;
-
-    while (n > 0) {
-        ssize_t w = write(s->fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return dvpp_err_set(err, DVPP_EIO, "output", "write to %s: %s",
-                                s->tmp ? s->tmp : s->path,
-                                strerror(w < 0 ? errno : ENOSPC));
-        p += w;
-        n -= (size_t)w;
-    }
-    return DVPP_OK;
+    return dvpp_write_all(s->fd, s->tmp ? s->tmp : s->path, data, n, err);
 }
 
 /* Create OUT.tmp and write the header of @rows items shaped as @row (the
