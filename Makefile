@@ -13,6 +13,8 @@
 #                   make install PREFIX=/usr DESTDIR=/tmp/pkg
 #   make uninstall  removes all of it (the config only if unchanged)
 #   make deps       install the exact Debian 12 packages build and tests need
+#   make deb        the Debian packages (debian/), built by dpkg-buildpackage
+#                   from a clean copy of the tree into $(BUILD)/deb
 #
 # Variables: CC (gcc or clang), BUILD (output folder), SANITIZER
 # (address,undefined | thread | empty), OPT, V. Changing any compile flag
@@ -80,7 +82,11 @@ DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
 	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates \
 	python3-protobuf ffmpeg systemd cmake g++ clang python3-torch python3-torchvision \
 	python3-venv python3-setuptools python3-wheel forensics-samples-files \
-	haproxy nginx python3-distributed python3-zarr python3-yaml kubernetes-client
+	haproxy nginx python3-distributed python3-zarr python3-yaml kubernetes-client \
+	$(DEB_PKG)
+# Building the .deb packages (make deb) and testing them (tests/pkg): the
+# packaging tools, lintian, and a Debian 12 root booted under systemd-nspawn.
+DEB_PKG := dpkg-dev debhelper dh-python lintian mmdebstrap systemd-container
 DEB_FUZZ := clang libclang-rt-14-dev
 DEB_BENCH := wrk nginx libnginx-mod-http-image-filter
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
@@ -101,7 +107,7 @@ WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wshadow -Wformat=2 \
 DEBUG := -g
 INCLUDES := -I. -Icore -Icodecs -Ivpc -Iaipp -I$(BUILD)/gen -Iipc -Iproto
 FINAL_CFLAGS := $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN_FLAGS) -MMD -MP \
-	-DDVPP_VERSION=\"$(VERSION)\" $(INCLUDES) $(PKG_CFLAGS) $(CFLAGS)
+	-DDVPP_VERSION=\"$(VERSION)\" $(INCLUDES) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 FINAL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 FINAL_LIBS := $(PKG_LIBS) -lpthread -lm $(LIBS)
 
@@ -237,7 +243,7 @@ ACL_SRCS_FILE := $(ACL)/.sources
 ACL_SRCS_NOW := $(ACL_RT_SRCS) / $(ACL_DVPP_SRCS) / $(ACL_CBLAS_SRCS) / $(LIB_SRCS)
 $(shell mkdir -p $(ACL) && (echo '$(ACL_SRCS_NOW)' | cmp -s - $(ACL_SRCS_FILE) || echo '$(ACL_SRCS_NOW)' > $(ACL_SRCS_FILE)))
 
-.PHONY: all run test check unit e2e scale bench install uninstall deps clean \
+.PHONY: all run test check unit e2e scale pkg deb bench install uninstall deps clean \
 	test-data distclean fuzz fuzz-bins fuzz-replay tsan-unit
 .DEFAULT_GOAL := all
 
@@ -502,10 +508,16 @@ e2e: all
 scale: all
 	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider tests/scale
 
+# The Debian packages (tests/pkg/): built with `make deb`, checked by
+# lintian, installed, removed and purged in a throw-away Debian 12 root, and
+# booted under a real systemd in systemd-nspawn (docs/operations.md).
+pkg:
+	$(Q)DVPP_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider tests/pkg
+
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(ACL_TEST_BINS)
 	$(Q)$(MAKE) --no-print-directory test-data
-	$(Q)$(MAKE) --no-print-directory unit e2e scale
+	$(Q)$(MAKE) --no-print-directory unit e2e scale pkg
 
 # libx265 leaks inside its own encoder setup (tests/tools/lsan.supp says why).
 export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/tools/lsan.supp
@@ -623,6 +635,29 @@ uninstall:
 	@if cmp -s systemd/dvppd.conf $(CONF); then echo "rm -f $(CONF)"; rm -f $(CONF); \
 	elif [ -e $(CONF) ]; then echo "kept $(CONF) (changed from the shipped one)"; fi
 	rmdir $(D)$(SYSCONFDIR)/dvppd 2>/dev/null || true
+
+# --- Debian packages ----------------------------------------------------------
+# dpkg-buildpackage -us -uc -b on a copy of the tree as git sees it (tracked
+# and untracked files, not the ignored ones: no build/, no .cache/), so the
+# packages come from a clean tree whatever the checkout holds. Out: the
+# .debs, .buildinfo and .changes in DEB_OUT. DEB_BUILD_OPTIONS passes
+# through (nocheck skips the unit suites of debian/rules).
+DEB_OUT ?= $(BUILD)/deb
+DEB_SRC = $(DEB_OUT)/src/dvppd-$(VERSION)
+deb:
+	$(Q)$(MAKE) --no-print-directory deps
+	rm -rf $(DEB_OUT) && mkdir -p $(DEB_SRC)
+	@if [ -d .git ] || git rev-parse --git-dir >/dev/null 2>&1; then \
+		git ls-files -z -co --exclude-standard | \
+			tar --null -T - --ignore-failed-read -cf - | tar -xf - -C $(DEB_SRC); \
+	else \
+		tar --exclude=./build --exclude=./.cache --exclude=./.git -cf - . | \
+			tar -xf - -C $(DEB_SRC); \
+	fi
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -jauto
+	mv $(DEB_OUT)/src/*.deb $(DEB_OUT)/src/*.buildinfo $(DEB_OUT)/src/*.changes $(DEB_OUT)/
+	rm -rf $(DEB_OUT)/src
+	@ls -1 $(DEB_OUT)
 
 # Install only what is missing; apt-get needs root (sudo otherwise). A
 # fresh machine has no package lists, so update once before installing.
