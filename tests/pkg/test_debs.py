@@ -268,3 +268,24 @@ def test_binaries_are_hardened(debs, tmp_path):
     syms = subprocess.run(["readelf", "-s", "--wide", str(tmp_path / "usr/bin/dvppd")],
                           capture_output=True, text=True, check=True).stdout
     assert "_chk@" in syms, "no fortified libc call in dvppd (_FORTIFY_SOURCE lost?)"
+
+
+def test_source_package_lints_clean(tmp_path, pkg_report):
+    """The source package too (dpkg-source -b of the tree as git sees it):
+    lintian finds nothing, at any level, in debian/ (copyright, control,
+    rules, changelog); overrides would go in debian/source/lintian-overrides."""
+    from conftest import REPO
+    src = tmp_path / f"dvppd-{deb_version()}"
+    src.mkdir()
+    subprocess.run(f"git ls-files -z -co --exclude-standard | tar --null -T - "
+                   f"--ignore-failed-read -cf - | tar -xf - -C '{src}'", shell=True,
+                   cwd=REPO, check=True)
+    r = subprocess.run(["dpkg-source", "-b", src.name], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    dsc = tmp_path / f"dvppd_{deb_version()}.dsc"
+    r = subprocess.run(["lintian", "--pedantic", "--info", "--fail-on", "error,warning",
+                        str(dsc)], capture_output=True, text=True, timeout=600)
+    tags = [l for l in r.stdout.splitlines() if re.match(r"^[EWIPX]: ", l)]
+    assert r.returncode == 0 and not tags, "lintian:\n" + r.stdout + r.stderr
+    pkg_report(f"lintian --pedantic on the source package {dsc.name}: no tag at all")
