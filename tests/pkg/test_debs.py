@@ -168,8 +168,10 @@ def test_lintian_finds_no_error_or_warning(deb_dir, pkg_report):
     tags = [l for l in r.stdout.splitlines() if re.match(r"^[EWIPXO]: ", l)]
     bad = [t for t in tags if t[0] in "EW"]
     assert r.returncode == 0 and not bad, "lintian:\n" + r.stdout + r.stderr
+    # (per .deb: on a .changes lintian 2.116 lists only some of the overrides)
     overridden = subprocess.run(["lintian", "--pedantic", "--info", "--show-overrides",
-                                 str(changes[0])],
+                                 *sorted(str(p) for p in deb_dir.glob("*.deb")
+                                         if "-dbgsym_" not in p.name)],
                                 capture_output=True, text=True, timeout=600).stdout
     n_over = sum(1 for l in overridden.splitlines() if l.startswith("O: "))
     pkg_report(f"lintian {subprocess.run(['lintian', '--version'], capture_output=True, text=True).stdout.split()[-1]} --pedantic: "
