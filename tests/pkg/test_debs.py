@@ -163,13 +163,13 @@ def test_lintian_finds_no_error_or_warning(deb_dir, pkg_report):
     with a comment saying why."""
     changes = sorted(deb_dir.glob("*.changes"))
     assert len(changes) == 1, changes
-    r = subprocess.run(["lintian", "--pedantic", "--info", "--fail-on", "error,warning",
+    r = subprocess.run(["lintian", "--pedantic", "--display-info", "--fail-on", "error,warning",
                         str(changes[0])], capture_output=True, text=True, timeout=600)
     tags = [l for l in r.stdout.splitlines() if re.match(r"^[EWIPXO]: ", l)]
     bad = [t for t in tags if t[0] in "EW"]
     assert r.returncode == 0 and not bad, "lintian:\n" + r.stdout + r.stderr
     # (per .deb: on a .changes lintian 2.116 lists only some of the overrides)
-    overridden = subprocess.run(["lintian", "--pedantic", "--info", "--show-overrides",
+    overridden = subprocess.run(["lintian", "--pedantic", "--display-info", "--show-overrides",
                                  *sorted(str(p) for p in deb_dir.glob("*.deb")
                                          if "-dbgsym_" not in p.name)],
                                 capture_output=True, text=True, timeout=600).stdout
@@ -286,7 +286,7 @@ def test_source_package_lints_clean(tmp_path, pkg_report):
                        text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     dsc = tmp_path / f"dvppd_{deb_version()}.dsc"
-    r = subprocess.run(["lintian", "--pedantic", "--info", "--fail-on", "error,warning",
+    r = subprocess.run(["lintian", "--pedantic", "--display-info", "--fail-on", "error,warning",
                         str(dsc)], capture_output=True, text=True, timeout=600)
     tags = [l for l in r.stdout.splitlines() if re.match(r"^[EWIPX]: ", l)]
     assert r.returncode == 0 and not tags, "lintian:\n" + r.stdout + r.stderr
