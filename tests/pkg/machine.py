@@ -123,6 +123,15 @@ def _children(pid):
         return []
 
 
+def _comm(pid):
+    """The command name of @pid ('' once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
 def _is_container_init(pid):
     """True when @pid is PID 1 of a PID namespace below ours (NSpid: host pid, 1)."""
     try:
@@ -194,7 +203,9 @@ class Machine:
                 pytest.skip(f"systemd-nspawn started no PID 1 within {timeout} s: "
                             f"{self.console(15)}")
             for c in _children(self.proc.pid):
-                if _is_container_init(c):
+                # PID 1 of the new namespace, once it is systemd (before its
+                # exec it is still nspawn's own child setting the container up)
+                if _is_container_init(c) and _comm(c) == "systemd":
                     self.pid1 = c
             time.sleep(0.05)
         state = self._wait_booted(deadline)
@@ -207,7 +218,9 @@ class Machine:
                         f"{failed}\njobs:\n{jobs}\nconsole:\n{self.console()}")
 
     def _wait_booted(self, deadline):
-        """The state is-system-running settles on (or 'timeout')."""
+        """The state is-system-running settles on (or 'timeout'). 'offline'
+        and 'unknown' are what it says while systemd is still coming up (no
+        /run/systemd/system yet, no bus): not an answer."""
         state = ""
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -218,7 +231,7 @@ class Machine:
                 state = r.stdout.strip()
             except subprocess.TimeoutExpired:
                 state = "no answer"
-            if state in ("running", "degraded", "maintenance", "stopping", "offline"):
+            if state in ("running", "degraded", "maintenance", "stopping"):
                 return state
             time.sleep(0.1)
         return f"timeout (last: {state or 'no answer'})"
@@ -284,13 +297,27 @@ class Machine:
         return subprocess.Popen(self._argv(argv, user), env=INSIDE_ENV, **kw)
 
     def systemctl(self, *args, check=True, timeout=90):
-        """systemctl @args inside the machine."""
-        return self.run(["systemctl", "--no-pager", *args], check=check, timeout=timeout)
+        """systemctl @args inside the machine; a failure (with @check) fails the
+        test with the journal's last lines, which say why ("Job ... failed")."""
+        argv = ["systemctl", "--no-pager", *args]
+        r = self.run(argv, check=False, timeout=timeout)
+        if check and r.returncode != 0:
+            tail = self.run(["journalctl", "-n", "15", "--no-pager", "-o", "short-monotonic"],
+                            check=False).stdout
+            pytest.fail(f"{argv} inside the machine: exit {r.returncode}\n{r.stderr.strip()}\n"
+                        f"journal:\n{tail}")
+        return r
 
     def show(self, unit, *props):
-        """systemctl show @unit -p @props, as a dict."""
+        """systemctl show @unit -p @props, as a dict (a property systemctl
+        prints on several lines, such as a socket's Listen, joined by newlines)."""
         out = self.systemctl("show", unit, *[f"--property={p}" for p in props]).stdout
-        return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+        got = {}
+        for line in out.splitlines():
+            if "=" in line:
+                k, v = line.split("=", 1)
+                got[k] = f"{got[k]}\n{v}" if k in got else v
+        return got
 
     def cursor(self):
         """The journal's current cursor: journal(after=cursor()) is what comes next."""
