@@ -76,8 +76,11 @@ struct dvppd_http {
     atomic_bool ready, draining;
     atomic_bool leaving;               /* a stop began: /readyz 503, Connection: close */
     int quiesced_fd;                   /* the listen fd MHD_quiesce_daemon gave
-                                          back: shut down at drain, closed
-                                          after MHD_stop_daemon; -1 = none */
+                                          back: shut down at drain (unless
+                                          passed), closed after
+                                          MHD_stop_daemon; -1 = none */
+    bool listen_passed;                /* the listener is systemd's (socket
+                                          activation), not ours */
     atomic_long inflight;              /* request records alive */
     atomic_long suspended;             /* connections waiting on a job */
     atomic_uint_fast64_t body_bytes;   /* reserved by bodies being received */

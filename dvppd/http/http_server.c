@@ -405,6 +405,7 @@ dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_e
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "http server");
     }
     h->quiesced_fd = -1;
+    h->listen_passed = lfd >= 0;
     http_pool_init(&h->pool);
     h->cfg = c->http;
     h->device = env->device;
@@ -461,10 +462,16 @@ void dvppd_http_drain(dvppd_http *h)
     /* MHD's internal thread may still remove the fd from its epoll set, so
      * it must not be closed before MHD_stop_daemon (libmicrohttpd's rule;
      * closing it here made MHD panic, "Failed to remove listen FD from epoll
-     * set", under load). shutdown() stops the listening now: new
-     * connections are refused while the requests in flight drain. */
+     * set", under load). A listener of our own is shut down now: new
+     * connections are refused while the requests in flight drain. A passed
+     * one is systemd's too (the same socket, not a copy): shutdown() would
+     * end it for systemd as well ("Got POLLHUP on a listening socket", the
+     * socket unit fails and activation stops), so it is only no longer
+     * accepted from; new connections wait in its backlog for the next
+     * daemon systemd starts. */
     if (fd != MHD_INVALID_SOCKET) {
-        shutdown(fd, SHUT_RDWR);
+        if (!h->listen_passed)
+            shutdown(fd, SHUT_RDWR);
         h->quiesced_fd = fd;
     }
 }

@@ -19,6 +19,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 
@@ -133,6 +134,83 @@ def test_socket_activation_both_sockets(tmp_path, jpg, names):
 def c_bytes(d, jpg):
     with d.client() as c:
         return c.submit(SPEC_SMALL, jpg).data
+
+
+# argv: TCP fd, Unix fd, program...: both moved to 3 and 4, then exec.
+PASS_FDS = """
+import os, sys
+fds = [os.dup(int(a)) for a in sys.argv[1:3]]
+for a in sys.argv[1:3]:
+    os.close(int(a))
+high = [os.dup(f) for f in fds]             # above 4, so dup2 overwrites nothing of ours
+for f in fds:
+    os.close(f)
+for want, f in zip((3, 4), high):
+    os.dup2(f, want)
+for f in high:
+    if f not in (3, 4):
+        os.close(f)
+os.environ.update(LISTEN_PID=str(os.getpid()), LISTEN_FDS="2", LISTEN_FDNAMES="http:unix")
+os.execv(sys.argv[3], sys.argv[3:])
+"""
+
+
+def test_stop_leaves_the_passed_listeners_to_their_owner(tmp_path, jpg):
+    """Under socket activation the listeners are systemd's: the daemon gets the
+    very sockets (not copies), so a shutdown() of them at the drain would end
+    them for systemd too (the socket unit fails with "Got POLLHUP on a
+    listening socket" and activation is over). Here the test is the socket
+    unit: it holds both listeners, passes them in (LISTEN_FDS), stops the
+    daemon with SIGTERM, and both must still listen: a connection made after
+    the daemon is gone is queued, and the test accepts it."""
+    sdir = du.sock_dir("dvppd-own-")
+    path = os.path.join(sdir, "d.sock")
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        tcp.bind(("127.0.0.1", 0))
+        tcp.listen(16)
+        unix.bind(path)
+        unix.listen(16)
+        port = tcp.getsockname()[1]
+        cfg = base_config(sock=os.path.join(sdir, "not-this.sock"), port=du.free_port())
+        cfg_path = du.write_config(str(tmp_path), "own", cfg)
+        log_path = tmp_path / "own.log"
+        # The listeners as fds 3 and 4, LISTEN_PID the daemon's own pid (the
+        # wrapper's, kept by exec), as systemd passes them.
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen([sys.executable, "-c", PASS_FDS, str(tcp.fileno()),
+                                     str(unix.fileno()), du.DVPPD, "--config", cfg_path],
+                                    stdout=log, stderr=log,
+                                    pass_fds=(tcp.fileno(), unix.fileno()))
+        d = du.Daemon(proc, str(log_path), cfg_path, port, path)
+        try:
+            wait_for(d.ready, "dvppd ready on the passed sockets")
+            r = d.post("/v1/preprocess?w=16&h=16&dtype=uint8&layout=nhwc", jpg)
+            assert r.status == 200 and r.npy().shape == (1, 16, 16, 3), r
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=30) == 0, d.log()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        # Both listeners are intact: a new client is queued, and their owner
+        # accepts it (a shut-down listener refuses the connect, or fails accept).
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as c:
+            tcp.settimeout(5)
+            conn, _ = tcp.accept()
+            conn.close()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as c:
+            c.settimeout(5)
+            c.connect(path)
+            unix.settimeout(5)
+            conn, _ = unix.accept()
+            conn.close()
+        assert "systemd passed the HTTP socket and the Unix socket" in d.log(), d.log()
+    finally:
+        tcp.close()
+        unix.close()
+        shutil.rmtree(sdir, ignore_errors=True)
 
 
 @pytest.mark.skipif(ACTIVATE is None, reason="systemd-socket-activate (package systemd)")
