@@ -654,6 +654,8 @@ deb:
 		tar --exclude=./build --exclude=./.cache --exclude=./.git -cf - . | \
 			tar -xf - -C $(DEB_SRC); \
 	fi
+	@# The unit suites of the build read .cache/testdata: share this tree's.
+	mkdir -p .cache && ln -s $(CURDIR)/.cache $(DEB_SRC)/.cache
 	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -jauto
 	mv $(DEB_OUT)/src/*.deb $(DEB_OUT)/src/*.buildinfo $(DEB_OUT)/src/*.changes $(DEB_OUT)/
 	rm -rf $(DEB_OUT)/src
