@@ -22,6 +22,8 @@ Public API
     beside it (what it holds, how long it took). It is built under a temporary name
     and renamed only when complete, under a lock, so a killed build never leaves a
     half root that looks cached and two test runs never build the same root at once.
+    After a build the cache keeps the ``KEEP_ROOTS`` (3) most recently used roots and
+    deletes the rest (the manifest's mtime records a root's last use).
     Treat it as read-only: write only through ``scratch_root``.
 
 ``scratch_root(base, tmp_path)`` (context manager) ``-> Path``
@@ -187,9 +189,11 @@ def base_root(extra_packages=()):
     key = root_key(packages, version)
     root = CACHE / key
     if root.is_dir():
+        _mark_used(root)
         return root
     with _cache_lock():
         if root.is_dir():          # built by another run while we waited
+            _mark_used(root)
             return root
         _remove_partial_builds()
         if not _archive_reachable():
@@ -215,7 +219,35 @@ def base_root(extra_packages=()):
         (CACHE / f"{key}.json").write_text(json.dumps(manifest, indent=1) + "\n")
         log_path.rename(CACHE / f"{key}.log")
         tmp.rename(root)           # complete: only now does it look cached
+        _prune(keep=root)
     return root
+
+
+# How many roots the cache keeps (about 570 MB each): a changed dependency
+# list makes a new key, and the old roots would otherwise pile up.
+KEEP_ROOTS = 3
+
+
+def _mark_used(root):
+    """The manifest's mtime is the root's last use (what _prune goes by)."""
+    manifest = CACHE / f"{root.name}.json"
+    if manifest.exists():
+        os.utime(manifest)
+
+
+def _prune(keep):
+    """Delete the least recently used roots beyond KEEP_ROOTS (never @keep);
+    called under the cache lock, right after a build."""
+    roots = [p for p in CACHE.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    def last_use(p):
+        m = CACHE / f"{p.name}.json"
+        return m.stat().st_mtime if m.exists() else 0.0
+    for old in sorted(roots, key=last_use, reverse=True)[KEEP_ROOTS:]:
+        if old == keep:
+            continue
+        shutil.rmtree(old, ignore_errors=True)
+        for suffix in (".json", ".log"):
+            (CACHE / f"{old.name}{suffix}").unlink(missing_ok=True)
 
 
 def root_manifest(root):
