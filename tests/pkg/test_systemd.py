@@ -632,3 +632,43 @@ def test_journal_lines_carry_priorities(vm):
     prios = {e["PRIORITY"] for e in everything}
     assert {"3", "6"} <= prios, prios   # err (the refused reload), info
     assert not any(str(e.get("MESSAGE", "")).startswith("<") for e in everything)
+
+
+# --------------------------------------------------------------------------
+# 7. Remove and purge on the running system (last: it takes the packages away)
+
+
+def test_remove_stops_the_socket_and_the_daemon_purge_forgets_them(vm, debs, pkg_report):
+    """The scripts' online branches, which a chroot never runs: `dpkg -r` stops
+    dvppd.socket (prerm), which stops the running daemon after its drain
+    (Requires=dvppd.socket), and RemoveOnStop= takes the socket file; nothing
+    listens any more. `dpkg -P` then drops the conffile and the enablement,
+    and systemd no longer knows the units."""
+    pid = ensure_running(vm)
+    assert vm.run(["test", "-d", f"/proc/{pid}"], check=False).returncode == 0
+    order = ["python3-dvpp", "libdvppclient-dev", "libdvppclient1", "libdvpp-dev",
+             "libdvpp-acl-dev", "dvppd-deploy", "dvppd"]
+    assert sorted(order) == sorted(debs)
+    t0 = time.monotonic()
+    vm.run(["dpkg", "-r", *order], timeout=120)
+    took = time.monotonic() - t0
+    assert active(vm, "dvppd.socket") == "inactive"
+    assert active(vm, "dvppd.service") == "inactive"
+    assert vm.run(["test", "-d", f"/proc/{pid}"], check=False).returncode != 0, \
+        "the daemon outlived the removal"
+    assert vm.run(["pgrep", "-x", "dvppd"], check=False).returncode != 0
+    assert vm.run(["test", "-e", SOCK], check=False).returncode != 0
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", vm.port), timeout=2).close()
+    # Configuration is kept by remove: the conffile and the socket's enablement.
+    assert vm.run(["test", "-f", CONF], check=False).returncode == 0
+    wants = "/etc/systemd/system/sockets.target.wants/dvppd.socket"
+    assert vm.run(["test", "-L", wants], check=False).returncode == 0
+    vm.run(["dpkg", "-P", *order], timeout=120)
+    assert vm.run(["test", "-e", CONF], check=False).returncode != 0
+    assert vm.run(["test", "-e", "/etc/dvppd"], check=False).returncode != 0
+    assert vm.run(["test", "-L", wants], check=False).returncode != 0
+    units = vm.systemctl("list-unit-files", "--no-legend", "dvppd.*", check=False).stdout
+    assert "dvppd" not in units, units
+    pkg_report(f"systemd (nspawn): dpkg -r stopped the socket and the running daemon in "
+               f"{took:.1f} s; dpkg -P left no conffile, enablement or unit")
