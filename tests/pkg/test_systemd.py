@@ -18,7 +18,8 @@ dependencies). All the built .debs are installed inside with `dpkg -i`, then, in
   the restarted one answers;
 - the live unit's sandbox: `systemd-analyze security` <= 2.0, and the daemon process
   really runs unprivileged, seccomp-filtered, in its own network namespace;
-- the daemon's journal lines carry priorities (info at start, err for a refused reload).
+- the daemon's journal lines carry priorities (info at start, err for a refused reload);
+- last, `dpkg -r` stops the socket and the running daemon, `dpkg -P` forgets them.
 
 The container shares the host's network namespace, so dvppd.socket's HTTP listener is
 moved to a free port by a drop-in written before the install (so the packaged default,
