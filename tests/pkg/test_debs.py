@@ -291,3 +291,21 @@ def test_source_package_lints_clean(tmp_path, pkg_report):
     tags = [l for l in r.stdout.splitlines() if re.match(r"^[EWIPX]: ", l)]
     assert r.returncode == 0 and not tags, "lintian:\n" + r.stdout + r.stderr
     pkg_report(f"lintian --pedantic on the source package {dsc.name}: no tag at all")
+
+
+def test_rules_clean_keeps_the_developers_build_and_cache(tmp_path):
+    """dpkg-buildpackage in a checkout runs `debian/rules clean` first: it may
+    remove only what the package build makes (debian/build, dh's folders),
+    never the developer's build/ or fetched .cache/."""
+    from conftest import REPO
+    src = tmp_path / "src"
+    src.mkdir()
+    subprocess.run(f"git ls-files -z | tar --null -T - -cf - | tar -xf - -C '{src}'",
+                   shell=True, cwd=REPO, check=True)
+    for d in ("build/obj", ".cache/testdata", "debian/build/obj", "debian/dvppd/usr"):
+        (src / d).mkdir(parents=True)
+    r = subprocess.run(["debian/rules", "clean"], cwd=src, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (src / "build/obj").is_dir() and (src / ".cache/testdata").is_dir()
+    assert not (src / "debian/build").exists() and not (src / "debian/dvppd").exists()
