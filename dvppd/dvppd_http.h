@@ -41,10 +41,12 @@ typedef struct dvppd_http_env {
     dvppd_live *live;              /* borrowed: limits, AIPP configs, ... */
     int listen_fd;                 /* a listening socket passed by systemd, or -1 */
     dvppd_sock *sock;              /* named rings for ?ring=NAME; may be NULL */
+    bool ready;                    /* /readyz 200 from the first connection:
+                                      everything else is already started */
 } dvppd_http_env;
 
-/* Bind http.listen (or serve env->listen_fd) and start serving (not ready
- * until set_ready).
+/* Bind http.listen (or serve env->listen_fd) and start serving (ready from
+ * the start when env->ready, else once set_ready).
  * DVPP_ESYS when the address cannot be bound, DVPP_ENOMEM. */
 dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out,
                              dvpp_err *err);

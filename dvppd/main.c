@@ -196,7 +196,10 @@ static dvpp_status start_sock(daemon_state *d, int fd, dvpp_err *err)
 static dvpp_status start_http(daemon_state *d, int fd, dvpp_err *err)
 {
     const dvppd_config *c = &d->cfg;
-    dvppd_http_env env = {c, d->device, &d->metrics, d->live, fd, d->sock};
+    /* Ready from its first connection: HTTP starts last, after the device
+     * and the socket front end (a /readyz that activated the daemon would
+     * otherwise race the set_ready after start and get 503). */
+    dvppd_http_env env = {c, d->device, &d->metrics, d->live, fd, d->sock, true};
     dvpp_status st;
 
     if (fd < 0 && c->http_port == 0) {

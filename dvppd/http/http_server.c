@@ -406,6 +406,9 @@ dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_e
     }
     h->quiesced_fd = -1;
     h->listen_passed = lfd >= 0;
+    /* Before MHD accepts: under socket activation the connection that
+     * started the daemon is already queued and is answered at once. */
+    atomic_store(&h->ready, env->ready);
     http_pool_init(&h->pool);
     h->cfg = c->http;
     h->device = env->device;

@@ -138,18 +138,16 @@ def c_bytes(d, jpg):
 
 # argv: TCP fd, Unix fd, program...: both moved to 3 and 4, then exec.
 PASS_FDS = """
-import os, sys
-fds = [os.dup(int(a)) for a in sys.argv[1:3]]
-for a in sys.argv[1:3]:
-    os.close(int(a))
-high = [os.dup(f) for f in fds]             # above 4, so dup2 overwrites nothing of ours
-for f in fds:
+import fcntl, os, sys
+given = [int(a) for a in sys.argv[1:3]]
+high = [fcntl.fcntl(f, fcntl.F_DUPFD, 10) for f in given]   # out of 3 and 4's way
+for f in given:
     os.close(f)
 for want, f in zip((3, 4), high):
     os.dup2(f, want)
-for f in high:
-    if f not in (3, 4):
-        os.close(f)
+    os.close(f)
+for f in (3, 4):
+    os.set_inheritable(f, True)
 os.environ.update(LISTEN_PID=str(os.getpid()), LISTEN_FDS="2", LISTEN_FDNAMES="http:unix")
 os.execv(sys.argv[3], sys.argv[3:])
 """
