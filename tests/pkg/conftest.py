@@ -24,6 +24,11 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 E2E = REPO / "tests" / "e2e"
+# tests/e2e's daemon_util (HTTP answers, polling, images, ports) serves
+# these tests too, as it does tests/scale.
+if str(E2E) not in sys.path:
+    sys.path.insert(0, str(E2E))
+pytest.register_assert_rewrite("daemon_util")
 
 _spec = importlib.util.spec_from_file_location("dvpp_e2e_conftest", E2E / "conftest.py")
 _e2e = importlib.util.module_from_spec(_spec)

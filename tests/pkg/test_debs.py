@@ -146,13 +146,14 @@ def source_files(folders, pattern):
 def test_every_package_is_built_at_the_changelog_version(debs, pkg_report):
     version = deb_version()
     assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
+    host = subprocess.run(["dpkg", "--print-architecture"], capture_output=True,
+                          text=True).stdout.strip()
     for name, deb in debs.items():
         assert field(deb, "Package") == name
         assert field(deb, "Version") == version, deb
         arch = field(deb, "Architecture")
-        assert arch == ("all" if name in ("python3-dvpp", "dvppd-deploy") else
-                        subprocess.run(["dpkg", "--print-architecture"], capture_output=True,
-                                       text=True).stdout.strip()), (name, arch)
+        assert arch == ("all" if name in ("python3-dvpp", "dvppd-deploy") else host), \
+            (name, arch)
     pkg_report("built: " + ", ".join(f"{d.name} ({d.stat().st_size // 1024} KiB)"
                                      for d in debs.values()))
 
@@ -242,7 +243,7 @@ def test_installed_files_name_debian_paths(debs):
     assert "ExecStart=/usr/bin/dvppd --config /etc/dvppd/dvppd.conf" in unit
     assert "@BINDIR@" not in unit
     pc = member(debs["libdvppclient-dev"], f"{LIB}/pkgconfig/dvppclient.pc")
-    assert "prefix=/usr\n" in pc and f"libdvppclient" in pc
+    assert "prefix=/usr\n" in pc and "libdvppclient" in pc
     assert f"libdir=/usr/lib/{MA}\n" in pc and "includedir=/usr/include\n" in pc, pc
     pc = member(debs["libdvpp-dev"], f"{LIB}/pkgconfig/libdvpp.pc")
     assert f"libdir=/usr/lib/{MA}\n" in pc and "Version: " + deb_version() in pc, pc

@@ -25,8 +25,8 @@ The container shares the host's network namespace, so dvppd.socket's HTTP listen
 moved to a free port by a drop-in written before the install (so the packaged default,
 127.0.0.1:8080, is never bound on the host).
 """
+import functools
 import http.client
-import io
 import json
 import os
 import re
@@ -43,8 +43,10 @@ import pytest
 from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import daemon_util as du  # noqa: E402  (tests/e2e, on the path through conftest.py)
 import machine as nspawn  # noqa: E402
 import rootfs  # noqa: E402
+from daemon_util import free_port, gradient  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SOCK = "/run/dvppd/dvppd.sock"
@@ -61,42 +63,15 @@ SPEC_SMALL = {"ops": [{"resize": {"w": 16, "h": 16}}],
 # Images and HTTP (host side)
 
 
-def gradient(w, h, seed):
-    """A smooth RGB picture with some noise: realistic for JPEG, exact for PNG."""
-    rng = np.random.default_rng(seed)
-    y, x = np.mgrid[0:h, 0:w]
-    img = np.stack([x * 255 // max(w - 1, 1), y * 255 // max(h - 1, 1),
-                    (x + y) * 255 // max(w + h - 2, 1)], axis=-1)
-    img = img + rng.integers(-8, 9, img.shape)
-    return np.clip(img, 0, 255).astype(np.uint8)
-
-
 def encode(img, fmt, **kw):
-    buf = io.BytesIO()
-    Image.fromarray(img).save(buf, format=fmt, **kw)
-    return buf.getvalue()
+    return du.encode_image(Image.fromarray(img), fmt, **kw)
 
 
-def npy(blob):
-    return np.load(io.BytesIO(blob), allow_pickle=False)
-
-
-def free_port():
-    """A TCP port free on the host (the container shares its network)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Answer:
-    def __init__(self, status, headers, body):
-        self.status, self.headers, self.body = status, headers, body
-
-    def json(self):
-        return json.loads(self.body)
-
-    def __repr__(self):
-        return f"<{self.status} {self.body[:300]!r}>"
+# The e2e suite's helpers, polling every 0.1 s (each poll here may be an
+# HTTP request into the machine).
+wait_for = functools.partial(du.wait_for, timeout=20, every=0.1)
+npy = du.npy_load
+Answer = du.Resp
 
 
 def request(port, method, path, body=None, timeout=30):
@@ -105,7 +80,7 @@ def request(port, method, path, body=None, timeout=30):
     try:
         c.request(method, path, body=body)
         r = c.getresponse()
-        return Answer(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
+        return du.resp_from(r)
     finally:
         c.close()
 
@@ -115,17 +90,6 @@ def metric(port, name):
     text = request(port, "GET", "/metrics").body.decode()
     return sum(float(line.split()[-1]) for line in text.splitlines()
                if line.startswith(name))
-
-
-def wait_for(pred, what, timeout=20, every=0.1):
-    deadline = time.monotonic() + timeout
-    while True:
-        v = pred()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what} within {timeout} s")
-        time.sleep(every)
 
 
 # --------------------------------------------------------------------------
