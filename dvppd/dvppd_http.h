@@ -41,21 +41,18 @@ typedef struct dvppd_http_env {
     dvppd_live *live;              /* borrowed: limits, AIPP configs, ... */
     int listen_fd;                 /* a listening socket passed by systemd, or -1 */
     dvppd_sock *sock;              /* named rings for ?ring=NAME; may be NULL */
-    bool ready;                    /* /readyz 200 from the first connection:
-                                      everything else is already started */
 } dvppd_http_env;
 
-/* Bind http.listen (or serve env->listen_fd) and start serving (ready from
- * the start when env->ready, else once set_ready).
+/* Bind http.listen (or serve env->listen_fd) and start serving. Ready
+ * (/readyz 200) from the first connection until a stop begins: the daemon
+ * starts HTTP last, after everything /readyz vouches for, so a connection
+ * queued before it ran (socket activation) is answered 200.
  * DVPP_ESYS when the address cannot be bound, DVPP_ENOMEM. */
 dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out,
                              dvpp_err *err);
 
 /* The bound port (useful with port 0). */
 uint16_t dvppd_http_port(const dvppd_http *h);
-
-/* /readyz answers 200 only while ready. */
-void dvppd_http_set_ready(dvppd_http *h, bool ready);
 
 /* The first stage of a stop (service.drain_delay_s): /readyz answers 503
  * and every answer carries Connection: close, so that load balancers take

@@ -196,10 +196,7 @@ static dvpp_status start_sock(daemon_state *d, int fd, dvpp_err *err)
 static dvpp_status start_http(daemon_state *d, int fd, dvpp_err *err)
 {
     const dvppd_config *c = &d->cfg;
-    /* Ready from its first connection: HTTP starts last, after the device
-     * and the socket front end (a /readyz that activated the daemon would
-     * otherwise race the set_ready after start and get 503). */
-    dvppd_http_env env = {c, d->device, &d->metrics, d->live, fd, d->sock, true};
+    dvppd_http_env env = {c, d->device, &d->metrics, d->live, fd, d->sock};
     dvpp_status st;
 
     if (fd < 0 && c->http_port == 0) {
@@ -534,6 +531,8 @@ static dvpp_status start(daemon_state *d, dvpp_err *err)
         st = start_sock(d, fds.unix_sock, err);
         fds.unix_sock = -1; /* owned by the front end now */
     }
+    /* HTTP last: its /readyz says 200 from the first connection, which must
+     * find the device and the socket front end up. */
     if (st == DVPP_OK) {
         st = start_http(d, fds.http, err);
         fds.http = -1;
@@ -603,8 +602,6 @@ int main(int argc, char **argv)
         dvpp_log(DVPP_LOG_ERR, "cannot start: %s", err.msg);
         goto out;
     }
-    if (d.http)
-        dvppd_http_set_ready(d.http, true);
     dvpp_log(DVPP_LOG_INFO, "ready");
     dvppd_faults_arm(&d.faults);
     dvppd_service_notify("READY=1\nSTATUS=serving\nMAINPID=%ld", (long)getpid());

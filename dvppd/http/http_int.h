@@ -73,7 +73,7 @@ struct dvppd_http {
     dvppd_sock *sock;                  /* named rings (?ring=), may be NULL; borrowed */
     http_jobs *jobs;                   /* owned: /v1/jobs */
     http_pool pool;
-    atomic_bool ready, draining;
+    atomic_bool draining;
     atomic_bool leaving;               /* a stop began: /readyz 503, Connection: close */
     int quiesced_fd;                   /* the listen fd MHD_quiesce_daemon gave
                                           back: shut down at drain (unless

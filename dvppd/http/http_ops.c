@@ -1,6 +1,6 @@
 /* http_ops: the operations endpoints, answered at once on the HTTP thread:
- * GET /healthz (the process serves), /readyz (200 only while ready and no
- * stop has begun), /metrics (Prometheus text, dvppd_metrics) and /v1/info
+ * GET /healthz (the process serves), /readyz (200 until a stop begins: HTTP
+ * is started last, once everything else is up), /metrics (Prometheus text, dvppd_metrics) and /v1/info
  * (version, SIMD level, engines, limits, what the daemon can do). */
 #include <jansson.h>
 
@@ -86,8 +86,7 @@ enum MHD_Result http_ops_serve(http_req *r)
     case DVPPD_ROUTE_HEALTHZ:
         return http_answer_json(r, 200, json_pack("{s:s}", "status", "ok"));
     case DVPPD_ROUTE_READYZ: {
-        bool ready = atomic_load(&r->h->ready) && !atomic_load(&r->h->leaving) &&
-                     !atomic_load(&r->h->draining);
+        bool ready = !atomic_load(&r->h->leaving) && !atomic_load(&r->h->draining);
         return http_answer_json(r, ready ? 200 : 503, json_pack("{s:b}", "ready", ready));
     }
     case DVPPD_ROUTE_METRICS:

@@ -406,9 +406,6 @@ dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_e
     }
     h->quiesced_fd = -1;
     h->listen_passed = lfd >= 0;
-    /* Before MHD accepts: under socket activation the connection that
-     * started the daemon is already queued and is answered at once. */
-    atomic_store(&h->ready, env->ready);
     http_pool_init(&h->pool);
     h->cfg = c->http;
     h->device = env->device;
@@ -442,11 +439,6 @@ fail:
 uint16_t dvppd_http_port(const dvppd_http *h)
 {
     return h->port;
-}
-
-void dvppd_http_set_ready(dvppd_http *h, bool ready)
-{
-    atomic_store(&h->ready, ready);
 }
 
 void dvppd_http_leave(dvppd_http *h)
