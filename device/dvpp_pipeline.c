@@ -645,6 +645,39 @@ static dvpp_status load_input(dvpp_worker *w, const dvpp_pipeline *p,
     return decode_png(w, p, pl, in, len, img, err);
 }
 
+/* --- run: the watch -------------------------------------------------------------- */
+
+const char *dvpp_pipe_op_kind_name(dvpp_pipe_op_kind k)
+{
+    static const char *const names[] = {"crop", "resize", "convert", "border", "flip"};
+
+    return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "op";
+}
+
+static void watch_span(const dvpp_pipeline *p, const dvpp_pipeline_out *out,
+                       const char *name, int index, uint64_t t0, uint64_t t1)
+{
+    if (p->watch && p->watch->span)
+        p->watch->span(p->watch->ctx, name, index, out->n, t0, t1);
+}
+
+static void watch_image(const dvpp_pipeline *p, const dvpp_pipeline_out *out,
+                        const char *name, int index, const dvpp_image *img)
+{
+    if (p->watch && p->watch->image)
+        p->watch->image(p->watch->ctx, name, index, out->n, img);
+}
+
+/* The op's span and image, the watch's (op @i ran from @t0 to now). */
+static void watch_op(const dvpp_pipeline *p, const dvpp_pipeline_out *out, uint32_t i,
+                     uint64_t t0, const dvpp_image *img)
+{
+    if (!p->watch)
+        return;
+    watch_span(p, out, dvpp_pipe_op_kind_name(p->ops[i].kind), (int)i, t0, dvpp_now_ns());
+    watch_image(p, out, dvpp_pipe_op_kind_name(p->ops[i].kind), (int)i, img);
+}
+
 /* --- run: ops -------------------------------------------------------------------- */
 
 /* Resize op @i and the crop op i + 1 as one windowed resize (the plan's
@@ -753,7 +786,8 @@ static bool crop_view(const dvpp_pipeline *p, const dvpp_image *src, const dvpp_
  * 0 reads (zeroed: the whole source). */
 static dvpp_status run_ops(dvpp_worker *w, const dvpp_pipeline *p,
                            const dvpp_pipeline_plan *pl, uint32_t n,
-                           const dvpp_jpeg_roi *region, dvpp_image *img, dvpp_err *err)
+                           const dvpp_jpeg_roi *region, dvpp_image *img,
+                           const dvpp_pipeline_out *out, dvpp_err *err)
 {
     static const dvpp_jpeg_roi whole = {0, 0, 0, 0};
     int cur = 0; /* buffer of @img (0: decoded or raw) */
@@ -761,14 +795,18 @@ static dvpp_status run_ops(dvpp_worker *w, const dvpp_pipeline *p,
     for (uint32_t i = 0; i < n; i++) {
         const dvpp_jpeg_roi *origin = i == 0 ? region : &whole;
         int next = cur == 1 ? 2 : 1;
+        uint64_t t0 = p->watch ? dvpp_now_ns() : 0;
         dvpp_image dst;
         dvpp_status st;
         /* a crop the decoder made already */
-        if (i == 0 && region->w && p->ops[0].kind == DVPP_PIPE_OP_CROP)
+        if (i == 0 && region->w && p->ops[0].kind == DVPP_PIPE_OP_CROP) {
+            watch_op(p, out, i, t0, img);
             continue;
+        }
         /* a window of the buffer @img is in: the next op writes the other */
         if (p->ops[i].kind == DVPP_PIPE_OP_CROP && crop_view(p, img, &p->ops[i].u.crop, &dst)) {
             *img = dst;
+            watch_op(p, out, i, t0, img);
             continue;
         }
         st = run_op(w, p, pl, i, img, origin, next, &dst, err);
@@ -776,7 +814,8 @@ static dvpp_status run_ops(dvpp_worker *w, const dvpp_pipeline *p,
             return st;
         *img = dst, cur = next;
         if (pl->window_resize[i])
-            i++; /* the crop it made */
+            i++; /* the crop it made (never with an image hook) */
+        watch_op(p, out, i, t0, img);
     }
     return DVPP_OK;
 }
@@ -797,6 +836,28 @@ static dvpp_status check_tensor(const dvpp_pipeline_plan *pl,
                             out->n, pl->c, pl->h, pl->w, dvpp_dtype_name(pl->dtype),
                             dvpp_layout_name(pl->layout));
     return DVPP_OK;
+}
+
+/* The last resize, which the normalisation does itself, run alone into
+ * worker buffer 3 (free with a normalisation) for the watch's image hook. */
+static dvpp_status watch_fused_resize(dvpp_worker *w, const dvpp_pipeline *p,
+                                      const dvpp_pipeline_plan *pl, const dvpp_image *img,
+                                      const dvpp_pipeline_out *out, dvpp_err *err)
+{
+    uint32_t i = p->nops - 1;
+    const dvpp_pipe_resize *r = &p->ops[i].u.resize;
+    uint64_t t0 = dvpp_now_ns();
+    dvpp_image dst;
+    dvpp_status st;
+
+    st = worker_image(w, 3, img->format, pl->resize[i].out_w, pl->resize[i].out_h, &dst,
+                      err);
+    if (st == DVPP_OK)
+        st = dvpp_vpc_resize_mode(&w->aipp.vpc, img, &pl->resize[i], &dst, r->pad,
+                                  &r->opts, err);
+    if (st == DVPP_OK)
+        watch_op(p, out, i, t0, &dst);
+    return st;
 }
 
 static dvpp_status run_norm(dvpp_worker *w, const dvpp_pipeline *p,
@@ -929,11 +990,15 @@ static dvpp_status run_post(dvpp_worker *w, const dvpp_pipeline *p,
         if (st != DVPP_OK)
             return st;
     }
-    st = run_ops(w, p, pl, nops, region, img, err);
+    st = run_ops(w, p, pl, nops, region, img, out, err);
+    if (st == DVPP_OK && pl->fuse_resize_norm && p->watch && p->watch->image)
+        st = watch_fused_resize(w, p, pl, img, out, err);
     t1 = dvpp_now_ns();
     out->stage_ns[DVPP_PIPE_STAGE_VPC] = t1 - t0;
     if (st != DVPP_OK)
         return st;
+    watch_image(p, out, "post_input", -1, img);
+    t1 = p->watch ? dvpp_now_ns() : t1; /* the dump's time is not the post stage's */
     if (p->post == DVPP_PIPE_POST_NORM)
         st = run_norm(w, p, pl, img, out, err);
     else if (p->post == DVPP_PIPE_POST_AIPP)
@@ -941,6 +1006,11 @@ static dvpp_status run_post(dvpp_worker *w, const dvpp_pipeline *p,
     else
         st = run_image(w, p, pl, img, out, err);
     out->stage_ns[DVPP_PIPE_STAGE_POST] = dvpp_now_ns() - t1;
+    watch_span(p, out,
+               p->post == DVPP_PIPE_POST_NORM   ? "normalise"
+               : p->post == DVPP_PIPE_POST_AIPP ? "aipp"
+                                                : "image",
+               -1, t1, t1 + out->stage_ns[DVPP_PIPE_STAGE_POST]);
     return st;
 }
 
@@ -987,7 +1057,7 @@ dvpp_status dvpp_pipeline_run(dvpp_worker *w, const dvpp_pipeline *p,
     dvpp_jpeg_roi region;
     dvpp_image img;
     dvpp_status st;
-    uint64_t t0 = dvpp_now_ns();
+    uint64_t t0 = dvpp_now_ns(), td = 0;
 
     memset(out->stage_ns, 0, sizeof(out->stage_ns));
     st = dvpp_pipeline_validate(p, dvpp_worker_limits(w), err);
@@ -996,13 +1066,24 @@ dvpp_status dvpp_pipeline_run(dvpp_worker *w, const dvpp_pipeline *p,
     if (st == DVPP_OK)
         st = dvpp_pipeline_plan_make(p, &src, &out->plan, err);
     if (st != DVPP_OK)
-        return st;
+        goto done;
     out->geom = out->plan.geom;
     worker_profile(w, p->decode.profile);
+    if (p->watch) {
+        td = dvpp_now_ns();
+        watch_span(p, out, "plan", -1, t0, td);
+    }
     st = load_input(w, p, sniff(p, input, len), &out->plan, input, len, &img, &region,
                     err);
     out->stage_ns[DVPP_PIPE_STAGE_DECODE] = dvpp_now_ns() - t0;
     if (st != DVPP_OK)
-        return st;
-    return run_post(w, p, &out->plan, &region, &img, out, err);
+        goto done;
+    if (p->watch) {
+        watch_span(p, out, "decode", -1, td, t0 + out->stage_ns[DVPP_PIPE_STAGE_DECODE]);
+        watch_image(p, out, "decoded", -1, &img);
+    }
+    st = run_post(w, p, &out->plan, &region, &img, out, err);
+done:
+    watch_span(p, out, "run", -1, t0, dvpp_now_ns());
+    return st;
 }

@@ -137,6 +137,36 @@ typedef enum dvpp_pipe_encoding {
     DVPP_PIPE_ENC_PNG = 2,
 } dvpp_pipe_encoding;
 
+/* Watches a run, for traces and dumps (dvppd's ?trace=1 and ?dump=1).
+ * Both hooks are optional and called synchronously on the worker's thread
+ * (a batch's items run on several workers at once: the hooks must be
+ * thread-safe); @item is the run's dvpp_pipeline_out.n. A run without a
+ * watch pays one pointer test per stage.
+ *   span:  a stage ran from @t0_ns to @t1_ns (dvpp_now_ns). @name is
+ *          "run" (the whole dvpp_pipeline_run, every other span nests in
+ *          it), "plan" (validate, probe, plan), "decode", the op's kind
+ *          ("crop", "resize", "convert", "border", "flip"; @index the op's
+ *          index, -1 for the others), "normalise", "aipp", "image"
+ *          (output conversion, copy or encoding).
+ *   image: an intermediate, borrowed for the call: "decoded" (or the raw
+ *          input, @index -1), after op @index (named by its kind), and
+ *          "post_input" (what normalise/AIPP/the output step reads, @index
+ *          -1). With an image hook the run makes every op's output: the
+ *          windowed resize+crop and the decode window are not planned
+ *          (they change no output byte), and the last resize the
+ *          normalisation does itself is also run alone, for the hook only,
+ *          so the tensor is the very one a run without the watch makes. */
+typedef struct dvpp_pipe_watch {
+    void *ctx;
+    void (*span)(void *ctx, const char *name, int index, uint32_t item, uint64_t t0_ns,
+                 uint64_t t1_ns);
+    void (*image)(void *ctx, const char *name, int index, uint32_t item,
+                  const dvpp_image *img);
+} dvpp_pipe_watch;
+
+/* The name of an op kind ("crop", "resize", "convert", "border", "flip"). */
+const char *dvpp_pipe_op_kind_name(dvpp_pipe_op_kind k);
+
 typedef struct dvpp_pipeline {
     dvpp_pipe_input input;
     dvpp_pipe_raw raw;            /* DVPP_PIPE_IN_RAW only */
@@ -156,6 +186,10 @@ typedef struct dvpp_pipeline {
      * planes ALIGN(height, out_align_h) rows (0 or 1 = tight; at most
      * DVPP_PIPE_MAX_ALIGN), as dvpp_image_init aligns. */
     uint32_t out_align_w, out_align_h;
+    /* Borrowed, NULL by default: must outlive every run of this pipeline.
+     * A pipeline shared between jobs (a cache) must be copied before one
+     * job sets it. */
+    const dvpp_pipe_watch *watch;
 } dvpp_pipeline;
 
 #define DVPP_PIPE_MAX_ALIGN 4096u

@@ -661,7 +661,9 @@ static void plan_fusions(const dvpp_pipeline *p, const dvpp_pipe_source *src,
     uint32_t w = pl->src_w, h = pl->src_h;
     dvpp_resize_opts copy;
 
-    if (p->decode.profile != DVPP_PROFILE_NATIVE || fusion_off())
+    /* a watch's image hook sees every op's output, which the fusions skip */
+    if (p->decode.profile != DVPP_PROFILE_NATIVE || fusion_off() ||
+        (p->watch && p->watch->image))
         return;
     for (uint32_t i = 0; i < nrun; i++) {
         const dvpp_pipe_op *op = &p->ops[i];
