@@ -83,7 +83,7 @@ DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
 	python3-protobuf ffmpeg systemd cmake g++ clang python3-torch python3-torchvision \
 	python3-venv python3-setuptools python3-wheel forensics-samples-files \
 	haproxy nginx python3-distributed python3-zarr python3-yaml kubernetes-client \
-	$(DEB_PKG)
+	chromium chromium-driver python3-selenium $(DEB_PKG)
 # Building the .deb packages (make deb) and testing them (tests/pkg): the
 # packaging tools, lintian, and a Debian 12 root booted under systemd-nspawn.
 DEB_PKG := dpkg-dev debhelper dh-python lintian mmdebstrap systemd-container
