@@ -146,6 +146,16 @@ IPC_SRCS := $(wildcard ipc/*.c)
 IPC_OBJS := $(IPC_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/gen/proto/dvpp.pb-c.o
 IPC_LIB := $(BUILD)/libdvppipc.a
 
+# The web console (dvppd/console/): its files become a C table at build time
+# (tools/embed.c, built and run on the build host with HOSTCC, no xxd needed)
+# in $(GEN), linked into dvppd; the daemon serves only what the table holds.
+HOSTCC ?= cc
+CONSOLE_FILES := $(sort $(wildcard dvppd/console/*.html dvppd/console/*.css \
+	dvppd/console/*.js))
+CONSOLE_EMBED := $(BUILD)/tools/embed
+CONSOLE_C := $(GEN)/dvppd_console_assets.c
+CONSOLE_OBJ := $(OBJ)/gen/dvppd_console_assets.o
+
 # libdvppclient: clients/lib + the transport + the generated code, PIC,
 # as a static and a shared library (soname libdvppclient.so.1).
 PIC := $(BUILD)/pic
@@ -322,7 +332,19 @@ $(LIB): $(LIB_OBJS)
 
 $(OBJ)/dvppd/%.o $(OBJ)/ipc/%.o: FINAL_CFLAGS += $(DVPPD_CFLAGS) -Idvppd
 
-$(DVPPD): $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(IPC_LIB) $(LIB)
+$(CONSOLE_EMBED): tools/embed.c
+	@mkdir -p $(dir $@)
+	$(call quiet,HOSTCC,$<)
+	$(Q)$(HOSTCC) -std=c11 -O1 -Wall -Wextra -Werror -o $@ $<
+
+$(CONSOLE_C): $(CONSOLE_EMBED) $(CONSOLE_FILES)
+	@mkdir -p $(dir $@)
+	$(call quiet,EMBED,$@)
+	$(Q)$(CONSOLE_EMBED) $@ $(CONSOLE_FILES)
+
+$(CONSOLE_OBJ): dvppd/http/http_console_assets.h
+
+$(DVPPD): $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(CONSOLE_OBJ) $(IPC_LIB) $(LIB)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(DVPPD_LIBS) $(FINAL_LIBS)
 
@@ -340,7 +362,8 @@ $(BUILD)/tests/unit/%: $(OBJ)/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIB)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS) $(TEST_LIBS)
 
 # The daemon's modules (all but main) for its unit tests.
-DVPPD_MOD_OBJS := $(filter-out $(OBJ)/dvppd/main.o,$(DVPPD_SRCS:%.c=$(OBJ)/%.o))
+DVPPD_MOD_OBJS := $(filter-out $(OBJ)/dvppd/main.o,$(DVPPD_SRCS:%.c=$(OBJ)/%.o)) \
+	$(CONSOLE_OBJ)
 $(OBJ)/tests/unit/dvppd/%.o $(OBJ)/tests/unit/ipc/%.o: FINAL_CFLAGS += -Idvppd $(DVPPD_CFLAGS)
 
 $(BUILD)/tests/unit/ipc/%: $(OBJ)/tests/unit/ipc/%.o $(UNIT_HELPER_OBJS) $(IPC_LIB) $(LIB)

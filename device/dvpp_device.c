@@ -16,8 +16,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -523,12 +525,22 @@ static bool pick_item(engine *e, dvpp_batch **bo, size_t *idx)
     return true;
 }
 
+/* "vpc-worker-3": what top -H, gdb and a trace's thread names show. */
+static void worker_name_thread(const worker *w)
+{
+    char name[16]; /* the kernel's limit, NUL included */
+
+    snprintf(name, sizeof(name), "%s-worker-%u", g_engine_names[w->eng->id], w->channel);
+    prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
     engine *e = w->eng;
     dvpp_device *d = e->dev;
 
+    worker_name_thread(w);
     pthread_mutex_lock(&d->mu);
     for (;;) {
         dvpp_batch *b;

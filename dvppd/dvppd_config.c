@@ -1,13 +1,17 @@
 #include "dvppd_config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <grp.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "dvppd_presets.h"
 
 void dvppd_config_defaults(dvppd_config *c)
 {
@@ -53,6 +57,14 @@ void dvppd_config_defaults(dvppd_config *c)
     c->http.max_batch_items = 256;
     c->http.max_jobs = 16;
     c->http.job_ttl_s = 600;
+    c->http.console = DVPPD_CONSOLE_AUTO;
+    c->dump.max_requests = 32;
+    c->dump.max_bytes = (uint64_t)1 << 30;
+    c->trace.keep = 64;
+    c->trace.max_bytes = (uint64_t)64 << 20;
+    c->trace.max_events = DVPPD_TRACE_DEFAULT_EVENTS;
+    c->trace.capture_events = 1u << 18;
+    c->trace.max_seconds = 60;
     c->log_level = DVPP_LOG_INFO;
     c->drain_timeout_s = 20;
     snprintf(c->source, sizeof(c->source), "built-in defaults");
@@ -79,10 +91,25 @@ dvpp_status dvppd_config_set_listen(dvppd_config *c, const char *addr,
     return DVPP_OK;
 }
 
+bool dvppd_config_console_on(const dvppd_config *c)
+{
+    struct in_addr v4;
+    struct in6_addr v6;
+
+    if (c->http.console != DVPPD_CONSOLE_AUTO)
+        return c->http.console != 0;
+    if (!strcmp(c->http_addr, "localhost"))
+        return true;
+    if (inet_pton(AF_INET, c->http_addr, &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    return inet_pton(AF_INET6, c->http_addr, &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
 /* One accepted key: where it is, and how to store it. */
 typedef enum key_kind {
     KEY_U64, KEY_U32, KEY_STR, KEY_LISTEN, KEY_LEVEL, KEY_MODE, KEY_AIPP, KEY_IDS,
-    KEY_GROUPS, KEY_ENGINES
+    KEY_GROUPS, KEY_ENGINES, KEY_BOOL,
+    KEY_AUTO_BOOL /* an int32_t: DVPPD_CONSOLE_AUTO until set, then 0 or 1 */
 } key_kind;
 
 typedef struct key_def {
@@ -110,6 +137,7 @@ static const key_def k_keys[] = {
     {"http", "max_batch_items", KEY_U32, OFF(http.max_batch_items), 0, 1, 65536},
     {"http", "max_jobs", KEY_U32, OFF(http.max_jobs), 0, 1, 4096},
     {"http", "job_ttl_s", KEY_U32, OFF(http.job_ttl_s), 0, 1, 7 * 86400},
+    {"http", "console", KEY_AUTO_BOOL, OFF(http.console), 0, 0, 0},
     {"aipp", "configs", KEY_AIPP, 0, 0, 0, 0},
     {"socket", "path", KEY_STR, OFF(socket_path), sizeof(((dvppd_config *)0)->socket_path), 0, 0},
     {"socket", "mode", KEY_MODE, OFF(socket_mode), 0, 0, 0777},
@@ -147,6 +175,15 @@ static const key_def k_keys[] = {
     {"log", "level", KEY_LEVEL, 0, 0, 0, 0},
     {"service", "drain_timeout_s", KEY_U32, OFF(drain_timeout_s), 0, 1, 3600},
     {"service", "drain_delay_s", KEY_U32, OFF(drain_delay_s), 0, 0, 3600},
+    {"dump", "dir", KEY_STR, OFF(dump.dir), sizeof(((dvppd_config *)0)->dump.dir), 0, 0},
+    {"dump", "max_requests", KEY_U32, OFF(dump.max_requests), 0, 1, 1u << 20},
+    {"dump", "max_bytes", KEY_U64, OFF(dump.max_bytes), 0, 4096, (uint64_t)1 << 44},
+    {"dump", "remote", KEY_BOOL, OFF(dump.remote), 0, 0, 0},
+    {"trace", "keep", KEY_U32, OFF(trace.keep), 0, 1, 1u << 16},
+    {"trace", "max_bytes", KEY_U64, OFF(trace.max_bytes), 0, 4096, (uint64_t)1 << 34},
+    {"trace", "max_events", KEY_U32, OFF(trace.max_events), 0, 16, 1u << 20},
+    {"trace", "capture_events", KEY_U32, OFF(trace.capture_events), 0, 16, 1u << 24},
+    {"trace", "max_seconds", KEY_U32, OFF(trace.max_seconds), 0, 1, 3600},
 };
 
 static const key_def *find_key(const char *section, const char *name)
@@ -328,6 +365,16 @@ static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
         return set_groups(&c->sock, v, err);
     case KEY_ENGINES:
         return set_engines(c, k, v, err);
+    case KEY_BOOL:
+        if (!json_is_boolean(v))
+            break;
+        *(bool *)((char *)c + k->offset) = json_is_true(v);
+        return DVPP_OK;
+    case KEY_AUTO_BOOL:
+        if (!json_is_boolean(v))
+            break;
+        *(int32_t *)((char *)c + k->offset) = json_is_true(v) ? 1 : 0;
+        return DVPP_OK;
     }
     return dvpp_err_set(err, DVPP_EINVAL, k->name, "%s.%s: bad value", path,
                         k->name);
@@ -341,6 +388,13 @@ static dvpp_status apply_json(dvppd_config *c, json_t *root, dvpp_err *err)
     if (!json_is_object(root))
         return dvpp_err_set(err, DVPP_EINVAL, "", "the top level is not an object");
     json_object_foreach(root, section, obj) {
+        if (!strcmp(section, "presets")) { /* names are the user's, not keys */
+            dvpp_status st = dvppd_preset_config_take(obj, c->presets,
+                                                      sizeof(c->presets), err);
+            if (st != DVPP_OK)
+                return st;
+            continue;
+        }
         if (!json_is_object(obj))
             return dvpp_err_set(err, DVPP_EINVAL, section,
                                 "%s: want an object of keys", section);
@@ -445,6 +499,8 @@ static void add_http_dump(json_t *h, const dvppd_http_config *c)
     json_object_set_new(h, "max_batch_items", json_integer(c->max_batch_items));
     json_object_set_new(h, "max_jobs", json_integer(c->max_jobs));
     json_object_set_new(h, "job_ttl_s", json_integer(c->job_ttl_s));
+    json_object_set_new(h, "console", c->console == DVPPD_CONSOLE_AUTO ? json_string("auto")
+                                                                       : json_boolean(c->console));
 }
 
 static json_t *ids_json(const uint32_t *ids, uint32_t n)
@@ -541,6 +597,21 @@ char *dvppd_config_dump(const dvppd_config *c)
                                                  (json_int_t)c->drain_timeout_s,
                                                  "drain_delay_s",
                                                  (json_int_t)c->drain_delay_s));
+    json_object_set_new(j, "dump", json_pack("{s:s, s:I, s:I, s:b}", "dir", c->dump.dir,
+                                              "max_requests",
+                                              (json_int_t)c->dump.max_requests, "max_bytes",
+                                              (json_int_t)c->dump.max_bytes, "remote",
+                                              c->dump.remote));
+    json_object_set_new(j, "trace", json_pack("{s:I, s:I, s:I, s:I, s:I}", "keep",
+                                               (json_int_t)c->trace.keep, "max_bytes",
+                                               (json_int_t)c->trace.max_bytes, "max_events",
+                                               (json_int_t)c->trace.max_events,
+                                               "capture_events",
+                                               (json_int_t)c->trace.capture_events,
+                                               "max_seconds",
+                                               (json_int_t)c->trace.max_seconds));
+    json_object_set_new(j, "presets", c->presets[0] ? json_loads(c->presets, 0, NULL)
+                                                     : json_object());
     s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(j);
     return s;

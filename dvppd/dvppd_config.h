@@ -19,10 +19,14 @@
 #include "dvpp_limits.h"
 #include "dvpp_log.h"
 #include "dvpp_status.h"
+#include "dvppd_trace.h"
 
 #define DVPPD_DEFAULT_CONFIG "/etc/dvppd/dvppd.conf"
 
 #define DVPPD_MAX_AIPP_CONFIGS 32
+
+/* Room for the config's presets (dvppd_presets.h: at most 64 KiB). */
+#define DVPPD_PRESETS_TEXT_CAP (65536 + 1)
 
 /* A named server-side ATC aipp_op config (aipp.configs: {"name": "path"}). */
 typedef struct dvppd_aipp_entry {
@@ -44,7 +48,12 @@ typedef struct dvppd_http_config {
     uint32_t max_batch_items;
     uint32_t max_jobs;           /* jobs kept at once (running or finished) */
     uint32_t job_ttl_s;          /* how long a finished job is kept */
+    /* http.console: the web console (GET /, /console/...). DVPPD_CONSOLE_AUTO
+     * until the file says true or false; dvppd_config_console_on resolves it. */
+    int32_t console;
 } dvppd_http_config;
+
+#define DVPPD_CONSOLE_AUTO (-1)
 
 #define DVPPD_MAX_IDS 16
 
@@ -70,6 +79,14 @@ typedef struct dvppd_sock_config {
     uint32_t video_deadline_ms;  /* a socket video decode's longest run */
 } dvppd_sock_config;
 
+/* Dumps of a request's intermediates (dump.*, docs/dump.md); restart-only. */
+typedef struct dvppd_dump_config {
+    char dir[256];               /* dump.dir; "" = dumps off */
+    uint32_t max_requests;       /* dump.max_requests: folders kept */
+    uint64_t max_bytes;          /* dump.max_bytes: all folders together */
+    bool remote;                 /* dump.remote: non-loopback callers may dump */
+} dvppd_dump_config;
+
 typedef struct dvppd_config {
     char http_addr[64];          /* http.listen host */
     uint16_t http_port;          /* http.listen port; 0 disables HTTP */
@@ -89,6 +106,12 @@ typedef struct dvppd_config {
     dvpp_log_level log_level;    /* log.level */
     uint32_t drain_timeout_s;    /* service.drain_timeout_s: stop waits this long */
     uint32_t drain_delay_s;      /* service.drain_delay_s: /readyz 503 this long first */
+    dvppd_dump_config dump;      /* dump.* */
+    dvppd_trace_config trace;    /* trace.* (dvppd_trace.h) */
+    /* presets: the config's named specs as compact JSON ("" none), checked
+     * for shape here and parsed into the settings' dvppd_preset_set
+     * (dvppd_presets.h); a value, so the config stays copyable. */
+    char presets[DVPPD_PRESETS_TEXT_CAP];
     char source[256];            /* where it came from, for the log */
 } dvppd_config;
 
@@ -102,6 +125,12 @@ dvpp_status dvppd_config_load(dvppd_config *c, const char *path, dvpp_err *err);
 /* "HOST:PORT" into the config. */
 dvpp_status dvppd_config_set_listen(dvppd_config *c, const char *addr,
                                     dvpp_err *err);
+
+/* Whether the web console is served: http.console when the file set it,
+ * else on only for a loopback http.listen host (127.0.0.0/8, ::1,
+ * localhost), so a daemon listening on a public address shows no page
+ * unless asked to. */
+bool dvppd_config_console_on(const dvppd_config *c);
 
 /* The effective configuration as JSON (for --check-config); caller frees. */
 char *dvppd_config_dump(const dvppd_config *c);

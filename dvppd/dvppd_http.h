@@ -31,6 +31,7 @@
 #include "dvppd_config.h"
 #include "dvppd_metrics.h"
 #include "dvppd_sock.h"
+#include "dvppd_trace.h"
 
 typedef struct dvppd_http dvppd_http;
 
@@ -41,6 +42,7 @@ typedef struct dvppd_http_env {
     dvppd_live *live;              /* borrowed: limits, AIPP configs, ... */
     int listen_fd;                 /* a listening socket passed by systemd, or -1 */
     dvppd_sock *sock;              /* named rings for ?ring=NAME; may be NULL */
+    dvppd_trace_store *traces;     /* ?trace=1, /v1/trace(s); may be NULL (off); borrowed */
 } dvppd_http_env;
 
 /* Bind http.listen (or serve env->listen_fd) and start serving. Ready

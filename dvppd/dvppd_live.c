@@ -22,6 +22,11 @@ dvpp_status dvppd_settings_new(const dvppd_config *c, dvppd_settings **out, dvpp
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "settings");
     s->cfg = *c;
     st = dvppd_aipp_set_load(&s->aipp, c, err);
+    if (st == DVPP_OK) {
+        st = dvppd_preset_set_load(&s->presets, c->presets, dvppd_aipp_find, &s->aipp, err);
+        if (st != DVPP_OK)
+            dvppd_aipp_set_fini(&s->aipp);
+    }
     if (st != DVPP_OK) {
         free(s);
         return st;
@@ -39,6 +44,7 @@ void dvppd_settings_put(const dvppd_settings *cs)
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
         return;
     dvppd_aipp_set_fini(&s->aipp);
+    dvppd_preset_set_fini(&s->presets);
     free(s);
 }
 

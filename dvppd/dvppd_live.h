@@ -25,18 +25,22 @@
 
 #include "dvppd_aipp.h"
 #include "dvppd_config.h"
+#include "dvppd_presets.h"
 
 typedef struct dvppd_settings {
     dvppd_config cfg;          /* effective: restart-only keys as running */
     dvppd_aipp_set aipp;       /* owned */
+    dvppd_preset_set presets;  /* owned: shipped + cfg.presets */
     uint64_t generation;       /* 1 for the start-up settings, +1 per reload */
     atomic_uint refs;
 } dvppd_settings;
 
 typedef struct dvppd_live dvppd_live;
 
-/* Settings from @c: the AIPP files it names are read and parsed now.
- * DVPP_EIO / DVPP_EINVAL naming the file; DVPP_ENOMEM. One reference. */
+/* Settings from @c: the AIPP files it names are read and parsed now, then
+ * the presets (shipped + @c->presets, each spec parsed).
+ * DVPP_EIO / DVPP_EINVAL naming the file or presets.NAME...; DVPP_ENOMEM.
+ * One reference. */
 dvpp_status dvppd_settings_new(const dvppd_config *c, dvppd_settings **out, dvpp_err *err);
 
 /* Drop a reference (NULL is a no-op). */

@@ -20,7 +20,8 @@ static const unsigned k_codes[DVPPD_CODES] = {
 
 static const char *const k_routes[DVPPD_ROUTE_COUNT] = {
     "preprocess", "image", "decode", "batch", "jobs", "job", "job_result",
-    "healthz", "readyz", "metrics", "info", "video_decode", "video_encode", "other",
+    "healthz", "readyz", "metrics", "info", "video_decode", "video_encode", "presets",
+    "stats", "console", "trace", "traces", "other",
 };
 
 static const char *const k_stages[DVPPD_STAGE_COUNT] = {
@@ -37,7 +38,42 @@ const char *dvppd_route_name(dvppd_route r)
 void dvppd_metrics_init(dvppd_metrics *m)
 {
     memset(m, 0, sizeof(*m));
+    dvppd_errlog_init(&m->errors);
     atomic_store(&m->generation, 1);
+}
+
+uint64_t dvppd_hist_bound_ns(int b)
+{
+    return b >= 0 && b < DVPPD_HIST_BUCKETS ? k_bounds_ns[b] : UINT64_MAX;
+}
+
+double dvppd_hist_quantile(const uint64_t *bucket, double q)
+{
+    uint64_t total = 0, cum = 0;
+    double rank;
+
+    for (int b = 0; b <= DVPPD_HIST_BUCKETS; b++)
+        total += bucket[b];
+    if (!total)
+        return 0;
+    rank = q * (double)total;
+    for (int b = 0; b <= DVPPD_HIST_BUCKETS; b++) {
+        double lo = b ? (double)k_bounds_ns[b - 1] / 1e9 : 0;
+        if (!bucket[b] || (double)(cum + bucket[b]) < rank) {
+            cum += bucket[b];
+            continue;
+        }
+        if (b == DVPPD_HIST_BUCKETS)
+            return lo;
+        return lo + ((double)k_bounds_ns[b] / 1e9 - lo) * (rank - (double)cum) /
+                        (double)bucket[b];
+    }
+    return (double)k_bounds_ns[DVPPD_HIST_BUCKETS - 1] / 1e9;
+}
+
+const char *dvppd_reject_label(dvppd_reject why)
+{
+    return (unsigned)why < DVPPD_REJECT_COUNT ? k_rejects[why] : "unknown";
 }
 
 static void hist_add(dvppd_hist *h, uint64_t ns)

@@ -19,6 +19,7 @@
 
 #include "device/dvpp_device.h"
 #include "dvpp_mem.h"
+#include "dvppd_errlog.h"
 
 typedef enum dvppd_route {
     DVPPD_ROUTE_PREPROCESS,
@@ -34,6 +35,11 @@ typedef enum dvppd_route {
     DVPPD_ROUTE_INFO,
     DVPPD_ROUTE_VIDEO_DECODE, /* POST /v1/video/decode */
     DVPPD_ROUTE_VIDEO_ENCODE, /* POST /v1/video/encode */
+    DVPPD_ROUTE_PRESETS,     /* GET /v1/presets */
+    DVPPD_ROUTE_STATS,       /* GET /v1/stats (the console's JSON) */
+    DVPPD_ROUTE_CONSOLE,     /* GET / and /console/<file> */
+    DVPPD_ROUTE_TRACE,       /* GET /v1/trace?seconds=N */
+    DVPPD_ROUTE_TRACES,      /* GET /v1/traces/{id} */
     DVPPD_ROUTE_OTHER,       /* 404s */
     DVPPD_ROUTE_COUNT
 } dvppd_route;
@@ -78,6 +84,7 @@ typedef struct dvppd_metrics {
     atomic_uint_fast64_t results;         /* HTTP result buffers made */
     atomic_uint_fast64_t reloads[2];      /* [0] ok, [1] failed */
     atomic_uint_fast64_t generation;      /* settings generation in use */
+    dvppd_errlog errors;                  /* the last error answers (console) */
 } dvppd_metrics;
 
 void dvppd_metrics_init(dvppd_metrics *m);
@@ -95,6 +102,15 @@ void dvppd_metrics_inflight(dvppd_metrics *m, int delta);
 /* +1 when a request's connection is suspended on its submitted job, -1
  * when the job's end resumes it. */
 void dvppd_metrics_suspended(dvppd_metrics *m, int delta);
+
+/* Histogram bucket @b's upper bound in ns (b < DVPPD_HIST_BUCKETS). */
+uint64_t dvppd_hist_bound_ns(int b);
+/* Quantile @q (0..1) of the counts @bucket[DVPPD_HIST_BUCKETS + 1] (not
+ * cumulative), in seconds, interpolated linearly inside its bucket (the
+ * +Inf bucket reads as its lower bound); 0 when there are none. */
+double dvppd_hist_quantile(const uint64_t *bucket, double q);
+/* The label of front-end refusal @why ("body_too_large", "deadline"). */
+const char *dvppd_reject_label(dvppd_reject why);
 
 /* A reload (SIGHUP): applied (@ok, now at settings @generation) or refused. */
 void dvppd_metrics_reload(dvppd_metrics *m, bool ok, uint64_t generation);

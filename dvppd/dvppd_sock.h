@@ -44,6 +44,7 @@ typedef struct dvppd_sock_env {
     dvpp_device *device;         /* a pipe device */
     dvppd_live *live;            /* limits, allow lists, AIPP configs, ... */
     int listen_fd;               /* a listening socket passed by systemd, or -1 */
+    dvppd_trace_store *traces;   /* Submit.trace and captures; may be NULL; borrowed */
 } dvppd_sock_env;
 
 /* Listen on socket.path (or serve env->listen_fd, owned from the call on)
@@ -54,6 +55,21 @@ dvpp_status dvppd_sock_start(const dvppd_sock_env *env, dvppd_sock **out, dvpp_e
  * least every 100 ms, so a count that stands still means a hang) and the
  * open connections. Any thread. */
 void dvppd_sock_status(dvppd_sock *s, uint64_t *turns, unsigned *connections);
+
+/* What the console shows of the socket front end: gauges published by the
+ * socket thread at its tick (so at most SOCK_TICK_MS old) and its
+ * counters since the start. */
+typedef struct dvppd_sock_totals {
+    unsigned connections;        /* open now */
+    uint64_t rings;              /* rings open, all connections */
+    uint64_t slots;              /* their slots */
+    uint64_t slots_leased;       /* of them, leased to a consumer now */
+    uint64_t connections_total, submitted, failed, leases_expired, bad_releases,
+        dropped, refused_peers;
+} dvppd_sock_totals;
+
+/* Fill @t (zeros for a NULL @s: the socket front end is off). Any thread. */
+void dvppd_sock_totals_get(dvppd_sock *s, dvppd_sock_totals *t);
 
 /* The path listened on ("" for an inherited socket). */
 const char *dvppd_sock_path(const dvppd_sock *s);

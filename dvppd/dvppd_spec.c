@@ -57,6 +57,31 @@ dvpp_status dvppd_spec_bad(dvpp_err *err, const char *field, const char *why)
     return dvpp_err_set(err, DVPP_EINVAL, field, "%s: %s", field, why);
 }
 
+/* --- presets ------------------------------------------------------------------------ */
+
+static const char *kind_routes(dvppd_spec_kind k)
+{
+    return k == DVPPD_SPEC_TENSOR ? "tensor endpoints (/v1/preprocess, /v1/batch, /v1/jobs, "
+                                    "socket Submit, video tensors)"
+           : k == DVPPD_SPEC_IMAGE ? "/v1/image"
+                                   : "/v1/decode (and video frames as pixels)";
+}
+
+dvpp_status dvppd_spec_preset_get(const dvppd_spec_env *env, const char *name,
+                                  dvppd_preset_ref *out, dvpp_err *err)
+{
+    if (!name || !*name)
+        return dvppd_spec_bad(err, "preset", "want the name of a preset (GET /v1/presets)");
+    if (!env->preset_lookup || !env->preset_lookup(env->preset_ctx, name, out))
+        return dvpp_err_set(err, DVPP_EINVAL, "preset",
+                            "preset: no preset named '%.64s' (GET /v1/presets lists them)",
+                            name);
+    if (out->kind != env->kind)
+        return dvpp_err_set(err, DVPP_EINVAL, "preset",
+                            "preset: '%.64s' is for %s only", name, kind_routes(out->kind));
+    return DVPP_OK;
+}
+
 /* --- assembling the output ---------------------------------------------------------- */
 
 /* The op of @d's AIPP source into the pipeline. */

@@ -40,12 +40,26 @@ typedef enum dvppd_spec_kind {
 /* A server-side config by name, or NULL when unknown. */
 typedef const dvpp_aipp_config *(*dvppd_aipp_lookup)(void *ctx, const char *name);
 
+/* A named preset (dvppd_presets.h): its JSON spec text and the kind of
+ * endpoint it is for. Borrowed from the lookup's owner (a settings
+ * snapshot the caller holds). */
+typedef struct dvppd_preset_ref {
+    const char *json;
+    size_t len;
+    dvppd_spec_kind kind;
+} dvppd_preset_ref;
+
+/* The preset named @name into *out; false when unknown. */
+typedef bool (*dvppd_preset_lookup)(void *ctx, const char *name, dvppd_preset_ref *out);
+
 typedef struct dvppd_spec_env {
     dvppd_spec_kind kind;
     dvppd_aipp_lookup lookup;   /* may be NULL: no named configs */
     void *lookup_ctx;
     const char *aipp_text;      /* inline aipp_op text (multipart part), or NULL */
     size_t aipp_len;
+    dvppd_preset_lookup preset_lookup; /* may be NULL: no presets */
+    void *preset_ctx;
 } dvppd_spec_env;
 
 /* One query parameter (borrowed strings). */
@@ -66,7 +80,9 @@ typedef struct dvppd_spec {
  * an unknown one, a bad value, a parameter the endpoint does not take, or
  * a conflict (aipp with mean/std/scale; spec with anything else). The
  * "spec" key is not handled here (the caller passes its text to
- * dvppd_spec_from_json). */
+ * dvppd_spec_from_json). "preset=NAME" stands alone: the preset's spec
+ * (any other parameter beside it: DVPP_EINVAL naming that parameter; an
+ * unknown preset or one for another kind of endpoint: field "preset"). */
 dvpp_status dvppd_spec_from_query(const dvppd_spec_env *env, const dvppd_kv *kv,
                                   size_t n, dvppd_spec *out, dvpp_err *err);
 
@@ -74,6 +90,9 @@ dvpp_status dvppd_spec_from_query(const dvppd_spec_env *env, const dvppd_kv *kv,
 #define DVPPD_SPEC_MAX_BYTES 65536
 
 /* Build @out from a JSON spec (@len bytes, need not be NUL-terminated).
+ * A top-level "preset": "NAME" makes that preset's spec the base; every
+ * other top-level key of @json replaces the preset's key of that name
+ * (a whole value: "normalize" replaces the preset's "normalize").
  * DVPP_EINVAL naming the JSON path for malformed JSON, unknown keys, wrong
  * types or values. Nesting is bounded by the format itself (jansson
  * refuses depth above 2048; the spec has 4 levels); the text, hence the

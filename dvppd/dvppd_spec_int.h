@@ -46,6 +46,11 @@ void dvppd_spec_draft_init(dvppd_spec_draft *d, const dvppd_spec_env *env, dvppd
  * DVPP_EINVAL naming the field for a conflict; DVPP_ENOMEM. */
 dvpp_status dvppd_spec_finish(dvppd_spec_draft *d, dvpp_err *err);
 
+/* The preset @name of @env into *out: DVPP_EINVAL, field "preset", for an
+ * unknown name or a preset made for another kind of endpoint. */
+dvpp_status dvppd_spec_preset_get(const dvppd_spec_env *env, const char *name,
+                                  dvppd_preset_ref *out, dvpp_err *err);
+
 /* DVPP_EINVAL with field @field and the message "@field: @why". */
 dvpp_status dvppd_spec_bad(dvpp_err *err, const char *field, const char *why);
 

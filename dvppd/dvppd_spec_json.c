@@ -531,6 +531,44 @@ static dvpp_status j_output(dvppd_spec_draft *d, json_t *o, dvpp_err *err)
  * multipart part took 1.3 GB before "ops" could be refused. */
 #define SPEC_MAX_BYTES DVPPD_SPEC_MAX_BYTES
 
+/* *root with "preset": the preset's spec with every other key of *root
+ * put over it (one level: a key replaces the preset's whole value).
+ * Replaces *root (the old one is released either way; NULL on failure:
+ * an unknown preset or one not for this endpoint; the preset's own text
+ * was checked when it was loaded). */
+static dvpp_status with_preset(const dvppd_spec_env *env, json_t **root, dvpp_err *err)
+{
+    json_t *name = json_object_get(*root, "preset"), *base = NULL, *v;
+    dvppd_preset_ref ref;
+    const char *key;
+    json_error_t je;
+    dvpp_status st = DVPP_OK;
+
+    if (!json_is_string(name))
+        st = dvppd_spec_bad(err, "preset", "want the name of a preset (a string)");
+    if (st == DVPP_OK)
+        st = dvppd_spec_preset_get(env, json_string_value(name), &ref, err);
+    if (st == DVPP_OK) {
+        base = json_loadb(ref.json, ref.len, JSON_REJECT_DUPLICATES, &je);
+        if (!json_is_object(base))
+            st = dvpp_err_set(err, DVPP_EINVAL, "preset", "preset '%.64s': bad spec",
+                              json_string_value(name));
+    }
+    if (st == DVPP_OK)
+        json_object_foreach(*root, key, v)
+            if (strcmp(key, "preset") && json_object_set(base, key, v)) {
+                st = dvpp_err_set(err, DVPP_ENOMEM, "preset", "preset: out of memory");
+                break;
+            }
+    json_decref(*root);
+    if (st != DVPP_OK) {
+        json_decref(base);
+        base = NULL;
+    }
+    *root = base;
+    return st;
+}
+
 dvpp_status dvppd_spec_from_json(const dvppd_spec_env *env, const char *json,
                                  size_t len, dvppd_spec *out, dvpp_err *err)
 {
@@ -552,6 +590,9 @@ dvpp_status dvppd_spec_from_json(const dvppd_spec_env *env, const char *json,
     if (!root)
         return dvpp_err_set(err, DVPP_EINVAL, "spec", "spec: JSON error at %d:%d: %s",
                             je.line, je.column, je.text);
+    if (json_is_object(root) && json_object_get(root, "preset") &&
+        (st = with_preset(env, &root, err)) != DVPP_OK)
+        return st;
     st = only_keys(root, "spec", keys, err);
     if (st == DVPP_OK)
         st = j_input(&d, root, err);

@@ -99,7 +99,7 @@ static const char *const k_params[] = {
     "w", "h", "mode", "interp", "parity", "ascend_mode", "pad", "crop", "profile",
     "shrink_on_load", "no_orient", "allow_partial", "input", "raw", "mean", "std",
     "scale", "order", "layout", "dtype", "aipp", "aipp_op", "aipp_layout",
-    "aipp_dtype", "format", "quality", "align", "out", "strict", "ring",
+    "aipp_dtype", "format", "quality", "align", "out", "strict", "ring", "preset",
 };
 
 static bool is_flag(const char *key)
@@ -361,10 +361,33 @@ static dvpp_status assemble(dvppd_spec_draft *d, dvpp_err *err)
     return dvppd_spec_finish(d, err);
 }
 
+/* ?preset=NAME: the preset's spec, and nothing beside it (as spec=: a
+ * parameter next to it would silently lose against, or override, a key of
+ * the preset; the JSON form says which keys it overrides). */
+static dvpp_status from_preset(const dvppd_spec_env *env, const dvppd_kv *kv, size_t n,
+                               size_t at, dvppd_spec *out, dvpp_err *err)
+{
+    dvppd_preset_ref ref;
+    dvpp_status st;
+
+    for (size_t i = 0; i < n; i++)
+        if (i != at)
+            return dvpp_err_set(err, DVPP_EINVAL, kv[i].key ? kv[i].key : "query",
+                                "%.64s: not beside preset= (use a JSON spec "
+                                "{\"preset\": ..., \"KEY\": ...} to override a key)",
+                                kv[i].key ? kv[i].key : "");
+    st = dvppd_spec_preset_get(env, kv[at].value, &ref, err);
+    return st == DVPP_OK ? dvppd_spec_from_json(env, ref.json, ref.len, out, err) : st;
+}
+
 dvpp_status dvppd_spec_from_query(const dvppd_spec_env *env, const dvppd_kv *kv,
                                   size_t n, dvppd_spec *out, dvpp_err *err)
 {
     dvppd_spec_draft d;
+
+    for (size_t i = 0; i < n; i++)
+        if (kv[i].key && !strcmp(kv[i].key, "preset"))
+            return from_preset(env, kv, n, i, out, err);
 
     dvppd_spec_draft_init(&d, env, out);
     d.aipp_inline = env->aipp_text != NULL;

@@ -58,6 +58,7 @@ typedef struct daemon_state {
     dvpp_device *device;
     dvppd_sock *sock;
     dvppd_http *http;
+    dvppd_trace_store *traces;   /* finished traces and the capture (both front ends) */
     dvppd_faults faults;         /* DVPPD_FAULTS: tests only */
     uint64_t watchdog_usec;      /* 0: systemd wants no pings */
     dvppd_watchdog wd;
@@ -175,7 +176,7 @@ static void report_start(const dvppd_config *c)
 static dvpp_status start_sock(daemon_state *d, int fd, dvpp_err *err)
 {
     const dvppd_config *c = &d->cfg;
-    dvppd_sock_env env = {c, d->device, d->live, fd};
+    dvppd_sock_env env = {c, d->device, d->live, fd, d->traces};
     dvpp_status st;
 
     if (fd < 0 && !c->socket_path[0]) {
@@ -196,7 +197,7 @@ static dvpp_status start_sock(daemon_state *d, int fd, dvpp_err *err)
 static dvpp_status start_http(daemon_state *d, int fd, dvpp_err *err)
 {
     const dvppd_config *c = &d->cfg;
-    dvppd_http_env env = {c, d->device, &d->metrics, d->live, fd, d->sock};
+    dvppd_http_env env = {c, d->device, &d->metrics, d->live, fd, d->sock, d->traces};
     dvpp_status st;
 
     if (fd < 0 && c->http_port == 0) {
@@ -527,6 +528,8 @@ static dvpp_status start(daemon_state *d, dvpp_err *err)
                      "here (add ListenSequentialPacket= to dvppd.socket)", d->cfg.socket_path);
     }
     st = start_device(&d->cfg, &d->faults, &d->device, err);
+    if (st == DVPP_OK)
+        st = dvppd_trace_store_new(&d->cfg.trace, &d->traces, err);
     if (st == DVPP_OK) {
         st = start_sock(d, fds.unix_sock, err);
         fds.unix_sock = -1; /* owned by the front end now */
@@ -612,6 +615,7 @@ out:
         abandon_stop();
     dvppd_sock_stop(d.sock, 0);
     dvpp_pipe_device_free(d.device);
+    dvppd_trace_store_free(d.traces); /* after every job that could write to it */
     dvppd_live_free(d.live);
     dvppd_faults_fini(&d.faults);
     dvpp_log(DVPP_LOG_INFO, "stopped");

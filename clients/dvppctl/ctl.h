@@ -102,6 +102,8 @@ typedef struct ctl_args {
     bool profile_is_codec;     /* the command reads --profile as the codec's
                                   profile (video-encode), not dvpp_profile */
     const char *idr;           /* --idr N,N,...: frames forced to IDR */
+    const char *dump;          /* --dump DIR: preprocess runs the pipeline
+                                  here, its intermediates into DIR (ctl_dump.c) */
 } ctl_args;
 
 /* Parse @argv (argv[0] is the command name) into @a. Returns 0, or 2 after
@@ -177,6 +179,9 @@ int ctl_cmd_batch_crop(int argc, char **argv);
 /* The AIPP commands (ctl_aipp.c). */
 int ctl_cmd_aipp(int argc, char **argv);
 int ctl_cmd_aipp_check(int argc, char **argv);
+/* preset import: a Hugging Face preprocessor_config.json -> a dvppd preset
+ * on stdout (ctl_preset.c). */
+int ctl_cmd_preset(int argc, char **argv);
 int ctl_cmd_preprocess(int argc, char **argv);
 
 /* The pixel format the aipp command loads its input in for @op. */
@@ -214,5 +219,11 @@ dvpp_status ctl_write_tensor(const char *path, const dvpp_tensor *t,
                              dvpp_err *err);
 
 void ctl_usage(FILE *f);
+
+/* preprocess --dump DIR (ctl_dump.c): the pipeline of the preprocess flags
+ * run here, watched, every intermediate written into DIR (made 0700 if
+ * missing, files replaced) as dvppd's ?dump=1 writes them, the tensor to -o
+ * and DIR/tensor.npy. Exit status 0 or 1 (the reason printed). */
+int ctl_dump_preprocess(const ctl_args *a);
 
 #endif

@@ -259,8 +259,8 @@ int ctl_cmd_preprocess(int argc, char **argv)
     }
     if (a->shrink_on_load && !a->shrink_w)
         a->shrink_w = a->size_w, a->shrink_h = a->size_h;
-    if (ctl_use_socket(a)) {
-        rc = ctl_remote_run("preprocess", a);
+    if (ctl_use_socket(a) || a->dump) {
+        rc = a->dump ? ctl_dump_preprocess(a) : ctl_remote_run("preprocess", a);
         free(a), free(c);
         return rc;
     }

@@ -21,7 +21,7 @@ enum {
     OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE, OPT_CHANNELS, OPT_STRICT, OPT_SHARD,
     OPT_SOCKET, OPT_CONCURRENCY, OPT_EVERY, OPT_FPS, OPT_KEYFRAMES, OPT_START,
     OPT_END, OPT_MAX_FRAMES, OPT_THREADS, OPT_CODEC, OPT_BITRATE, OPT_GOP, OPT_RC,
-    OPT_CRF, OPT_IDR, OPT_LOW_DELAY,
+    OPT_CRF, OPT_IDR, OPT_LOW_DELAY, OPT_DUMP,
 };
 
 /* One option: its getopt entry and, for an option that takes one, the
@@ -80,6 +80,7 @@ static const ctl_opt k_opts[] = {
     {"strict", FLAG, OPT_STRICT, NULL},
     {"shard", ARG, OPT_SHARD, "I/N with 0 <= I < N and 1 <= N <= 1048576 (e.g. 0/4)"},
     {"socket", ARG, OPT_SOCKET, "the daemon's socket path"},
+    {"dump", ARG, OPT_DUMP, "a folder for the run's intermediates (docs/dump.md)"},
     {"count", ARG, 'n', "N >= 1 jobs"},
     {"concurrency", ARG, OPT_CONCURRENCY, "K in 1..256 jobs in flight"},
     {"every", ARG, OPT_EVERY, "N >= 1"},
@@ -549,6 +550,9 @@ static bool apply_daemon_option(ctl_args *a, int opt, const char *v)
     case OPT_SOCKET:
         a->socket = v;
         return true;
+    case OPT_DUMP:
+        a->dump = v;
+        return v[0] != '\0';
     case 'n':
         return ctl_parse_u64(v, &a->count) && a->count > 0;
     case OPT_CONCURRENCY:

@@ -41,6 +41,9 @@ void ctl_usage(FILE *f)
         "  aipp IN --config aipp.cfg -o OUT.npy   run an ATC aipp_op (decode,\n"
         "                            [--size WxH] resize to its source size)\n"
         "  aipp-check aipp.cfg       validate a config, print it with defaults\n"
+        "  preset import preprocessor_config.json [--name N]\n"
+        "                            a Hugging Face image processor config as a\n"
+        "                            dvppd preset (docs/presets.md)\n"
         "  preprocess IN --size WxH --mean M --std S -o OUT.npy   the whole\n"
         "                            still-image pipeline into a tensor\n"
         "  batch FILES|DIRS... --size WxH -o OUT.npy   a batch job through the device\n"
@@ -341,6 +344,8 @@ static int dispatch(int argc, char **argv)
         return ctl_cmd_batch_crop(argc - 1, argv + 1);
     if (strcmp(argv[1], "aipp") == 0)
         return ctl_cmd_aipp(argc - 1, argv + 1);
+    if (strcmp(argv[1], "preset") == 0)
+        return ctl_cmd_preset(argc - 1, argv + 1);
     if (strcmp(argv[1], "aipp-check") == 0)
         return ctl_cmd_aipp_check(drop_socket(argc - 1, argv + 1), argv + 1);
     if (strcmp(argv[1], "preprocess") == 0)

@@ -73,6 +73,7 @@ dvpp_status http_batch_submit(http_req *r, dvpp_err *err)
     r->out.tensor = t;
     o.strict = r->spec.strict;
     o.output_held = r->result != NULL; /* a result buffer, not a ring slot */
+    http_trace_watch(r, &r->spec.pipe); /* copied by the job: items span on their workers */
     r->t_submit = dvpp_now_ns();
     return dvpp_batchjob_start_opts(r->h->device, &r->spec.pipe, r->inputs, r->ninputs,
                                     &t, &o, &r->bj, err);

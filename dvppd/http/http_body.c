@@ -383,12 +383,36 @@ dvpp_status http_body_input(const http_req *r, const uint8_t **in, size_t *len,
 
 /* --- the query and the spec ------------------------------------------------------- */
 
+/* The front end's own parameters (HTTP_FRONT_KEYS of them): never the
+ * spec's. */
+static const char *const k_front_keys[HTTP_FRONT_KEYS] = {"dump", "trace"};
+
+static int front_key_index(const char *key)
+{
+    for (int i = 0; i < HTTP_FRONT_KEYS; i++)
+        if (!strcmp(key, k_front_keys[i]))
+            return i;
+    return -1;
+}
+
+const char *http_query_front(const http_query *q, const char *key)
+{
+    int i = front_key_index(key);
+
+    return i < 0 ? NULL : q->front[i];
+}
+
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
                                  const char *value)
 {
     http_query *q = cls;
+    int front = front_key_index(key);
 
     (void)kind;
+    if (front >= 0) {
+        q->front[front] = value ? value : "";
+        return MHD_YES;
+    }
     if (!strcmp(key, "spec")) {
         q->spec = value ? value : "";
         return MHD_YES;
@@ -436,7 +460,8 @@ dvpp_status http_spec_source(http_req *r, const http_query *q, dvppd_spec_env *e
 
 dvpp_status http_spec_build(http_req *r, dvppd_spec_kind kind, dvpp_err *err)
 {
-    dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)&r->set->aipp, NULL, 0};
+    dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)&r->set->aipp, NULL, 0,
+                          dvppd_preset_find, (void *)&r->set->presets};
     const char *json;
     size_t json_len;
     http_query q;

@@ -112,6 +112,10 @@ dvpp_status http_image_submit(http_req *r, dvpp_err *err)
         st = http_body_input(r, &in, &len, err);
     if (st == DVPP_OK)
         st = dvpp_pipeline_probe(p, in, len, &r->set->cfg.limits, &src, err);
+    if (st == DVPP_OK) /* ?dump=1: before the plan, which then sees the watch */
+        st = http_dump_start(r, &src, len, err);
+    if (st == DVPP_OK) /* ?trace=1 / a capture: wraps the dump's watch, if any */
+        http_trace_watch(r, p);
     if (st == DVPP_OK)
         st = dvpp_pipeline_plan_make(p, &src, &plan, err);
     if (st == DVPP_OK && p->output == DVPP_PIPE_OUT_TENSOR)
@@ -213,12 +217,14 @@ enum MHD_Result http_image_answer(http_req *r)
     struct MHD_Response *resp;
     const dvpp_image *img = &r->out.image;
 
+    http_dump_finish(r); /* while the result, slot and encoded image are still ours */
     if (r->status != DVPP_OK)
         return http_answer_error(r, &r->err);
     if (r->ticket.ring) {
         resp = http_ring_response(r, &r->out.tensor, &r->out.geom, &r->err);
         if (!resp)
             return http_answer_error(r, &r->err);
+        http_dump_header(r, resp);
         image_timing_headers(r, resp);
         http_tensor_headers(resp, &r->out.tensor);
         return http_answer(r, 200, resp);
@@ -229,6 +235,7 @@ enum MHD_Result http_image_answer(http_req *r)
         resp = encoded_image_response(r);
     if (!resp)
         return MHD_NO;
+    http_dump_header(r, resp);
     image_timing_headers(r, resp);
     http_geometry_headers(resp, &r->out.geom);
     if (p->output == DVPP_PIPE_OUT_TENSOR) {

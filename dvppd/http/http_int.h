@@ -12,6 +12,7 @@
  *   http_video    /v1/video/decode and /v1/video/encode: the job, the answer
  *   http_vparams  the video routes' query parameters
  *   http_ops      /healthz, /readyz, /metrics, /v1/info
+ *   http_console  GET / and /console/<file> (embedded files), /v1/stats
  *   http_jobs       the /v1/jobs registry (its own header)
  *   http_multipart  multipart/form-data split (its own header; fuzz_http)
  *   http_framelist  a video decode's frame lists (its own header; fuzz_http)
@@ -39,7 +40,9 @@
 #include "dvpp_video.h"
 #include "dvppd_http.h"
 #include "dvppd_sock.h"
+#include "dvppd_dump.h"
 #include "dvppd_spec.h"
+#include "dvppd_trace.h"
 #include "http_jobs.h"
 #include "http_multipart.h"
 
@@ -49,6 +52,10 @@
 
 /* Query parameters one request may have. */
 #define HTTP_MAX_QUERY_ARGS 64
+/* Query parameters of the front end itself (http_body.c's list: "dump", "trace"),
+ * set aside before the spec parser, which refuses unknown ones, sees the
+ * query. */
+#define HTTP_FRONT_KEYS 2
 /* Item errors listed in X-Dvpp-Item-Errors and a job's "items". */
 #define HTTP_ERRORS_LISTED 32
 
@@ -86,6 +93,9 @@ struct dvppd_http {
     atomic_uint_fast64_t body_bytes;   /* reserved by bodies being received */
     uint16_t port;
     unsigned queue_depth;
+    dvppd_dump *dump;                  /* dump.dir; NULL: dumps off; owned */
+    dvppd_trace_store *traces;         /* NULL: tracing off; borrowed */
+    struct http_capture *capture;      /* GET /v1/trace's timer; owned (http_trace.c) */
 };
 
 /* --- the request record (http_server.c makes and frees it) ------------------------ */
@@ -134,7 +144,12 @@ typedef struct http_req {
     size_t ninputs;
     dvppd_ring_ticket ticket;          /* ?ring=NAME: the slot written */
     http_video *vid;                   /* the video routes' job, else NULL; owned */
+    struct http_dump *dump;            /* ?dump=1: this request's dump, else NULL; owned */
     uint64_t t_submit;
+    dvppd_trace_job tj;                /* ?trace=1 and the capture's sinks (http_trace.c) */
+    uint64_t trace_id;                 /* GET /v1/traces/{id} */
+    const struct http_console_asset *asset; /* DVPPD_ROUTE_CONSOLE: the file, NULL
+                                          = not embedded (404) */
     pthread_mutex_t mu;                /* guards the three below (http_finish) */
     bool suspended, done;
     dvpp_status status;
@@ -227,7 +242,11 @@ typedef struct http_query {
     size_t n;
     bool overflow;
     const char *spec;
+    const char *front[HTTP_FRONT_KEYS]; /* the front end's own keys, by list order */
 } http_query;
+
+/* The value of front-end key @key ("dump") in @q, NULL when absent. */
+const char *http_query_front(const http_query *q, const char *key);
 
 /* Read the query of @r into @q. DVPP_EINVAL ("query") past
  * HTTP_MAX_QUERY_ARGS parameters. */
@@ -337,6 +356,64 @@ void http_video_free(http_video *v);
 
 /* /healthz, /readyz, /metrics, /v1/info (http_ops.c). */
 enum MHD_Result http_ops_serve(http_req *r);
+
+/* GET /v1/presets (http_presets.c). */
+enum MHD_Result http_presets_serve(http_req *r);
+
+/* --- the web console (http_console.c) -------------------------------------------- */
+
+/* "/" or "/console/<file>": r->route = DVPPD_ROUTE_CONSOLE and r->asset the
+ * embedded file (NULL when not embedded); false for any other @url. */
+bool http_console_route(http_req *r, const char *url);
+/* GET / and /console/<file> (404 when the console is off or no such file). */
+enum MHD_Result http_console_serve(http_req *r);
+/* GET /v1/stats: the console's JSON. */
+enum MHD_Result http_stats_serve(http_req *r);
+
+/* --- traces (http_trace.c) ------------------------------------------------------- */
+
+typedef struct http_capture http_capture;
+
+/* A job route's trace flag (?trace=1, X-Dvpp-Trace: 1) and the running
+ * capture into r->tj. DVPP_EINVAL ("trace") for a bad flag value. */
+dvpp_status http_trace_begin(http_req *r, dvpp_err *err);
+/* Set r->tj's watch on @p (the request's own pipeline), wrapping its watch. */
+void http_trace_watch(http_req *r, dvpp_pipeline *p);
+/* Around MHD_queue_response (http_answer): the trace headers and the write
+ * span's start (0: not traced); then the front end's spans, and the trace
+ * stored. */
+uint64_t http_trace_answer_start(http_req *r, struct MHD_Response *resp);
+void http_trace_answer_done(http_req *r, uint64_t t_write);
+/* GET /v1/traces/{id}. */
+enum MHD_Result http_traces_serve(http_req *r);
+/* GET /v1/trace?seconds=N: start the capture and its timer (the request is
+ * then suspended as a job; http_finish resumes it), and its answer. */
+dvpp_status http_trace_capture_submit(http_req *r, dvpp_err *err);
+enum MHD_Result http_trace_capture_answer(http_req *r);
+/* The capture's timer state (start), a drain's early end, the join (stop). */
+dvpp_status http_trace_init(dvppd_http *h, dvpp_err *err);
+void http_trace_cancel(dvppd_http *h);
+void http_trace_fini(dvppd_http *h);
+
+/* --- dumps (http_dump.c) ---------------------------------------------------------- */
+
+/* ?dump=1 or X-Dvpp-Dump: 1 on a single-image request whose input @src
+ * (@len bytes) is probed: refuse (DVPP_EUNSUPPORTED "dump", 403) when dumps
+ * are off or the caller may not, else make the request's folder and watch
+ * its pipeline. DVPP_OK and nothing done without the flag. */
+dvpp_status http_dump_start(http_req *r, const dvpp_pipe_source *src, size_t len,
+                            dvpp_err *err);
+
+/* The job of a dumping request finished: write the answer's bytes and the
+ * manifest (also after a failure), then apply retention. Call before any
+ * response takes the result (no-op without a dump). */
+void http_dump_finish(http_req *r);
+
+/* X-Dvpp-Dump: the folder's name (relative to dump.dir) on @resp. */
+void http_dump_header(http_req *r, struct MHD_Response *resp);
+
+/* Free a request's dump (NULL is a no-op). */
+void http_dump_free(struct http_dump *d);
 
 /* --- video requests (http_video.c, http_vparams.c) -------------------------------- */
 

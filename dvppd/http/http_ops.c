@@ -77,6 +77,12 @@ static enum MHD_Result ops_info(http_req *r)
                   (json_int_t)r->set->cfg.http.max_batch_items, "request_timeout_s",
                   (json_int_t)r->set->cfg.http.request_timeout_s, "max_jobs",
                   (json_int_t)r->h->cfg.max_jobs);
+    if (o) { /* the names; GET /v1/presets has their specs */
+        json_t *names = json_array();
+        for (unsigned i = 0; names && i < r->set->presets.n; i++)
+            json_array_append_new(names, json_string(r->set->presets.p[i].name));
+        json_object_set_new(o, "presets", names ? names : json_array());
+    }
     return http_answer_json(r, 200, o);
 }
 

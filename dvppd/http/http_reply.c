@@ -21,7 +21,8 @@ static unsigned status_code(dvpp_status st, const char *field)
     case DVPP_EINVAL: return 400;
     case DVPP_ENOTFOUND: return 404;
     case DVPP_EBUSY: return 409;
-    case DVPP_EUNSUPPORTED: return 415;
+    case DVPP_EUNSUPPORTED: /* a dump refused (off, or not this caller): 403 */
+        return field && !strcmp(field, "dump") ? 403 : 415;
     case DVPP_ELIMIT: /* the body (413), a parameter or the spec (400), or the image (422) */
         if (field && !strcmp(field, "body"))
             return 413;
@@ -80,6 +81,7 @@ void http_header_printf(struct MHD_Response *resp, const char *k, const char *fm
 enum MHD_Result http_answer(http_req *r, unsigned code, struct MHD_Response *resp)
 {
     enum MHD_Result ret;
+    uint64_t t_write;
 
     if (!resp)
         return MHD_NO; /* out of memory: drop the connection */
@@ -88,8 +90,11 @@ enum MHD_Result http_answer(http_req *r, unsigned code, struct MHD_Response *res
      * it at the end of the drain, racing the next request it sends. */
     if (atomic_load(&r->h->leaving) || atomic_load(&r->h->draining))
         http_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    t_write = http_trace_answer_start(r, resp);
     ret = MHD_queue_response(r->conn, code, resp);
     MHD_destroy_response(resp);
+    if (t_write)
+        http_trace_answer_done(r, t_write);
     r->state = HTTP_REQ_ANSWERED;
     dvppd_metrics_request(r->h->metrics, r->route, code, dvpp_now_ns() - r->t_start);
     return ret;
@@ -126,6 +131,9 @@ enum MHD_Result http_answer_error_code(http_req *r, unsigned code, dvpp_status s
 
     if (!resp)
         return MHD_NO;
+    /* The console's "recent errors": what this client was just told. */
+    dvppd_errlog_add(&r->h->metrics->errors, dvppd_route_name(r->route), code,
+                     dvpp_status_name(st), field, msg && *msg ? msg : dvpp_strerror(st));
     if (code == 503 || code == 429)
         http_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     if (code == 405)

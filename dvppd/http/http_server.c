@@ -49,6 +49,9 @@ static const route_def k_routes[] = {
     {"/v1/info", "GET", DVPPD_ROUTE_INFO},
     {"/v1/video/decode", "POST", DVPPD_ROUTE_VIDEO_DECODE},
     {"/v1/video/encode", "POST", DVPPD_ROUTE_VIDEO_ENCODE},
+    {"/v1/presets", "GET", DVPPD_ROUTE_PRESETS},
+    {"/v1/trace", "GET", DVPPD_ROUTE_TRACE},
+    {"/v1/stats", "GET", DVPPD_ROUTE_STATS},
 };
 
 static bool method_is(const char *m, const char *want)
@@ -70,6 +73,19 @@ static bool parse_job_path(const char *url, uint64_t *id, bool *result)
         return false;
     *result = !strcmp(end, "/result");
     return *end == '\0' || *result;
+}
+
+/* "/v1/traces/{id}" */
+static bool parse_trace_path(const char *url, uint64_t *id)
+{
+    const char *p = url + strlen("/v1/traces/");
+    char *end;
+
+    if (strncmp(url, "/v1/traces/", 11) || *p < '1' || *p > '9')
+        return false;
+    errno = 0;
+    *id = strtoull(p, &end, 10);
+    return !errno && *end == '\0';
 }
 
 /* Route @r by url and method; on a mismatch answer 404/405 and return
@@ -95,6 +111,19 @@ static bool route_request(http_req *r, const char *url, const char *method,
             return true;
         *ret = http_answer_error_code(r, 405, DVPP_EINVAL, result ? "GET" : "GET, DELETE",
                                       "method not allowed");
+        return false;
+    }
+    if (parse_trace_path(url, &r->trace_id)) {
+        r->route = DVPPD_ROUTE_TRACES;
+        if (method_is(method, "GET"))
+            return true;
+        *ret = http_answer_error_code(r, 405, DVPP_EINVAL, "GET", "method not allowed");
+        return false;
+    }
+    if (http_console_route(r, url)) { /* "/" and the "/console/" prefix */
+        if (method_is(method, "GET"))
+            return true;
+        *ret = http_answer_error_code(r, 405, DVPP_EINVAL, "GET", "method not allowed");
         return false;
     }
     r->route = DVPPD_ROUTE_OTHER;
@@ -148,6 +177,8 @@ static void req_free(http_req *r)
     dvpp_stream_free(r->stream);
     dvpp_batchjob_free(r->bj);
     http_video_free(r->vid);
+    http_dump_free(r->dump);
+    dvppd_trace_job_end(&r->tj, NULL); /* never answered: nothing stored */
     if (r->ticket.ring) /* reserved, never answered: give the slot back */
         dvppd_sock_ring_deliver(r->h->sock, &r->ticket, false, NULL, NULL);
     free(r->parts);
@@ -205,6 +236,14 @@ static enum MHD_Result request_answer_now(http_req *r, const char *method)
         return http_batch_job_serve(r, method);
     case DVPPD_ROUTE_JOBS:
         return http_batch_job_create(r);
+    case DVPPD_ROUTE_PRESETS:
+        return http_presets_serve(r);
+    case DVPPD_ROUTE_STATS:
+        return http_stats_serve(r);
+    case DVPPD_ROUTE_CONSOLE:
+        return http_console_serve(r);
+    case DVPPD_ROUTE_TRACES:
+        return http_traces_serve(r);
     default: /* /healthz, /readyz, /metrics, /v1/info (else 404) */
         return http_ops_serve(r);
     }
@@ -216,6 +255,7 @@ static enum MHD_Result request_answer_now(http_req *r, const char *method)
 static enum MHD_Result request_answer_finished(http_req *r)
 {
     return r->route == DVPPD_ROUTE_BATCH    ? http_batch_answer(r)
+           : r->route == DVPPD_ROUTE_TRACE ? http_trace_capture_answer(r)
            : route_is_video(r->route) ? http_video_answer(r)
                                            : http_image_answer(r);
 }
@@ -230,12 +270,15 @@ static enum MHD_Result request_dispatch(http_req *r, const char *method)
     dvpp_err_clear(&e);
     if (r->multipart && http_body_split(r, &e) != DVPP_OK)
         return http_answer_error(r, &e);
+    if (http_route_has_body(r->route) && http_trace_begin(r, &e) != DVPP_OK)
+        return http_answer_error(r, &e); /* ?trace=, and the capture's sinks */
     if (r->route != DVPPD_ROUTE_PREPROCESS && r->route != DVPPD_ROUTE_IMAGE &&
         r->route != DVPPD_ROUTE_DECODE && r->route != DVPPD_ROUTE_BATCH &&
-        !route_is_video(r->route))
+        r->route != DVPPD_ROUTE_TRACE && !route_is_video(r->route))
         return request_answer_now(r, method);
     dvpp_err_clear(&e);
     st = r->route == DVPPD_ROUTE_BATCH    ? http_batch_submit(r, &e)
+         : r->route == DVPPD_ROUTE_TRACE ? http_trace_capture_submit(r, &e)
          : route_is_video(r->route) ? http_video_submit(r, &e)
                                          : http_image_submit(r, &e);
     if (st != DVPP_OK)
@@ -414,6 +457,11 @@ dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_e
     h->sock = env->sock;
     h->queue_depth = c->queue_depth;
     st = http_jobs_new(c->http.max_jobs, c->http.job_ttl_s, &h->jobs, err);
+    if (st == DVPP_OK)
+        st = dvppd_dump_new(&c->dump, &h->dump, err);
+    h->traces = env->traces;
+    if (st == DVPP_OK)
+        st = http_trace_init(h, err);
     if (st != DVPP_OK)
         goto fail;
     h->mhd = mhd_start(h, flags, c, lfd, &ss);
@@ -431,6 +479,8 @@ fail:
     if (lfd >= 0)
         close(lfd);
     http_jobs_free(h->jobs);
+    dvppd_dump_free(h->dump);
+    http_trace_fini(h);
     http_pool_fini(&h->pool);
     free(h);
     return st;
@@ -453,6 +503,7 @@ void dvppd_http_drain(dvppd_http *h)
 
     if (!h || atomic_exchange(&h->draining, true))
         return;
+    http_trace_cancel(h); /* a GET /v1/trace answers now, not at its N seconds */
     fd = MHD_quiesce_daemon(h->mhd);
     /* MHD's internal thread may still remove the fd from its epoll set, so
      * it must not be closed before MHD_stop_daemon (libmicrohttpd's rule;
@@ -526,10 +577,12 @@ bool dvppd_http_stop(dvppd_http *h, unsigned timeout_s)
      * sending an answer, are closed here (each request freed through
      * on_completed); none is suspended (every job has completed, so
      * every connection was resumed). */
+    http_trace_fini(h); /* its timer has resumed its request (the drain canceled it) */
     MHD_stop_daemon(h->mhd);
     if (h->quiesced_fd >= 0)
         close(h->quiesced_fd);
     http_jobs_free(h->jobs);
+    dvppd_dump_free(h->dump);
     http_pool_fini(&h->pool);
     free(h);
     return true;

@@ -134,7 +134,8 @@ static dvpp_status decode_frames_pipeline(http_req *r, http_video *v, const http
                                           const dvppd_kv *kv, size_t n, dvpp_err *err)
 {
     dvppd_spec_env env = {v->kind == HTTP_VOUT_JPEG ? DVPPD_SPEC_DECODE : DVPPD_SPEC_TENSOR,
-                          dvppd_aipp_find, (void *)&r->set->aipp, NULL, 0};
+                          dvppd_aipp_find, (void *)&r->set->aipp, NULL, 0,
+                          dvppd_preset_find, (void *)&r->set->presets};
     dvppd_spec *s = &r->spec;
     const char *json;
     size_t json_len;

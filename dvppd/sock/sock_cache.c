@@ -191,7 +191,8 @@ dvpp_status sock_job_spec(sjob *j, dvppd_spec_kind kind, const char *spec,
 {
     conn *c = j->c;
     dvppd_spec_env env = {kind, dvppd_aipp_find, (void *)&c->s->set->aipp,
-                          aipp && *aipp ? aipp : NULL, aipp ? strlen(aipp) : 0};
+                          aipp && *aipp ? aipp : NULL, aipp ? strlen(aipp) : 0,
+                          dvppd_preset_find, (void *)&c->s->set->presets};
     dvpp_status st;
 
     /* A reload may have changed the named AIPP configs or the limits the

@@ -348,6 +348,9 @@ struct dvppd_sock {
     unsigned nconns;
     atomic_uint open_conns;      /* nconns, for dvppd_sock_status */
     atomic_uint_fast64_t turns;  /* loop iterations: the thread is alive */
+    /* rings, their slots, leased slots: published at each tick for
+     * dvppd_sock_totals_get (other threads cannot walk the connections) */
+    atomic_uint_fast64_t pub_rings, pub_slots, pub_leased;
     uint8_t *rx;
     size_t rx_cap;
     pthread_mutex_t mu;          /* the done queue; a leaf lock */

@@ -34,7 +34,8 @@ static dvpp_status item_pipe(conn *c, const char *text, const char *aipp,
                              dvpp_err *err)
 {
     dvppd_spec_env env = {DVPPD_SPEC_TENSOR, dvppd_aipp_find, (void *)&c->s->set->aipp,
-                          aipp && *aipp ? aipp : NULL, aipp ? strlen(aipp) : 0};
+                          aipp && *aipp ? aipp : NULL, aipp ? strlen(aipp) : 0,
+                          dvppd_preset_find, (void *)&c->s->set->presets};
     dvppd_spec spec;
     dvpp_tensor t;
     dvpp_status st;

@@ -189,6 +189,23 @@ static void refresh_settings(dvppd_sock *s)
     s->set = dvppd_live_get(s->live);
 }
 
+/* The ring gauges for other threads (dvppd_sock_totals_get). */
+static void publish_ring_totals(dvppd_sock *s)
+{
+    uint64_t rings = 0, slots = 0, leased = 0;
+
+    for (conn *k = s->conns; k; k = k->next)
+        for (uint32_t i = 0; !k->closed && i < s->cfg.max_rings; i++)
+            if (k->rings[i].ring) {
+                rings++;
+                slots += ipc_ring_slots(k->rings[i].ring);
+                leased += ipc_ring_leased(k->rings[i].ring);
+            }
+    atomic_store_explicit(&s->pub_rings, rings, memory_order_relaxed);
+    atomic_store_explicit(&s->pub_slots, slots, memory_order_relaxed);
+    atomic_store_explicit(&s->pub_leased, leased, memory_order_relaxed);
+}
+
 static void *epoll_thread_main(void *arg)
 {
     dvppd_sock *s = arg;
@@ -222,6 +239,7 @@ static void *epoll_thread_main(void *arg)
         if (sock_now_ms() - last_tick >= SOCK_TICK_MS) {
             last_tick = sock_now_ms();
             sock_expire_leases(s);
+            publish_ring_totals(s);
         }
         reap_conns(s);
         atomic_store_explicit(&s->open_conns, s->nconns, memory_order_relaxed);
@@ -356,6 +374,24 @@ void dvppd_sock_status(dvppd_sock *s, uint64_t *turns, unsigned *connections)
 {
     *turns = atomic_load_explicit(&s->turns, memory_order_relaxed);
     *connections = atomic_load_explicit(&s->open_conns, memory_order_relaxed);
+}
+
+void dvppd_sock_totals_get(dvppd_sock *s, dvppd_sock_totals *t)
+{
+    memset(t, 0, sizeof(*t));
+    if (!s)
+        return;
+    t->connections = atomic_load_explicit(&s->open_conns, memory_order_relaxed);
+    t->rings = atomic_load_explicit(&s->pub_rings, memory_order_relaxed);
+    t->slots = atomic_load_explicit(&s->pub_slots, memory_order_relaxed);
+    t->slots_leased = atomic_load_explicit(&s->pub_leased, memory_order_relaxed);
+    t->connections_total = atomic_load(&s->n.connections);
+    t->submitted = atomic_load(&s->n.submitted);
+    t->failed = atomic_load(&s->n.failed);
+    t->leases_expired = atomic_load(&s->n.leases_expired);
+    t->bad_releases = atomic_load(&s->n.bad_releases);
+    t->dropped = atomic_load(&s->n.dropped);
+    t->refused_peers = atomic_load(&s->n.refused_peers);
 }
 
 const char *dvppd_sock_path(const dvppd_sock *s)

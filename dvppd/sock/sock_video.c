@@ -154,7 +154,7 @@ static dvpp_status open_decode(conn *c, vchan *ch, const Dvpp__VideoOpen *m, dvp
         return DVPP_OK;
     {
         dvppd_spec_env env = {DVPPD_SPEC_TENSOR, dvppd_aipp_find, (void *)&c->s->set->aipp,
-                              NULL, 0};
+                              NULL, 0, dvppd_preset_find, (void *)&c->s->set->presets};
         st = dvppd_spec_from_json(&env, m->spec, strlen(m->spec), &ch->spec, err);
     }
     ch->spec.pipe.input = DVPP_PIPE_IN_RAW;

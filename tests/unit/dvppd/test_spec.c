@@ -28,7 +28,7 @@ static const dvpp_aipp_config *lookup(void *ctx, const char *name)
 
 static dvppd_spec_env env_of(dvppd_spec_kind kind)
 {
-    dvppd_spec_env e = {kind, lookup, NULL, NULL, 0};
+    dvppd_spec_env e = {kind, lookup, NULL, NULL, 0, NULL, NULL};
     return e;
 }
 

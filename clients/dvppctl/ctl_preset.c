@@ -1,0 +1,400 @@
+/* ctl_preset: `dvppctl preset import preprocessor_config.json [--name N]`:
+ * a Hugging Face image processor config -> a dvppd preset
+ * ({"NAME": {"description": ..., "spec": {...}}}, to paste into the
+ * daemon config's "presets"; docs/presets.md).
+ *
+ * The semantics reproduced are transformers' (image_transforms.py and the
+ * processors' preprocess()): resize (PIL, the given resample) to
+ * size.shortest_edge keeping the ratio or to exactly height x width, a
+ * centre crop at floor((h - ch) / 2), floor((w - cw) / 2), rescale by
+ * rescale_factor, normalise by image_mean / image_std, RGB, float32 NCHW.
+ * A key that would change the pixels and cannot be expressed exactly is
+ * refused by name; keys that describe the processor only are ignored. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+
+/* Keys that name or route the processor and change no pixel. */
+static const char *const k_harmless[] = {
+    "image_processor_type", "feature_extractor_type", "processor_class",
+    "_processor_class", "auto_map", "model_input_names", NULL,
+};
+
+/* Keys read below. */
+static const char *const k_known[] = {
+    "do_resize", "size", "resample", "do_center_crop", "crop_size", "do_rescale",
+    "rescale_factor", "do_normalize", "image_mean", "image_std", "do_convert_rgb",
+    "crop_pct", NULL,
+};
+
+typedef struct hf_cfg {
+    json_t *root;
+    const char *type;       /* image_processor_type or feature_extractor_type */
+    bool resize, crop, rescale, normalize;
+    uint32_t short_edge;    /* size.shortest_edge (0: height/width) */
+    uint32_t h, w;          /* size.height/width */
+    uint32_t ch, cw;        /* crop_size */
+    const char *interp;
+    double factor, mean[3], std[3];
+    char why[256];          /* the refusal, naming the field */
+} hf_cfg;
+
+static bool in_list(const char *const *l, const char *k)
+{
+    for (; *l; l++)
+        if (!strcmp(*l, k))
+            return true;
+    return false;
+}
+
+static bool refuse(hf_cfg *c, const char *field, const char *why)
+{
+    snprintf(c->why, sizeof(c->why), "%s: %s", field, why);
+    return false;
+}
+
+static bool get_bool(hf_cfg *c, const char *key, bool def, bool *out)
+{
+    json_t *v = json_object_get(c->root, key);
+
+    *out = def;
+    if (!v || json_is_null(v))
+        return true;
+    if (!json_is_boolean(v))
+        return refuse(c, key, "want true or false");
+    *out = json_is_true(v);
+    return true;
+}
+
+static bool get_side(hf_cfg *c, json_t *v, const char *field, uint32_t *out)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 16384)
+        return refuse(c, field, "want an integer 1..16384");
+    *out = (uint32_t)json_integer_value(v);
+    return true;
+}
+
+/* Processors whose legacy integer "size" is the shortest edge
+ * (get_size_dict(default_to_square=False)); for the others it is square. */
+static bool int_size_is_shortest(const hf_cfg *c)
+{
+    return c->type && (strstr(c->type, "CLIP") || strstr(c->type, "ConvNext") ||
+                       strstr(c->type, "BitImage"));
+}
+
+static bool read_size(hf_cfg *c)
+{
+    json_t *s = json_object_get(c->root, "size");
+    const char *key;
+    json_t *v;
+
+    if (!s)
+        return refuse(c, "size", "missing (do_resize is true)");
+    if (json_is_integer(s)) {
+        if (!get_side(c, s, "size", &c->h))
+            return false;
+        c->w = c->h;
+        if (int_size_is_shortest(c))
+            c->short_edge = c->h, c->h = c->w = 0;
+        return true;
+    }
+    if (!json_is_object(s))
+        return refuse(c, "size", "want {\"shortest_edge\": N} or {\"height\", \"width\"}");
+    json_object_foreach(s, key, v) {
+        if (!strcmp(key, "shortest_edge")) {
+            if (!get_side(c, v, "size.shortest_edge", &c->short_edge))
+                return false;
+        } else if (!strcmp(key, "height")) {
+            if (!get_side(c, v, "size.height", &c->h))
+                return false;
+        } else if (!strcmp(key, "width")) {
+            if (!get_side(c, v, "size.width", &c->w))
+                return false;
+        } else {
+            char f[96];
+            snprintf(f, sizeof(f), "size.%.64s", key);
+            return refuse(c, f, "not supported (shortest_edge, or height and width)");
+        }
+    }
+    if (c->short_edge && (c->h || c->w))
+        return refuse(c, "size", "shortest_edge or height/width, not both");
+    if (!c->short_edge && (!c->h || !c->w))
+        return refuse(c, "size", "want shortest_edge, or both height and width");
+    return true;
+}
+
+static bool read_resample(hf_cfg *c)
+{
+    /* PIL.Image.Resampling codes; Pillow's filters are dvppd's pil parity. */
+    static const char *const names[] = {"nearest", "lanczos", "bilinear", "bicubic", "box",
+                                        "hamming"};
+    json_t *v = json_object_get(c->root, "resample");
+
+    if (!v)
+        return refuse(c, "resample", "missing (its default depends on the processor)");
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 5)
+        return refuse(c, "resample", "want a PIL code 0..5 (0 nearest, 1 lanczos, "
+                                     "2 bilinear, 3 bicubic, 4 box, 5 hamming)");
+    c->interp = names[json_integer_value(v)];
+    return true;
+}
+
+/* ConvNeXt's crop_pct (ConvNextImageProcessor.resize): below 384 the
+ * shorter side goes to int(shortest_edge / crop_pct), then a centre crop
+ * of shortest_edge x shortest_edge; from 384 up a warp to that square. */
+static bool read_crop_pct(hf_cfg *c)
+{
+    json_t *v = json_object_get(c->root, "crop_pct");
+    double pct;
+
+    if (!v || json_is_null(v))
+        return true;
+    if (!c->type || !strstr(c->type, "ConvNext"))
+        return refuse(c, "crop_pct", "only ConvNeXt's processor is known to use it");
+    if (!json_is_number(v) || !((pct = json_number_value(v)) > 0) || pct > 1)
+        return refuse(c, "crop_pct", "want a number in (0, 1]");
+    if (!c->resize || !c->short_edge)
+        return refuse(c, "crop_pct", "needs do_resize and size.shortest_edge");
+    if (c->crop)
+        return refuse(c, "crop_pct", "with do_center_crop as well (not ConvNeXt's)");
+    if (c->short_edge >= 384) {
+        c->h = c->w = c->short_edge, c->short_edge = 0;
+        return true;
+    }
+    c->crop = true;
+    c->ch = c->cw = c->short_edge;
+    c->short_edge = (uint32_t)(c->short_edge / pct); /* Python's int(): truncation */
+    return true;
+}
+
+static bool read_crop(hf_cfg *c)
+{
+    json_t *s = json_object_get(c->root, "crop_size");
+
+    if (!get_bool(c, "do_center_crop", false, &c->crop))
+        return false;
+    if (!c->crop)
+        return true;
+    if (json_is_integer(s)) {
+        if (!get_side(c, s, "crop_size", &c->ch))
+            return false;
+        c->cw = c->ch;
+        return true;
+    }
+    if (!json_is_object(s) || json_object_size(s) != 2)
+        return refuse(c, "crop_size", "want {\"height\": H, \"width\": W} or an integer");
+    return get_side(c, json_object_get(s, "height"), "crop_size.height", &c->ch) &&
+           get_side(c, json_object_get(s, "width"), "crop_size.width", &c->cw);
+}
+
+static bool read_triple(hf_cfg *c, const char *key, double def, double *out)
+{
+    json_t *v = json_object_get(c->root, key);
+
+    for (int i = 0; i < 3; i++)
+        out[i] = def;
+    if (!v)
+        return refuse(c, key, "missing (do_normalize is true)");
+    if (json_is_number(v)) {
+        for (int i = 0; i < 3; i++)
+            out[i] = json_number_value(v);
+        return true;
+    }
+    if (!json_is_array(v) || json_array_size(v) != 3)
+        return refuse(c, key, "want 3 numbers (RGB)");
+    for (int i = 0; i < 3; i++) {
+        if (!json_is_number(json_array_get(v, (size_t)i)))
+            return refuse(c, key, "want 3 numbers (RGB)");
+        out[i] = json_number_value(json_array_get(v, (size_t)i));
+    }
+    return true;
+}
+
+static bool read_values(hf_cfg *c)
+{
+    json_t *f = json_object_get(c->root, "rescale_factor");
+    bool rgb;
+
+    if (!get_bool(c, "do_rescale", true, &c->rescale) ||
+        !get_bool(c, "do_normalize", true, &c->normalize) ||
+        !get_bool(c, "do_convert_rgb", true, &rgb))
+        return false;
+    c->factor = 1.0 / 255.0;
+    if (c->rescale && f && (!json_is_number(f) || !(json_number_value(f) > 0)))
+        return refuse(c, "rescale_factor", "want a number > 0");
+    if (c->rescale && f)
+        c->factor = json_number_value(f);
+    if (!c->rescale)
+        c->factor = 1.0;
+    if (!c->normalize) {
+        for (int i = 0; i < 3; i++)
+            c->mean[i] = 0, c->std[i] = 1;
+        return true;
+    }
+    if (!read_triple(c, "image_mean", 0, c->mean) || !read_triple(c, "image_std", 1, c->std))
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (!(c->std[i] > 0))
+            return refuse(c, "image_std", "want numbers > 0");
+    return true;
+}
+
+static bool read_config(hf_cfg *c)
+{
+    const char *key;
+    json_t *v;
+
+    if (!json_is_object(c->root))
+        return refuse(c, "config", "want a JSON object");
+    json_object_foreach(c->root, key, v)
+        if (!in_list(k_harmless, key) && !in_list(k_known, key))
+            return refuse(c, key, "not supported (it may change the pixels)");
+    c->type = json_string_value(json_object_get(c->root, "image_processor_type"));
+    if (!c->type)
+        c->type = json_string_value(json_object_get(c->root, "feature_extractor_type"));
+    if (!get_bool(c, "do_resize", true, &c->resize))
+        return false;
+    if (c->resize && (!read_size(c) || !read_resample(c)))
+        return false;
+    return read_crop(c) && read_crop_pct(c) && read_values(c);
+}
+
+/* --- the spec --------------------------------------------------------------- */
+
+static json_t *resize_op(const char *interp, uint32_t w, uint32_t h, const char *mode)
+{
+    json_t *r = json_pack("{s:I, s:s, s:s, s:s}", "w", (json_int_t)w, "mode", mode,
+                          "interp", interp, "parity", "pil");
+    if (r && h)
+        json_object_set_new(r, "h", json_integer(h));
+    return json_pack("{s:o}", "resize", r);
+}
+
+static json_t *crop_op(uint32_t l, uint32_t t, uint32_t w, uint32_t h)
+{
+    return json_pack("{s:[I, I, I, I]}", "crop", (json_int_t)l, (json_int_t)t,
+                     (json_int_t)(l + w - 1), (json_int_t)(t + h - 1));
+}
+
+/* transformers' center_crop: top = (h - ch) // 2, left = (w - cw) // 2.
+ * After a shorter-side resize the long side is unknown here: a fill S x S
+ * takes its centre square at scale 1 (floor((L - S) / 2), as HF), and the
+ * crop inside it lands on floor((L - c) / 2) only when S - c is even. */
+static bool add_crop(hf_cfg *c, json_t *ops)
+{
+    uint32_t s = c->short_edge;
+
+    if (c->short_edge) {
+        if (c->cw > s || c->ch > s)
+            return refuse(c, "crop_size", "larger than size.shortest_edge (HF pads; dvppd "
+                                          "presets do not)");
+        if ((s - c->cw) % 2 || (s - c->ch) % 2)
+            return refuse(c, "crop_size", "shortest_edge - crop must be even to place "
+                                          "HF's centre crop exactly");
+        json_array_append_new(ops, resize_op(c->interp, s, s, "fill"));
+        if (c->cw != s || c->ch != s)
+            json_array_append_new(ops, crop_op((s - c->cw) / 2, (s - c->ch) / 2, c->cw, c->ch));
+        return true;
+    }
+    if (!c->resize)
+        return refuse(c, "do_center_crop", "without a resize the image size is unknown");
+    if (c->cw > c->w || c->ch > c->h)
+        return refuse(c, "crop_size", "larger than size (HF pads; dvppd presets do not)");
+    if (c->cw != c->w || c->ch != c->h)
+        json_array_append_new(ops, crop_op((c->w - c->cw) / 2, (c->h - c->ch) / 2, c->cw,
+                                           c->ch));
+    return true;
+}
+
+/* (x * f - m) / s == (x / 255 - m / (255 f)) / (s / (255 f)): dvppd's
+ * torchvision form, for any rescale factor. */
+static json_t *normalize_json(const hf_cfg *c)
+{
+    double k = 255.0 * c->factor;
+
+    return json_pack("{s:[f, f, f], s:[f, f, f], s:s, s:s, s:s}", "mean", c->mean[0] / k,
+                     c->mean[1] / k, c->mean[2] / k, "std", c->std[0] / k, c->std[1] / k,
+                     c->std[2] / k, "order", "rgb", "layout", "nchw", "dtype", "float32");
+}
+
+static json_t *build_preset(hf_cfg *c, const char *file)
+{
+    json_t *ops = json_array(), *spec;
+    char desc[256];
+
+    if (c->resize)
+        json_array_append_new(ops, c->short_edge ? resize_op(c->interp, c->short_edge, 0,
+                                                             "shorter")
+                                                 : resize_op(c->interp, c->w, c->h,
+                                                             "stretch"));
+    if (c->crop && !add_crop(c, ops)) {
+        json_decref(ops);
+        return NULL;
+    }
+    spec = json_pack("{s:o, s:o}", "ops", ops, "normalize", normalize_json(c));
+    snprintf(desc, sizeof(desc), "imported from %.120s%s%.64s", file, c->type ? " (" : "",
+             c->type ? c->type : "");
+    if (c->type)
+        strncat(desc, ")", sizeof(desc) - strlen(desc) - 1);
+    return json_pack("{s:s, s:s, s:o}", "description", desc, "kind", "tensor", "spec", spec);
+}
+
+static int import_usage(void)
+{
+    fprintf(stderr, "usage: dvppctl preset import preprocessor_config.json [--name NAME]\n");
+    return 2;
+}
+
+static int cmd_import(int argc, char **argv)
+{
+    const char *file = NULL, *name = "hf";
+    hf_cfg c;
+    json_error_t je;
+    json_t *preset, *out;
+    char *text;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--name") && i + 1 < argc)
+            name = argv[++i];
+        else if (!strncmp(argv[i], "--name=", 7))
+            name = argv[i] + 7;
+        else if (argv[i][0] != '-' && !file)
+            file = argv[i];
+        else
+            return import_usage();
+    }
+    if (!file || !*name)
+        return import_usage();
+    memset(&c, 0, sizeof(c));
+    c.root = json_load_file(file, JSON_REJECT_DUPLICATES, &je);
+    if (!c.root) {
+        fprintf(stderr, "dvppctl: %s:%d: %s\n", file, je.line, je.text);
+        return 1;
+    }
+    preset = read_config(&c) ? build_preset(&c, file) : NULL;
+    json_decref(c.root);
+    if (!preset) {
+        fprintf(stderr, "dvppctl: %s: %s\n", file, c.why[0] ? c.why : "out of memory");
+        return 1;
+    }
+    out = json_pack("{s:o}", name, preset);
+    text = out ? json_dumps(out, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(out);
+    if (!text)
+        return 1;
+    printf("%s\n", text);
+    free(text);
+    return 0;
+}
+
+int ctl_cmd_preset(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "import"))
+        return cmd_import(argc - 1, argv + 1);
+    fprintf(stderr, "usage: dvppctl preset import preprocessor_config.json [--name NAME]\n");
+    return 2;
+}

@@ -1,0 +1,360 @@
+"""?dump=1: every intermediate of a request in a folder of dump.dir
+(docs/dump.md), against independent references.
+
+- /v1/preprocess with crop + resize + normalise on a real photo (libjpeg-
+  turbo's testorig.jpg): 00-decoded.png equals djpeg's decode (the
+  reference test_jpeg_reference.py holds the decoder to, same DCT
+  settings), 01-crop.png equals numpy slicing of it, 02-resize.png equals
+  what /v1/image answers for the same ops, 03-post_input.png equals the
+  resize, tensor.npy is byte-identical to the HTTP answer, and the manifest
+  lists every file with its geometry, the tensor and the letterbox geometry
+  of the answer's headers.
+- /v1/decode in NV12: 00-decoded.npy holds the decoder's planes as laid out
+  (rows of width_stride bytes), equal plane by plane to the answer.
+- Retention: max_requests=3 after 5 dumps leaves the 3 newest; max_bytes
+  keeps the total under the bound.
+- Dumps off -> 403; a caller on a non-loopback address with dump.remote
+  false -> 403 (and 200 with dump.remote true); no dump param -> no folder;
+  a dump.dir that is a symbolic link or world-writable stops the daemon at
+  start.
+- dvppctl preprocess --dump DIR writes the same image files, byte for byte,
+  as the daemon's dump of the same spec.
+
+Run with Debian's /usr/bin/python3 (numpy, Pillow, djpeg).
+"""
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import http.client
+
+import numpy as np
+import pytest
+from PIL import Image
+
+pytest.register_assert_rewrite("daemon_util")
+import daemon_util  # noqa: E402
+from daemon_util import DVPPD, ROOT, ctl, free_port, stop_daemon  # noqa: E402
+
+PHOTO = os.path.join(ROOT, "tests", "data", "corpus", "libjpeg-turbo", "testorig.jpg")
+SPEC = {"ops": [{"crop": [10, 8, 169, 127]}, {"resize": {"w": 64, "h": 48}}],
+        "normalize": {"mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225],
+                      "layout": "nchw", "dtype": "float32"}}
+
+
+def photo():
+    with open(PHOTO, "rb") as f:
+        return f.read()
+
+
+def djpeg_rgb(path):
+    """djpeg's default decode (islow DCT, fancy upsampling) as H x W x 3."""
+    out = subprocess.run(["djpeg", "-pnm", path], capture_output=True, check=True).stdout
+    return np.asarray(Image.open(io.BytesIO(out)).convert("RGB"))
+
+
+def png(path):
+    return np.asarray(Image.open(path))
+
+
+def start(tmp, dump=None, name="d", listen="127.0.0.1"):
+    port = free_port()
+    cfg = {"http": {"listen": f"{listen}:{port}"}, "socket": {"path": ""},
+           "device": {"channels": 2}}
+    if dump is not None:
+        cfg["dump"] = dump
+    d = daemon_util.start_daemon(tmp, cfg, name, port)
+    return d
+
+
+def folders(root):
+    return sorted(n for n in os.listdir(root) if os.path.isdir(os.path.join(root, n)))
+
+
+def manifest(folder):
+    with open(os.path.join(folder, "manifest.json")) as f:
+        return json.load(f)
+
+
+@pytest.fixture(scope="module")
+def dumpd(tmp_path_factory):
+    tmp = str(tmp_path_factory.mktemp("dump"))
+    root = os.path.join(tmp, "dumps")
+    d = start(tmp, {"dir": root, "max_requests": 50})
+    d.root = root
+    yield d
+    stop_daemon(d)
+
+
+def post(d, path, spec, query="dump=1", body=None, headers=None):
+    h = {"X-Dvpp-Spec": json.dumps(spec)} if spec is not None else {}
+    h.update(headers or {})
+    return d.post(path + ("?" + query if query else ""), photo() if body is None else body, h)
+
+
+def test_preprocess_dump_matches_references(dumpd):
+    r = post(dumpd, "/v1/preprocess", SPEC)
+    assert r.status == 200, r
+    name = r.h("X-Dvpp-Dump")
+    assert name and "/" not in name
+    folder = os.path.join(dumpd.root, name)
+    assert (os.stat(folder).st_mode & 0o777) == 0o700
+    files = sorted(os.listdir(folder))
+    assert files == ["00-decoded.png", "01-crop.png", "02-resize.png", "03-post_input.png",
+                     "manifest.json", "tensor.npy"]
+    decoded = png(os.path.join(folder, "00-decoded.png"))
+    ref = djpeg_rgb(PHOTO)
+    assert decoded.shape == ref.shape == (149, 227, 3)
+    assert np.array_equal(decoded, ref)
+    crop = png(os.path.join(folder, "01-crop.png"))
+    assert np.array_equal(crop, ref[8:128, 10:170])
+    img = dumpd.post("/v1/image", photo(),
+                     {"X-Dvpp-Spec": json.dumps({"ops": SPEC["ops"],
+                                                 "output": {"format": "png"}})})
+    assert img.status == 200, img
+    via_image = np.asarray(Image.open(io.BytesIO(img.body)))
+    resize = png(os.path.join(folder, "02-resize.png"))
+    assert resize.shape == (48, 64, 3)
+    assert np.array_equal(resize, via_image)
+    # the last resize runs fused with the normalisation (one call from the
+    # crop's output): what the normalisation reads is the crop
+    assert np.array_equal(png(os.path.join(folder, "03-post_input.png")), crop)
+    with open(os.path.join(folder, "tensor.npy"), "rb") as f:
+        assert f.read() == r.body
+    # the tensor is the normalisation of the dumped resize (numpy's order)
+    t = np.load(os.path.join(folder, "tensor.npy"))
+    mean = np.array(SPEC["normalize"]["mean"])[:, None, None]
+    std = np.array(SPEC["normalize"]["std"])[:, None, None]
+    want = ((resize.transpose(2, 0, 1) / 255.0 - mean) / std).astype(np.float32)
+    assert np.allclose(t[0], want, atol=1e-6)
+
+    m = manifest(folder)
+    assert m["request"] == name
+    assert m["spec"] == SPEC
+    assert m["input"] == {"format": "jpeg", "width": 227, "height": 149,
+                          "bytes": len(photo())}
+    by_name = {f["name"]: f for f in m["files"]}
+    assert set(by_name) == set(files) - {"manifest.json"}
+    for fname, stage, index, (w, h) in [("00-decoded.png", "decoded", -1, (227, 149)),
+                                         ("01-crop.png", "crop", 0, (160, 120)),
+                                         ("02-resize.png", "resize", 1, (64, 48)),
+                                         ("03-post_input.png", "post_input", -1, (160, 120))]:
+        f = by_name[fname]
+        assert (f["stage"], f["index"], f["format"], f["width"], f["height"]) == \
+            (stage, index, "rgb", w, h), f
+        assert f["width_stride"] >= 3 * w and f["height_stride"] >= h
+        assert f["bytes"] == os.path.getsize(os.path.join(folder, fname))
+    assert by_name["tensor.npy"]["bytes"] == len(r.body)
+    assert m["tensor"] == {"shape": [1, 3, 48, 64], "dtype": r.h("X-Dvpp-Dtype"),
+                           "layout": r.h("X-Dvpp-Layout")}
+    assert (m["tensor"]["dtype"].lower(), m["tensor"]["layout"].lower()) == ("float32", "nchw")
+    sx, sy = (float(v) for v in r.h("X-Dvpp-Scale").split(","))
+    px, py = (float(v) for v in r.h("X-Dvpp-Pad").split(","))
+    g = m["geometry"]
+    assert (g["scale_x"], g["scale_y"], g["pad_x"], g["pad_y"]) == (sx, sy, px, py)
+    assert m["error"] is None and m["notes"] == []
+
+
+def nv12_planes(a, w, h, stride, hstride):
+    """Y (h x w) and interleaved UV (h/2 x w) of NV12 bytes laid out in rows
+    of @stride bytes, planes of @hstride rows."""
+    flat = a.reshape(-1)
+    y = flat[:stride * hstride].reshape(hstride, stride)[:h, :w]
+    uv = flat[stride * hstride:].reshape(-1, stride)[:(h + 1) // 2, :w]
+    return y, uv
+
+
+def test_nv12_decode_dumps_planes(dumpd):
+    r = dumpd.post("/v1/decode?format=nv12&dump=1", photo())
+    assert r.status == 200, r
+    folder = os.path.join(dumpd.root, r.h("X-Dvpp-Dump"))
+    assert "00-decoded.npy" in os.listdir(folder)
+    f = {x["name"]: x for x in manifest(folder)["files"]}["00-decoded.npy"]
+    assert (f["format"], f["width"], f["height"]) == ("nv12", 227, 149)
+    dumped = np.load(os.path.join(folder, "00-decoded.npy"))
+    assert dumped.shape[1] == f["width_stride"]
+    answer = r.npy()
+    w, h = 227, 149
+    dy, duv = nv12_planes(dumped, w, h, f["width_stride"], f["height_stride"])
+    ay, auv = nv12_planes(answer, w, h, int(r.h("X-Dvpp-Width-Stride")),
+                          int(r.h("X-Dvpp-Height-Stride")))
+    assert np.array_equal(dy, ay)
+    assert np.array_equal(duv, auv)
+    # the Y plane is a real picture (not a blank buffer)
+    assert dy.std() > 10
+    with open(os.path.join(folder, "output.npy"), "rb") as fh:
+        assert fh.read() == r.body
+
+
+def test_header_asks_too_and_no_param_no_folder(dumpd):
+    before = folders(dumpd.root)
+    r = post(dumpd, "/v1/preprocess", SPEC, query="")
+    assert r.status == 200 and r.h("X-Dvpp-Dump") is None
+    assert folders(dumpd.root) == before
+    r = post(dumpd, "/v1/preprocess", SPEC, query="", headers={"X-Dvpp-Dump": "1"})
+    assert r.status == 200 and r.h("X-Dvpp-Dump") in folders(dumpd.root)
+    r = post(dumpd, "/v1/preprocess", SPEC, query="dump=maybe")
+    assert r.status == 400 and r.json()["error"]["field"] == "dump"
+
+
+def test_query_spec_with_dump(dumpd):
+    r = dumpd.post("/v1/preprocess?w=32&h=32&dump=1", photo())
+    assert r.status == 200, r
+    m = manifest(os.path.join(dumpd.root, r.h("X-Dvpp-Dump")))
+    assert m["spec"] == {"w": "32", "h": "32"}
+    assert [f["stage"] for f in m["files"]][-1] == "tensor"
+
+
+def test_retention_max_requests(tmp_path):
+    root = str(tmp_path / "dumps")
+    d = start(str(tmp_path), {"dir": root, "max_requests": 3})
+    try:
+        names = []
+        for _ in range(5):
+            r = post(d, "/v1/preprocess", SPEC)
+            assert r.status == 200, r
+            names.append(r.h("X-Dvpp-Dump"))
+        assert names == sorted(names) and len(set(names)) == 5
+        assert folders(root) == names[2:]
+    finally:
+        stop_daemon(d)
+
+
+def folder_bytes(path):
+    return sum(os.path.getsize(os.path.join(path, f)) for f in os.listdir(path))
+
+
+def test_retention_max_bytes(tmp_path):
+    root = str(tmp_path / "dumps")
+    d = start(str(tmp_path), {"dir": root, "max_bytes": 150000})
+    try:
+        sizes = []
+        for _ in range(4):
+            r = post(d, "/v1/preprocess", SPEC)
+            assert r.status == 200, r
+            sizes.append(folder_bytes(os.path.join(root, r.h("X-Dvpp-Dump"))))
+            total = sum(folder_bytes(os.path.join(root, n)) for n in folders(root))
+            assert total <= 150000
+        # one dump is ~ 100 kB here: the bound keeps exactly the newest one
+        assert 75000 < sizes[0] <= 150000 and len(folders(root)) == 1
+    finally:
+        stop_daemon(d)
+
+
+def test_per_dump_bound_skips_with_note(tmp_path):
+    root = str(tmp_path / "dumps")
+    d = start(str(tmp_path), {"dir": root, "max_bytes": 8192})
+    try:
+        r = post(d, "/v1/preprocess", SPEC)
+        assert r.status == 200, r
+        m = manifest(os.path.join(root, r.h("X-Dvpp-Dump")))
+        skipped = [f["name"] for f in m["files"] if f.get("skipped")]
+        assert "00-decoded.png" in skipped
+        assert not os.path.exists(os.path.join(root, r.h("X-Dvpp-Dump"), "00-decoded.png"))
+        assert any("00-decoded.png" in n and "bound" in n for n in m["notes"])
+        assert m["bytes"] <= 8192
+    finally:
+        stop_daemon(d)
+
+
+def test_dumps_off_is_403(tmp_path):
+    d = start(str(tmp_path))
+    try:
+        r = post(d, "/v1/preprocess", SPEC)
+        assert r.status == 403, r
+        assert r.json()["error"]["field"] == "dump"
+        assert post(d, "/v1/preprocess", SPEC, query="").status == 200
+    finally:
+        stop_daemon(d)
+
+
+def host_address():
+    """A non-loopback IPv4 address of this machine, or None."""
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    for a in out.split():
+        if "." in a and not a.startswith("127."):
+            return a
+    return None
+
+
+def post_from(addr, port, path):
+    c = http.client.HTTPConnection(addr, port, timeout=30)
+    try:
+        c.request("POST", path, body=photo(), headers={"X-Dvpp-Spec": json.dumps(SPEC)})
+        r = c.getresponse()
+        return r.status, dict(r.getheaders()), r.read()
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("remote", [False, True])
+def test_remote_caller(tmp_path, remote):
+    addr = host_address()
+    if not addr:
+        pytest.skip("no non-loopback IPv4 address on this machine")
+    root = str(tmp_path / "dumps")
+    d = start(str(tmp_path), {"dir": root, "remote": remote}, listen="0.0.0.0")
+    try:
+        with socket.create_connection((addr, d.port), timeout=5) as s:
+            assert not s.getpeername()[0].startswith("127.")
+        status, headers, body = post_from(addr, d.port, "/v1/preprocess?dump=1")
+        if remote:
+            assert status == 200 and len(folders(root)) == 1
+        else:
+            assert status == 403, body
+            assert json.loads(body)["error"]["field"] == "dump"
+            assert folders(root) == []
+            # the same daemon dumps for a loopback caller
+            assert post(d, "/v1/preprocess", SPEC).status == 200
+    finally:
+        stop_daemon(d)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "world_writable"])
+def test_unsafe_dump_dir_refused_at_start(tmp_path, kind):
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    path = real
+    if kind == "symlink":
+        path = tmp_path / "link"
+        os.symlink(real, path)
+    else:
+        os.chmod(real, 0o777)
+    cfg = {"http": {"listen": f"127.0.0.1:{free_port()}"}, "socket": {"path": ""},
+           "dump": {"dir": str(path)}}
+    cfg_path = tmp_path / "c.json"
+    cfg_path.write_text(json.dumps(cfg))
+    p = subprocess.run([DVPPD, "--config", str(cfg_path)], capture_output=True, text=True,
+                       timeout=20)
+    assert p.returncode != 0
+    assert "dump.dir" in p.stderr + p.stdout
+    assert ("symbolic link" if kind == "symlink" else "writable by everyone") in \
+        p.stderr + p.stdout
+
+
+def test_dvppctl_dump_same_bytes(dumpd, tmp_path):
+    r = dumpd.post("/v1/preprocess?w=64&h=48&dump=1", photo())
+    assert r.status == 200, r
+    folder = os.path.join(dumpd.root, r.h("X-Dvpp-Dump"))
+    out = tmp_path / "ctl"
+    ctl("preprocess", PHOTO, "--size", "64x48", "-o", str(tmp_path / "t.npy"),
+        "--dump", str(out))
+    daemon_files = sorted(f for f in os.listdir(folder) if f.endswith(".png"))
+    ctl_files = sorted(f for f in os.listdir(out) if f.endswith(".png"))
+    assert daemon_files == ctl_files and len(ctl_files) >= 2
+    for f in ctl_files:
+        with open(os.path.join(folder, f), "rb") as a, open(os.path.join(out, f), "rb") as b:
+            assert a.read() == b.read(), f
+    m = manifest(str(out))
+    assert [f["name"] for f in m["files"]] == [f["name"] for f in manifest(folder)["files"]]
+    with open(tmp_path / "t.npy", "rb") as a, open(out / "tensor.npy", "rb") as b:
+        assert a.read() == b.read()
+    # the watched pipeline gives the tensor the offline command (no --dump) gives
+    ctl("preprocess", PHOTO, "--size", "64x48", "-o", str(tmp_path / "plain.npy"))
+    assert (tmp_path / "plain.npy").read_bytes() == (out / "tensor.npy").read_bytes()
+    assert (out / "tensor.npy").read_bytes() == r.body
