@@ -20,6 +20,7 @@
  */
 #include <jansson.h>
 #include <string.h>
+#include <time.h>
 
 #include "dvpp_cpu.h"
 #include "dvpp_jpeg.h"
@@ -206,8 +207,9 @@ static json_t *stats_socket(dvppd_http *h)
     dvppd_sock_totals t;
 
     dvppd_sock_totals_get(h->sock, &t);
-    return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-                     "enabled", h->sock != NULL, "connections", (json_int_t)t.connections,
+    return json_pack("{s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                     "enabled", h->sock != NULL, "path", h->sock ? dvppd_sock_path(h->sock) : "",
+                     "connections", (json_int_t)t.connections,
                      "rings", (json_int_t)t.rings, "slots", (json_int_t)t.slots,
                      "slots_leased", (json_int_t)t.slots_leased, "connections_total",
                      (json_int_t)t.connections_total, "submitted", (json_int_t)t.submitted,
@@ -251,6 +253,15 @@ static json_t *stats_device(const dvpp_device_counters *c)
                      "batches_open", (json_int_t)c->batches_open);
 }
 
+/* Wall clock (the errors' times are on it); mono_ms is for rates. */
+static uint64_t stats_wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 enum MHD_Result http_stats_serve(http_req *r)
 {
     dvppd_metrics *m = r->h->metrics;
@@ -258,8 +269,9 @@ enum MHD_Result http_stats_serve(http_req *r)
     json_t *o;
 
     dvpp_device_get_counters(r->h->device, &c);
-    o = json_pack("{s:I, s:s, s:s, s:s, s:{s:I, s:I, s:I}, s:b}", "time_ms",
-                  (json_int_t)(dvpp_now_ns() / 1000000u), "version", DVPP_VERSION, "simd",
+    o = json_pack("{s:I, s:I, s:s, s:s, s:s, s:{s:I, s:I, s:I}, s:b}", "time_ms",
+                  (json_int_t)stats_wall_ms(), "mono_ms", (json_int_t)(dvpp_now_ns() / 1000000u),
+                  "version", DVPP_VERSION, "simd",
                   dvpp_simd_name(dvpp_simd_active()), "jpeg", dvpp_jpeg_library(), "config",
                   "generation", (json_int_t)r->set->generation, "reloads_ok",
                   (json_int_t)stats_load(&m->reloads[0]), "reloads_failed",
