@@ -73,6 +73,9 @@ dvpp_status http_batch_submit(http_req *r, dvpp_err *err)
     r->out.tensor = t;
     o.strict = r->spec.strict;
     o.output_held = r->result != NULL; /* a result buffer, not a ring slot */
+    st = http_dump_batch_start(r, err); /* ?dump=1: before the trace wraps its watch */
+    if (st != DVPP_OK)
+        return st;
     http_trace_watch(r, &r->spec.pipe); /* copied by the job: items span on their workers */
     r->t_submit = dvpp_now_ns();
     return dvpp_batchjob_start_opts(r->h->device, &r->spec.pipe, r->inputs, r->ninputs,
@@ -144,6 +147,7 @@ enum MHD_Result http_batch_answer(http_req *r)
 
     dvpp_err_clear(&e);
     st = dvpp_batchjob_wait(r->bj, &e); /* finished: returns at once */
+    http_dump_batch_finish(r, st, &e); /* while the result and slot are still ours */
     if (st != DVPP_OK) {
         name_failed_item(r->bj, &e);
         return http_answer_error(r, &e);
@@ -158,6 +162,7 @@ enum MHD_Result http_batch_answer(http_req *r)
     if (!resp)
         return MHD_NO;
     item_headers(resp, r->bj, r->ninputs, r->h->cfg.connection_memory);
+    http_dump_header(r, resp);
     http_tensor_headers(resp, &r->out.tensor);
     http_header_printf(resp, "X-Dvpp-Timing", "read=%" PRIu64 ";total=%" PRIu64,
                        http_us(r->t_read - r->t_start), http_us(dvpp_now_ns() - r->t_start));
@@ -184,7 +189,9 @@ enum MHD_Result http_batch_job_create(http_req *r)
 
     dvpp_err_clear(&e);
     http_jobs_gc(r->h->jobs);
-    st = batch_prepare(r, &t, &e);
+    st = http_dump_refuse(r, &e);
+    if (st == DVPP_OK)
+        st = batch_prepare(r, &t, &e);
     /* A job keeps its body (the inputs) after the request has ended, until
      * it is deleted or expires: like its result, the body holds its bytes
      * of the device's budget meanwhile (http.max_body_memory counts only

@@ -9,6 +9,7 @@
  * slot and the encoded image are all still the request's): the answer's
  * exact bytes, the manifest, retention; the answer names the folder in
  * X-Dvpp-Dump. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,11 @@ struct http_dump {
     const char *input_format;  /* "jpeg", "png", "raw" */
     uint32_t in_w, in_h;
     uint64_t in_bytes;
+    /* /v1/batch: item i's images go to item-NNNN/ (items[i]); the top
+     * folder holds the batch's tensor and the manifest. */
+    dvpp_dump *items;          /* owned array of @nitems, NULL for one image */
+    size_t nitems;
+    dvpp_pipe_watch batch_watch; /* image hook -> items[item] */
 };
 
 void http_dump_free(struct http_dump *d)
@@ -28,6 +34,9 @@ void http_dump_free(struct http_dump *d)
     if (!d)
         return;
     dvpp_dump_close(&d->d);
+    for (size_t i = 0; i < d->nitems; i++)
+        dvpp_dump_close(&d->items[i]);
+    free(d->items);
     free(d->spec_json);
     free(d);
 }
@@ -75,8 +84,9 @@ static const union MHD_ConnectionInfo *peer_info(http_req *r)
     return MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 }
 
-dvpp_status http_dump_start(http_req *r, const dvpp_pipe_source *src, size_t len,
-                            dvpp_err *err)
+/* The request's dump, if it asks for one and may: *@out NULL without the
+ * flag; else a folder made (named in X-Dvpp-Dump) with the spec recorded. */
+static dvpp_status dump_new(http_req *r, struct http_dump **out, dvpp_err *err)
 {
     const union MHD_ConnectionInfo *peer;
     struct http_dump *d;
@@ -84,6 +94,7 @@ dvpp_status http_dump_start(http_req *r, const dvpp_pipe_source *src, size_t len
     bool on;
     dvpp_status st = http_query_read(r, &q, err);
 
+    *out = NULL;
     if (st == DVPP_OK)
         st = dump_wanted(r, &q, &on, err);
     if (st != DVPP_OK || !on)
@@ -96,20 +107,98 @@ dvpp_status http_dump_start(http_req *r, const dvpp_pipe_source *src, size_t len
         return dvpp_err_set(err, DVPP_ENOMEM, "dump", "out of memory");
     d->d.dirfd = -1;
     d->spec_json = spec_text(r, &q);
+    st = dvppd_dump_begin(r->h->dump, &d->d, d->name, err);
+    if (st != DVPP_OK) {
+        http_dump_free(d);
+        return st;
+    }
+    *out = d;
+    return DVPP_OK;
+}
+
+dvpp_status http_dump_start(http_req *r, const dvpp_pipe_source *src, size_t len,
+                            dvpp_err *err)
+{
+    struct http_dump *d;
+    dvpp_status st = dump_new(r, &d, err);
+
+    if (st != DVPP_OK || !d)
+        return st;
     d->input_format = src->is_jpeg ? "jpeg"
                       : r->spec.pipe.input == DVPP_PIPE_IN_RAW ? "raw"
                                                                : "png";
     d->in_w = src->is_jpeg ? src->jpeg.width : src->width;
     d->in_h = src->is_jpeg ? src->jpeg.height : src->height;
     d->in_bytes = len;
-    st = dvppd_dump_begin(r->h->dump, &d->d, d->name, err);
-    if (st != DVPP_OK) {
-        http_dump_free(d);
-        return st;
-    }
     r->dump = d;
     r->spec.pipe.watch = dvpp_dump_watch(&d->d);
     return DVPP_OK;
+}
+
+/* A batch item's image, on the worker running that item: each item has a
+ * dump of its own, so items on different workers never share one. */
+static void batch_watch_image(void *ctx, const char *name, int index, uint32_t item,
+                              const dvpp_image *img)
+{
+    struct http_dump *d = ctx;
+
+    if (item < d->nitems)
+        dvpp_dump_image(&d->items[item], name, index, img);
+}
+
+/* The item folders, item-0000 ... : each bounded by an equal share of
+ * dump.max_bytes (the top folder keeps one share for the batch's tensor). */
+static dvpp_status batch_items_open(struct http_dump *d, size_t n, dvpp_err *err)
+{
+    uint64_t share = d->d.max_bytes / (n + 1);
+    char name[24];
+
+    d->items = calloc(n, sizeof(*d->items));
+    if (!d->items)
+        return dvpp_err_set(err, DVPP_ENOMEM, "dump", "out of memory");
+    for (size_t i = 0; i < n; i++)
+        d->items[i].dirfd = -1;
+    d->nitems = n;
+    for (size_t i = 0; i < n; i++) {
+        dvpp_status st;
+        snprintf(name, sizeof(name), "item-%04zu", i);
+        st = dvpp_dump_open(&d->items[i], d->d.dirfd, name, false, share, err);
+        if (st != DVPP_OK)
+            return st;
+    }
+    d->d.max_bytes -= share * n;
+    return DVPP_OK;
+}
+
+dvpp_status http_dump_batch_start(http_req *r, dvpp_err *err)
+{
+    struct http_dump *d;
+    dvpp_status st = dump_new(r, &d, err);
+
+    if (st != DVPP_OK || !d)
+        return st;
+    r->dump = d; /* freed with the request, also on a failure below */
+    st = batch_items_open(d, r->ninputs, err);
+    if (st != DVPP_OK)
+        return st;
+    d->batch_watch = (dvpp_pipe_watch){.ctx = d, .span = NULL, .image = batch_watch_image};
+    r->spec.pipe.watch = &d->batch_watch;
+    return DVPP_OK;
+}
+
+dvpp_status http_dump_refuse(http_req *r, dvpp_err *err)
+{
+    http_query q;
+    bool on;
+    dvpp_status st = http_query_read(r, &q, err);
+
+    if (st == DVPP_OK)
+        st = dump_wanted(r, &q, &on, err);
+    if (st == DVPP_OK && on)
+        st = dvpp_err_set(err, DVPP_EINVAL, "dump",
+                          "dumps are for /v1/preprocess, /v1/image, /v1/decode and "
+                          "/v1/batch, not this route");
+    return st;
 }
 
 /* The answer's bytes as the API sends them: a tensor or pixels (.npy, or
@@ -157,6 +246,87 @@ void http_dump_finish(http_req *r)
                       : NULL,
         .geom = r->status == DVPP_OK ? &r->out.geom : NULL,
         .error = r->status == DVPP_OK ? NULL : r->err.msg,
+    };
+    dvpp_err_clear(&err);
+    if (dvpp_dump_finish(&d->d, &m, &err) != DVPP_OK)
+        dvpp_log(DVPP_LOG_WARN, "dump %s: %s", d->name, err.msg);
+    dvppd_dump_retain(r->h->dump);
+}
+
+/* "jpeg"/"png" by the bytes' signature (a batch item is not probed on the
+ * HTTP thread), else NULL. */
+static const char *sniff_format(const uint8_t *b, size_t len)
+{
+    static const uint8_t png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+    if (len >= 2 && b[0] == 0xFF && b[1] == 0xD8)
+        return "jpeg";
+    if (len >= 8 && !memcmp(b, png, sizeof(png)))
+        return "png";
+    return NULL;
+}
+
+/* Item @i's slice of the batch tensor @t, as a tensor of one image. */
+static dvpp_tensor item_tensor(const dvpp_tensor *t, size_t i)
+{
+    dvpp_tensor it = *t;
+    size_t bytes = t->n ? t->bytes / t->n : 0;
+
+    it.n = 1;
+    it.shape[0] = 1;
+    it.bytes = bytes;
+    it.data = (uint8_t *)t->data + i * bytes;
+    return it;
+}
+
+/* Item @i's folder: its tensor (when it ran) and its manifest. */
+static void batch_item_finish(http_req *r, struct http_dump *d, size_t i)
+{
+    char hdr[DVPP_NPY_HEADER_MAX], request[DVPP_DUMP_NAME_LEN + 32];
+    dvpp_err ie, err;
+    dvpp_status ist;
+    dvpp_tensor it = item_tensor(&r->out.tensor, i);
+    dvpp_dump_meta m;
+
+    dvpp_err_clear(&ie);
+    dvpp_err_clear(&err);
+    ist = dvpp_batchjob_item_status(r->bj, i, &ie);
+    if (ist == DVPP_OK && it.data) {
+        size_t hl = dvpp_npy_header(hdr, dvpp_dtype_npy(it.dtype), it.shape, it.ndim);
+        dvpp_dump_bytes(&d->items[i], "tensor.npy", "tensor", hdr, hl, it.data, it.bytes,
+                        NULL);
+    }
+    snprintf(request, sizeof(request), "%s/item-%04zu", d->name, i);
+    m = (dvpp_dump_meta){
+        .request = request,
+        .spec_json = d->spec_json,
+        .input_format = sniff_format(r->inputs[i].data, r->inputs[i].len),
+        .input_bytes = r->inputs[i].len,
+        .tensor = ist == DVPP_OK ? &it : NULL,
+        .error = ist == DVPP_OK ? NULL : ie.msg[0] ? ie.msg : dvpp_strerror(ist),
+    };
+    if (dvpp_dump_finish(&d->items[i], &m, &err) != DVPP_OK)
+        dvpp_log(DVPP_LOG_WARN, "dump %s: %s", request, err.msg);
+}
+
+void http_dump_batch_finish(http_req *r, dvpp_status st, const dvpp_err *e)
+{
+    struct http_dump *d = r->dump;
+    dvpp_dump_meta m;
+    dvpp_err err;
+
+    if (!d || d->d.dirfd < 0)
+        return;
+    for (size_t i = 0; i < d->nitems; i++)
+        batch_item_finish(r, d, i);
+    if (st == DVPP_OK)
+        dump_answer(r, d);
+    m = (dvpp_dump_meta){
+        .request = d->name,
+        .spec_json = d->spec_json,
+        .input_bytes = r->body_len,
+        .tensor = st == DVPP_OK ? &r->out.tensor : NULL,
+        .error = st == DVPP_OK ? NULL : e->msg,
     };
     dvpp_err_clear(&err);
     if (dvpp_dump_finish(&d->d, &m, &err) != DVPP_OK)

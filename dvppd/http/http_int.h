@@ -409,6 +409,20 @@ dvpp_status http_dump_start(http_req *r, const dvpp_pipe_source *src, size_t len
  * response takes the result (no-op without a dump). */
 void http_dump_finish(http_req *r);
 
+/* ?dump=1 on /v1/batch, once the inputs are known: the folder (as
+ * http_dump_start) with a subfolder item-NNNN per input, each item's
+ * images written into its own by the watch on its worker. */
+dvpp_status http_dump_batch_start(http_req *r, dvpp_err *err);
+
+/* The batch finished with @st (@e its detail): each item's tensor slice
+ * and manifest, the batch's tensor and the top manifest, retention. Call
+ * before any response takes the result (no-op without a dump). */
+void http_dump_batch_finish(http_req *r, dvpp_status st, const dvpp_err *e);
+
+/* A route that cannot dump (/v1/jobs, video): DVPP_EINVAL ("dump") when
+ * the request asks for a dump, so it is never silently ignored. */
+dvpp_status http_dump_refuse(http_req *r, dvpp_err *err);
+
 /* X-Dvpp-Dump: the folder's name (relative to dump.dir) on @resp. */
 void http_dump_header(http_req *r, struct MHD_Response *resp);
 

@@ -262,6 +262,9 @@ dvpp_status http_video_submit(http_req *r, dvpp_err *err)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "video request");
     r->vid = v;
     v->encode = r->route == DVPPD_ROUTE_VIDEO_ENCODE;
+    st = http_dump_refuse(r, err);
+    if (st != DVPP_OK)
+        return st;
     st = http_body_input(r, &v->in, &v->in_len, err);
     if (st != DVPP_OK)
         return dvpp_err_set(err, st, "body", v->encode ? "no .npy of frames in the body"

@@ -358,3 +358,88 @@ def test_dvppctl_dump_same_bytes(dumpd, tmp_path):
     ctl("preprocess", PHOTO, "--size", "64x48", "-o", str(tmp_path / "plain.npy"))
     assert (tmp_path / "plain.npy").read_bytes() == (out / "tensor.npy").read_bytes()
     assert (out / "tensor.npy").read_bytes() == r.body
+
+
+BATCH_SPEC = {"ops": [{"resize": {"w": 40, "h": 30}}],
+              "normalize": {"layout": "nchw", "dtype": "float32"}}
+
+
+def test_batch_dump_per_item(dumpd):
+    """/v1/batch?dump=1: item-NNNN/ per input with that item's decoded image
+    (equal to its reference decode), its resize (equal to /v1/image's), its
+    tensor slice (equal to the answer's); the top folder holds the batch's
+    tensor, byte-identical to the answer."""
+    second = os.path.join(ROOT, "tests", "data", "corpus", "libjpeg-turbo", "testimgint.jpg")
+    rgb = np.zeros((37, 53, 3), np.uint8)
+    rgb[..., 0] = np.arange(53, dtype=np.uint8)[None, :] * 4
+    rgb[..., 1] = np.arange(37, dtype=np.uint8)[:, None] * 6
+    rgb[..., 2] = 200
+    pngb = daemon_util.encode_image(Image.fromarray(rgb))
+    with open(second, "rb") as f:
+        inputs = [photo(), f.read(), pngb]
+    body, hdr = daemon_util.multipart([("image", b) for b in inputs]
+                                      + [("spec", json.dumps(BATCH_SPEC))])
+    r = dumpd.post("/v1/batch?dump=1", body, hdr)
+    assert r.status == 200, r
+    name = r.h("X-Dvpp-Dump")
+    folder = os.path.join(dumpd.root, name)
+    top = sorted(os.listdir(folder))
+    assert top == ["item-0000", "item-0001", "item-0002", "manifest.json", "tensor.npy"]
+    with open(os.path.join(folder, "tensor.npy"), "rb") as f:
+        assert f.read() == r.body
+    whole = np.load(io.BytesIO(r.body))
+    assert whole.shape == (3, 3, 30, 40)
+    refs = [djpeg_rgb(PHOTO), djpeg_rgb(second), rgb]
+    for i, b in enumerate(inputs):
+        item = os.path.join(folder, "item-%04d" % i)
+        files = sorted(os.listdir(item))
+        assert files == ["00-decoded.png", "01-resize.png", "02-post_input.png",
+                         "manifest.json", "tensor.npy"], files
+        assert np.array_equal(png(os.path.join(item, "00-decoded.png")), refs[i])
+        # /v1/image shrinks a JPEG on load by default; tensors never do
+        img = dumpd.post("/v1/image", b,
+                         {"X-Dvpp-Spec": json.dumps({"ops": BATCH_SPEC["ops"],
+                                                     "decode": {"shrink_on_load": False},
+                                                     "output": {"format": "png"}})})
+        assert img.status == 200, img
+        assert np.array_equal(png(os.path.join(item, "01-resize.png")),
+                              np.asarray(Image.open(io.BytesIO(img.body))))
+        t = np.load(os.path.join(item, "tensor.npy"))
+        assert t.shape == (1, 3, 30, 40)
+        assert np.array_equal(t[0], whole[i])
+        # the tensor is the resize over 255, channel first
+        ref = png(os.path.join(item, "01-resize.png")).astype(np.float32) / 255
+        assert np.allclose(t[0], ref.transpose(2, 0, 1), atol=1e-6)
+        m = manifest(item)
+        assert m["request"] == name + "/item-%04d" % i
+        assert m["input"]["format"] == ("png" if i == 2 else "jpeg")
+        assert m["input"]["bytes"] == len(b)
+        assert m["tensor"]["shape"] == [1, 3, 30, 40]
+    m = manifest(folder)
+    assert m["request"] == name
+    assert m["tensor"]["shape"] == [3, 3, 30, 40]
+
+
+def test_batch_dump_failed_item_noted(dumpd):
+    """A lenient batch whose second input is not an image: that item's
+    manifest carries its error and no tensor; the others are dumped."""
+    body, hdr = daemon_util.multipart([("image", photo()), ("image", b"\xff\xd8junk"),
+                                       ("spec", json.dumps(BATCH_SPEC))])
+    r = dumpd.post("/v1/batch?dump=1", body, hdr)
+    assert r.status == 200, r
+    folder = os.path.join(dumpd.root, r.h("X-Dvpp-Dump"))
+    assert "tensor.npy" in os.listdir(os.path.join(folder, "item-0000"))
+    bad = os.path.join(folder, "item-0001")
+    assert "tensor.npy" not in os.listdir(bad)
+    assert manifest(bad)["error"]
+
+
+@pytest.mark.parametrize("path", ["/v1/jobs", "/v1/video/decode"])
+def test_dump_refused_where_it_cannot_apply(dumpd, path):
+    """/v1/jobs and the video routes cannot dump: 400 naming dump, never a
+    silently ignored flag."""
+    body, hdr = daemon_util.multipart([("image", photo())])
+    r = dumpd.post(path + "?dump=1", body if path == "/v1/jobs" else b"\x00\x00\x00\x01",
+                   hdr if path == "/v1/jobs" else {})
+    assert r.status == 400, r
+    assert json.loads(r.body)["error"]["field"] == "dump"
