@@ -350,7 +350,12 @@ $(DVPPD): $(DVPPD_SRCS:%.c=$(OBJ)/%.o) $(CONSOLE_OBJ) $(IPC_LIB) $(LIB)
 
 $(OBJ)/clients/dvppctl/%.o: FINAL_CFLAGS += -Iclients/include
 
-$(DVPPCTL): $(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(CLIENT_A) $(LIB)
+# dvppctl resolves presets with the daemon's own code (preprocess --preset,
+# preset list): dvppd_presets and the spec parsers need libdvpp and jansson only.
+DVPPCTL_DVPPD_OBJS := $(addprefix $(OBJ)/dvppd/,dvppd_presets.o dvppd_spec.o \
+	dvppd_spec_json.o dvppd_spec_query.o dvppd_trace.o)
+
+$(DVPPCTL): $(DVPPCTL_SRCS:%.c=$(OBJ)/%.o) $(DVPPCTL_DVPPD_OBJS) $(CLIENT_A) $(LIB)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(PROTO_LIBS) $(FINAL_LIBS)
 

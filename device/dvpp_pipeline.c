@@ -195,6 +195,16 @@ static dvpp_status check_resize(const dvpp_pipe_resize *r, dvpp_profile prof,
 
     if ((unsigned)r->mode > DVPP_RESIZE_LONGER)
         return dvpp_err_set(err, DVPP_EINVAL, f, "%s: unknown mode", f);
+    if ((unsigned)r->round > DVPP_RESIZE_ROUND_FLOOR ||
+        (r->round != DVPP_RESIZE_ROUND_NEAREST && !one_side)) {
+        char rf[DVPP_ERR_FIELD_LEN]; /* "ops[i].resize.round" always fits */
+        if (snprintf(rf, sizeof(rf), "%s.round", f) >= (int)sizeof(rf))
+            rf[0] = '\0';
+        return dvpp_err_set(err, DVPP_EINVAL, rf,
+                            "%s: round %s is only for the shorter and longer modes, not %s",
+                            rf, dvpp_resize_round_name(r->round),
+                            dvpp_resize_mode_name(r->mode));
+    }
     if (!r->w || !h)
         return dvpp_err_set(err, DVPP_EINVAL, f, "%s: empty target %ux%u", f, r->w, h);
     if (dvpp_limits_check_image(lim, r->w, h, NULL) != DVPP_OK)

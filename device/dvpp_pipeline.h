@@ -102,6 +102,8 @@ typedef struct dvpp_pipe_resize {
     uint32_t w, h;          /* SHORTER/LONGER use w only */
     dvpp_resize_opts opts;  /* parity, interp, ascend_mode */
     uint8_t pad[3];         /* letterbox colour, R,G,B (converted for YUV) */
+    dvpp_resize_round round;/* SHORTER/LONGER's other side (0 = NEAREST);
+                               FLOOR on another mode is refused */
 } dvpp_pipe_resize;
 
 typedef struct dvpp_pipe_op {

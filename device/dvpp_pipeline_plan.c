@@ -75,7 +75,7 @@ static dvpp_status plan_shrink(const dvpp_pipeline *p, const dvpp_jpeg_info *ji,
     uint32_t tw, th;
     dvpp_status st;
 
-    st = dvpp_resize_geometry(dw, dh, r->mode, r->w, r->h, &g, err);
+    st = dvpp_resize_geometry_rounded(dw, dh, r->mode, r->w, r->h, r->round, &g, err);
     if (st != DVPP_OK)
         return st;
     /* The whole source at the resize's scale. */
@@ -256,7 +256,8 @@ static dvpp_status plan_op(const dvpp_pipeline *p, uint32_t i,
         dvpp_resize_geom *rg = &pl->resize[i];
         dvpp_roi_grid cg, pg;
         dvpp_err re;
-        st = dvpp_resize_geometry(pl->img_w, pl->img_h, r->mode, r->w, r->h, rg, &re);
+        st = dvpp_resize_geometry_rounded(pl->img_w, pl->img_h, r->mode, r->w, r->h,
+                                          r->round, rg, &re);
         if (st != DVPP_OK) {
             snprintf(f, sizeof(f), "ops[%u].resize", i);
             return dvpp_err_set(err, st, f, "%s: %s", f, re.msg);

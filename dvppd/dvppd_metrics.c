@@ -14,8 +14,8 @@ static const uint64_t k_bounds_ns[DVPPD_HIST_BUCKETS] = {
 
 /* The status codes the front end answers, in label order. */
 static const unsigned k_codes[DVPPD_CODES] = {
-    200, 202, 400, 404, 405, 408, 409, 411, 413, 415,
-    422, 429, 500, 503, 0,   0,   0,   0,   0,   0,
+    200, 202, 304, 400, 403, 404, 405, 408, 409, 411,
+    413, 415, 422, 429, 500, 503, 0,   0,   0,   0,
 };
 
 static const char *const k_routes[DVPPD_ROUTE_COUNT] = {

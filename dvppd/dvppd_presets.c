@@ -14,12 +14,14 @@ _Static_assert(DVPPD_PRESETS_TEXT_CAP > DVPPD_PRESETS_MAX_BYTES,
 
 /* The shipped presets. The JSON spec grammar has no centre crop of a
  * size relative to the image, so "shorter side S, centre crop C" is
- * written as: shorter S, then a fill S x S (on an image whose shorter
- * side is S already that is a centre crop of S x S at scale 1: a copy),
- * then the absolute crop of the centre C x C of that square. The crop's
- * offset is floor((L - C) / 2) on both axes, as transformers'
- * center_crop; torchvision's CenterCrop rounds half to even instead
- * (docs/presets.md says when the two differ). */
+ * written as: shorter S (round floor: torchvision's int() of the long
+ * side), then a fill S x S (on an image whose shorter side is S already
+ * that is a centre crop of S x S at scale 1: a copy), then the absolute
+ * crop of the centre C x C of that square. The crop's offset is
+ * floor((L - C) / 2) on both axes, as transformers' center_crop;
+ * torchvision's CenterCrop rounds half to even instead, one pixel further
+ * when (L - C) % 4 == 3, which no fixed chain of these ops can follow
+ * (docs/presets.md). */
 typedef struct builtin_preset {
     const char *name, *description;
     dvppd_spec_kind kind;
@@ -32,7 +34,8 @@ static const builtin_preset k_builtin[DVPPD_BUILTIN_PRESETS] = {
      "Normalize(ImageNet mean/std); float32 NCHW RGB",
      DVPPD_SPEC_TENSOR,
      "{\"ops\":[{\"resize\":{\"w\":256,\"mode\":\"shorter\",\"interp\":\"bilinear\","
-     "\"parity\":\"pil\"}},{\"resize\":{\"w\":256,\"h\":256,\"mode\":\"fill\","
+     "\"parity\":\"pil\",\"round\":\"floor\"}},"
+     "{\"resize\":{\"w\":256,\"h\":256,\"mode\":\"fill\","
      "\"interp\":\"bilinear\",\"parity\":\"pil\"}},{\"crop\":[16,16,239,239]}],"
      "\"normalize\":{\"mean\":[0.485,0.456,0.406],\"std\":[0.229,0.224,0.225],"
      "\"order\":\"rgb\",\"layout\":\"nchw\",\"dtype\":\"float32\"}}"},
@@ -41,7 +44,8 @@ static const builtin_preset k_builtin[DVPPD_BUILTIN_PRESETS] = {
      "float32 NCHW RGB",
      DVPPD_SPEC_TENSOR,
      "{\"ops\":[{\"resize\":{\"w\":224,\"mode\":\"shorter\",\"interp\":\"bicubic\","
-     "\"parity\":\"pil\"}},{\"resize\":{\"w\":224,\"h\":224,\"mode\":\"fill\","
+     "\"parity\":\"pil\",\"round\":\"floor\"}},"
+     "{\"resize\":{\"w\":224,\"h\":224,\"mode\":\"fill\","
      "\"interp\":\"bicubic\",\"parity\":\"pil\"}}],"
      "\"normalize\":{\"mean\":[0.48145466,0.4578275,0.40821073],"
      "\"std\":[0.26862954,0.26130258,0.27577711],\"order\":\"rgb\",\"layout\":\"nchw\","

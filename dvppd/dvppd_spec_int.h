@@ -24,7 +24,7 @@ typedef struct dvppd_spec_draft {
     dvppd_spec *s;
     bool has_crop;
     dvpp_roi crop;
-    bool has_resize, has_w, has_h;
+    bool has_resize, has_w, has_h, has_round;
     dvpp_pipe_resize rz;
     bool has_norm, std_set, scale_set;
     double mult;                 /* scale= (blobFromImage multiplier) */

@@ -87,6 +87,7 @@ static bool ok_profile(const char *s, void *o) { return dvpp_profile_parse(s, o)
 static bool ok_mode(const char *s, void *o) { return dvpp_resize_mode_parse(s, o); }
 static bool ok_interp(const char *s, void *o) { return dvpp_interp_parse(s, o); }
 static bool ok_parity(const char *s, void *o) { return dvpp_parity_parse(s, o); }
+static bool ok_round(const char *s, void *o) { return dvpp_resize_round_parse(s, o); }
 static bool ok_btype(const char *s, void *o) { return dvpp_border_type_parse(s, o); }
 static bool ok_flip(const char *s, void *o) { return dvpp_flip_parse(s, o); }
 
@@ -213,7 +214,7 @@ static dvpp_status j_decode(dvppd_spec_draft *d, json_t *dec, dvpp_err *err)
 static dvpp_status j_resize(json_t *v, const char *path, dvpp_pipe_op *op, dvpp_err *err)
 {
     static const char *const keys[] = {"w", "h", "mode", "interp", "parity", "pad",
-                                       "ascend_mode", NULL};
+                                       "ascend_mode", "round", NULL};
     dvpp_pipe_resize *r = &op->u.resize;
     char f[DVPP_ERR_FIELD_LEN];
     uint32_t am;
@@ -250,9 +251,18 @@ static dvpp_status j_resize(json_t *v, const char *path, dvpp_pipe_op *op, dvpp_
         for (int i = 0; st == DVPP_OK && i < 3; i++)
             r->pad[i] = (uint8_t)lrint(pad[i]);
     }
+    join(f, sizeof(f), path, "round");
+    if (st == DVPP_OK)
+        st = j_name(json_object_get(v, "round"), f, ok_round, &r->round,
+                    "want nearest or floor", err);
     if (st == DVPP_OK && (!r->w || (!r->h && r->mode != DVPP_RESIZE_SHORTER &&
                                     r->mode != DVPP_RESIZE_LONGER)))
         st = dvppd_spec_bad(err, path, "a resize needs w and h (shorter/longer: w)");
+    /* floor is torchvision's int() of the side a shorter/longer resize
+     * computes; the other modes compute theirs differently. */
+    if (st == DVPP_OK && r->round != DVPP_RESIZE_ROUND_NEAREST &&
+        r->mode != DVPP_RESIZE_SHORTER && r->mode != DVPP_RESIZE_LONGER)
+        st = dvppd_spec_bad(err, f, "only for mode shorter or longer");
     return st;
 }
 

@@ -100,6 +100,7 @@ static const char *const k_params[] = {
     "shrink_on_load", "no_orient", "allow_partial", "input", "raw", "mean", "std",
     "scale", "order", "layout", "dtype", "aipp", "aipp_op", "aipp_layout",
     "aipp_dtype", "format", "quality", "align", "out", "strict", "ring", "preset",
+    "round",
 };
 
 static bool is_flag(const char *key)
@@ -142,6 +143,11 @@ static dvpp_status apply_resize_param(dvppd_spec_draft *d, const char *k, const 
     if (!strcmp(k, "parity"))
         return dvpp_parity_parse(v ? v : "", &d->rz.opts.parity)
                    ? DVPP_OK : dvppd_spec_bad(err, k, "want cv2, pil, tf or ascend");
+    if (!strcmp(k, "round")) {
+        d->has_round = true;
+        return dvpp_resize_round_parse(v ? v : "", &d->rz.round)
+                   ? DVPP_OK : dvppd_spec_bad(err, k, "want nearest or floor");
+    }
     if (!strcmp(k, "ascend_mode")) {
         if (!dvppd_parse_u32(v, 4, &n))
             return dvppd_spec_bad(err, k, "want 0..4");
@@ -311,7 +317,7 @@ static dvpp_status apply_output_param(dvppd_spec_draft *d, const char *k, const 
 static dvpp_status apply_param(dvppd_spec_draft *d, const char *k, const char *v, dvpp_err *err)
 {
     static const char *const resize[] = {"w", "h", "mode", "interp", "parity",
-                                         "ascend_mode", "pad"};
+                                         "ascend_mode", "pad", "round"};
     static const char *const norm[] = {"mean", "std", "scale", "order", "layout", "dtype"};
     static const char *const aipp[] = {"aipp", "aipp_op", "aipp_layout", "aipp_dtype"};
     static const char *const dec[] = {"profile", "input", "raw", "crop",
@@ -354,6 +360,8 @@ static dvpp_status assemble(dvppd_spec_draft *d, dvpp_err *err)
         if (!d->has_w || (!one_side && !d->has_h))
             return dvppd_spec_bad(err, d->has_w ? "h" : "w",
                                   "a resize needs w and h (shorter/longer: w)");
+        if (d->has_round && d->rz.round != DVPP_RESIZE_ROUND_NEAREST && !one_side)
+            return dvppd_spec_bad(err, "round", "only for mode shorter or longer");
         st = dvpp_pipeline_add_op(p, &op, err);
         if (st != DVPP_OK)
             return st;

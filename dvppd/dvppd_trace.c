@@ -51,6 +51,11 @@ static int32_t current_tid(void)
     return (int32_t)syscall(SYS_gettid);
 }
 
+int32_t dvppd_trace_tid(void)
+{
+    return current_tid();
+}
+
 dvpp_status dvppd_trace_new(uint32_t max_events, const char *label, dvppd_trace **out,
                             dvpp_err *err)
 {
@@ -112,8 +117,9 @@ static bool trace_reserve(dvppd_trace *t)
     return true;
 }
 
-/* Name thread @tid the first time it appends (under t->mu). */
-static void trace_name_thread(dvppd_trace *t, int32_t tid, const char *name)
+/* Name thread @tid the first time it appends (under t->mu); @self: it is
+ * the calling thread (else only @name can name it). */
+static void trace_name_thread(dvppd_trace *t, int32_t tid, bool self, const char *name)
 {
     trace_thread *th;
 
@@ -126,7 +132,7 @@ static void trace_name_thread(dvppd_trace *t, int32_t tid, const char *name)
     th->tid = tid;
     if (name)
         snprintf(th->name, sizeof(th->name), "%s", name);
-    else if (pthread_getname_np(pthread_self(), th->name, sizeof(th->name)) != 0)
+    else if (!self || pthread_getname_np(pthread_self(), th->name, sizeof(th->name)) != 0)
         snprintf(th->name, sizeof(th->name), "thread-%d", (int)tid);
 }
 
@@ -134,10 +140,11 @@ void dvppd_trace_span(dvppd_trace *t, const char *name, const char *cat, uint64_
                       uint64_t t1_ns, const dvppd_trace_args *a)
 {
     dvppd_trace_args none = DVPPD_TRACE_NO_ARGS;
-    int32_t tid = current_tid();
+    int32_t self = current_tid(), tid;
 
     if (!a)
         a = &none;
+    tid = a->tid ? a->tid : self;
     pthread_mutex_lock(&t->mu);
     if (!trace_reserve(t)) {
         t->dropped++;
@@ -149,7 +156,7 @@ void dvppd_trace_span(dvppd_trace *t, const char *name, const char *cat, uint64_
         .dur_ns = t1_ns > t0_ns ? t1_ns - t0_ns : 0, .tid = tid,
         .item = a->item, .index = a->index, .bytes = a->bytes, .job = a->job,
     };
-    trace_name_thread(t, tid, a->thread);
+    trace_name_thread(t, tid, tid == self, a->thread);
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -416,7 +423,15 @@ dvpp_status dvppd_trace_store_put(dvppd_trace_store *s, uint64_t id, char *json,
 dvpp_status dvppd_trace_store_get(dvppd_trace_store *s, uint64_t id, char **json, size_t *len,
                                   dvpp_err *err)
 {
+    return dvppd_trace_store_get_max(s, id, SIZE_MAX, NULL, json, len, err);
+}
+
+dvpp_status dvppd_trace_store_get_max(dvppd_trace_store *s, uint64_t id, size_t max,
+                                      const char *limit_name, char **json, size_t *len,
+                                      dvpp_err *err)
+{
     bool found = false;
+    size_t too_large = 0;
 
     *json = NULL;
     *len = 0;
@@ -425,6 +440,10 @@ dvpp_status dvppd_trace_store_get(dvppd_trace_store *s, uint64_t id, char **json
         if (e->id != id)
             continue;
         found = true;
+        if (e->len > max) {
+            too_large = e->len;
+            break;
+        }
         *json = malloc(e->len + 1);
         if (*json) {
             memcpy(*json, e->json, e->len + 1);
@@ -436,6 +455,10 @@ dvpp_status dvppd_trace_store_get(dvppd_trace_store *s, uint64_t id, char **json
     if (!found)
         return dvpp_err_set(err, DVPP_ENOTFOUND, "id", "no trace %" PRIu64
                             " (unknown, or dropped: trace.keep, trace.max_bytes)", id);
+    if (too_large)
+        return dvpp_err_set(err, DVPP_ELIMIT, "trace", "trace %" PRIu64 " has %zu bytes of "
+                            "JSON, more than %s (%zu)", id, too_large,
+                            limit_name ? limit_name : "the limit", max);
     return *json ? DVPP_OK : dvpp_err_set(err, DVPP_ENOMEM, NULL, "trace copy");
 }
 
@@ -496,7 +519,7 @@ static dvppd_trace *store_capture_join(dvppd_trace_store *s, uint64_t *job)
 static void job_watch_span(void *ctx, const char *name, int index, uint32_t item,
                            uint64_t t0_ns, uint64_t t1_ns)
 {
-    dvppd_trace_args a = {item, index, -1, 0, NULL};
+    dvppd_trace_args a = {item, index, -1, 0, NULL, 0};
 
     dvppd_trace_job *j = ctx;
 

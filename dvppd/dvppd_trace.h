@@ -54,10 +54,16 @@ typedef struct dvppd_trace_args {
     int64_t bytes;
     uint64_t job;          /* the job's number in a capture */
     const char *thread;    /* the thread's name; NULL: pthread_getname_np */
+    int32_t tid;           /* the thread it ran on (dvppd_trace_tid); 0: the calling
+                            * thread. Another thread's span should name it (@thread) */
 } dvppd_trace_args;
 
 /* No args: every field left out. */
-#define DVPPD_TRACE_NO_ARGS ((dvppd_trace_args){-1, -1, -1, 0, NULL})
+#define DVPPD_TRACE_NO_ARGS ((dvppd_trace_args){-1, -1, -1, 0, NULL, 0})
+
+/* The calling thread's id as traces record it (gettid), for spans a
+ * thread records on behalf of another (dvppd_trace_args.tid). */
+int32_t dvppd_trace_tid(void);
 
 /* A recorder of at most @max_events (1..1<<24) events; @label goes into
  * otherData.label (copied, may be NULL). DVPP_EINVAL, DVPP_ENOMEM. */
@@ -113,6 +119,12 @@ dvpp_status dvppd_trace_store_put(dvppd_trace_store *s, uint64_t id, char *json,
  * or dropped), DVPP_ENOMEM. */
 dvpp_status dvppd_trace_store_get(dvppd_trace_store *s, uint64_t id, char **json, size_t *len,
                                   dvpp_err *err);
+/* The same, refusing before the copy a JSON of more than @max bytes:
+ * DVPP_ELIMIT, field "trace", naming its size and @max (@limit_name, e.g.
+ * "Welcome.max_inline", in the message). */
+dvpp_status dvppd_trace_store_get_max(dvppd_trace_store *s, uint64_t id, size_t max,
+                                      const char *limit_name, char **json, size_t *len,
+                                      dvpp_err *err);
 
 /* Start recording every job into @t (a reference is taken). DVPP_EBUSY
  * when a capture runs already. */

@@ -954,6 +954,34 @@ static uint64_t scale_side(uint32_t v, uint64_t num, uint64_t den)
     return r ? r : 1;
 }
 
+static const char *const k_rounds[] = {"nearest", "floor"};
+
+const char *dvpp_resize_round_name(dvpp_resize_round r)
+{
+    return (unsigned)r <= DVPP_RESIZE_ROUND_FLOOR ? k_rounds[r] : "unknown";
+}
+
+bool dvpp_resize_round_parse(const char *s, dvpp_resize_round *out)
+{
+    for (unsigned i = 0; i <= DVPP_RESIZE_ROUND_FLOOR; i++) {
+        if (strcasecmp(s, k_rounds[i]) == 0) {
+            *out = (dvpp_resize_round)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* floor(v * num / den), at least 1: torchvision's int(size * long / short)
+ * in exact arithmetic. Python's float division is correctly rounded, so a
+ * quotient at least 1/den below an integer stays below it while
+ * v * num < 2^53: here v and num are 32-bit, below 2^48 with num <= 2^16. */
+static uint64_t scale_side_floor(uint32_t v, uint64_t num, uint64_t den)
+{
+    uint64_t r = (uint64_t)v * num / den;
+    return r ? r : 1;
+}
+
 static dvpp_roi whole(uint32_t w, uint32_t h)
 {
     return (dvpp_roi){0, 0, w - 1, h - 1};
@@ -963,6 +991,14 @@ dvpp_status dvpp_resize_geometry(uint32_t sw, uint32_t sh, dvpp_resize_mode mode
                                  uint32_t w, uint32_t h, dvpp_resize_geom *g,
                                  dvpp_err *err)
 {
+    return dvpp_resize_geometry_rounded(sw, sh, mode, w, h, DVPP_RESIZE_ROUND_NEAREST, g,
+                                        err);
+}
+
+dvpp_status dvpp_resize_geometry_rounded(uint32_t sw, uint32_t sh, dvpp_resize_mode mode,
+                                         uint32_t w, uint32_t h, dvpp_resize_round round,
+                                         dvpp_resize_geom *g, dvpp_err *err)
+{
     /* Ratios compare sw/w with sh/h exactly: sw * h vs sh * w. */
     bool width_limits; /* the width decides the fit */
     uint32_t nw, nh;
@@ -971,6 +1007,12 @@ dvpp_status dvpp_resize_geometry(uint32_t sw, uint32_t sh, dvpp_resize_mode mode
                              mode != DVPP_RESIZE_LONGER))
         return dvpp_err_set(err, DVPP_EINVAL, "size",
                             "resize %ux%u -> %ux%u has a zero size", sw, sh, w, h);
+    if ((unsigned)round > DVPP_RESIZE_ROUND_FLOOR ||
+        (round != DVPP_RESIZE_ROUND_NEAREST && mode != DVPP_RESIZE_SHORTER &&
+         mode != DVPP_RESIZE_LONGER))
+        return dvpp_err_set(err, DVPP_EINVAL, "round",
+                            "round %s: only for the shorter and longer modes (not %s)",
+                            dvpp_resize_round_name(round), dvpp_resize_mode_name(mode));
     memset(g, 0, sizeof(*g));
     g->crop = whole(sw, sh);
     switch (mode) {
@@ -981,7 +1023,10 @@ dvpp_status dvpp_resize_geometry(uint32_t sw, uint32_t sh, dvpp_resize_mode mode
     case DVPP_RESIZE_LONGER: {
         uint64_t other;
         width_limits = (sw <= sh) == (mode == DVPP_RESIZE_SHORTER);
-        other = width_limits ? scale_side(sh, w, sw) : scale_side(sw, w, sh);
+        if (round == DVPP_RESIZE_ROUND_FLOOR)
+            other = width_limits ? scale_side_floor(sh, w, sw) : scale_side_floor(sw, w, sh);
+        else
+            other = width_limits ? scale_side(sh, w, sw) : scale_side(sw, w, sh);
         if (other > UINT32_MAX)
             return dvpp_err_set(err, DVPP_ELIMIT, "size",
                                 "resize %ux%u -> %s side %u makes the other side %llu",

@@ -311,11 +311,33 @@ typedef struct dvpp_resize_geom {
     double pad_x, pad_y;     /* output offset of source (0, 0) */
 } dvpp_resize_geom;
 
+/* How SHORTER/LONGER size the side they do not fix, W * other / side:
+ * NEAREST rounds half up (dvppd's default), FLOOR truncates as
+ * torchvision's Resize(int) and transformers' get_resize_output_image_size
+ * do (int(size * long / short)); exact integer arithmetic either way, and
+ * never below 1. Other modes take only NEAREST. */
+typedef enum dvpp_resize_round {
+    DVPP_RESIZE_ROUND_NEAREST = 0,
+    DVPP_RESIZE_ROUND_FLOOR = 1,
+} dvpp_resize_round;
+
+const char *dvpp_resize_round_name(dvpp_resize_round r);
+bool dvpp_resize_round_parse(const char *s, dvpp_resize_round *out);
+
 /* Plan @mode for a @src_w x @src_h source and the request @w x @h (for
- * SHORTER/LONGER only @w is used). DVPP_EINVAL on zero sizes. */
+ * SHORTER/LONGER only @w is used), rounding as DVPP_RESIZE_ROUND_NEAREST.
+ * DVPP_EINVAL on zero sizes. */
 dvpp_status dvpp_resize_geometry(uint32_t src_w, uint32_t src_h,
                                  dvpp_resize_mode mode, uint32_t w, uint32_t h,
                                  dvpp_resize_geom *g, dvpp_err *err);
+
+/* dvpp_resize_geometry with the rounding @round of SHORTER/LONGER's other
+ * side; DVPP_EINVAL (field "round") for FLOOR on another mode or an
+ * unknown @round. */
+dvpp_status dvpp_resize_geometry_rounded(uint32_t src_w, uint32_t src_h,
+                                         dvpp_resize_mode mode, uint32_t w, uint32_t h,
+                                         dvpp_resize_round round, dvpp_resize_geom *g,
+                                         dvpp_err *err);
 
 /* Put what @mode placed inside @g onto the grids: a letterbox's paste
  * onto @paste, a fill's centre crop onto @crop (either NULL: anywhere).

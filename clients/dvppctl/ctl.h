@@ -45,6 +45,7 @@ typedef struct ctl_args {
     unsigned size_w, size_h;   /* --size */
     bool size_set;
     dvpp_resize_mode mode;
+    dvpp_resize_round round;   /* --round nearest|floor (shorter/longer) */
     dvpp_resize_opts resize;
     bool interp_set;
     uint8_t pad[3];            /* --pad RRGGBB (letterbox) */
@@ -104,6 +105,14 @@ typedef struct ctl_args {
     const char *idr;           /* --idr N,N,...: frames forced to IDR */
     const char *dump;          /* --dump DIR: preprocess runs the pipeline
                                   here, its intermediates into DIR (ctl_dump.c) */
+    const char *trace;         /* --trace FILE: the job's Chrome trace JSON: the
+                                  daemon's (--socket) or preprocess's own run
+                                  here (ctl_trace.c) */
+    const char *preset;        /* --preset NAME: preprocess runs that preset
+                                  (ctl_preset_run.c) */
+    const char *pipeline_flag; /* the first flag given that describes the
+                                  pipeline ("--size", ...), which --preset
+                                  refuses; NULL when none */
 } ctl_args;
 
 /* Parse @argv (argv[0] is the command name) into @a. Returns 0, or 2 after
@@ -225,5 +234,36 @@ void ctl_usage(FILE *f);
  * missing, files replaced) as dvppd's ?dump=1 writes them, the tensor to -o
  * and DIR/tensor.npy. Exit status 0 or 1 (the reason printed). */
 int ctl_dump_preprocess(const ctl_args *a);
+
+/* preprocess --trace FILE without a daemon (ctl_trace.c): the pipeline of
+ * the preprocess flags (as --dump) run here on one worker, recorded with
+ * dvppd's trace recorder ("preprocess" around "read", the pipeline's
+ * watch spans, "write"), the tensor to -o, the trace JSON to FILE.
+ * Returns the exit code. */
+int ctl_trace_preprocess(const ctl_args *a);
+
+/* --- presets (ctl_preset_run.c) ------------------------------------------------
+ * preprocess --preset NAME resolves NAME as dvppd does: the shipped presets
+ * (dvppd/dvppd_presets.c, linked in), then, with --config FILE, the
+ * "presets" of that dvppd config file, which add and replace. */
+
+/* Refuse what cannot go with --preset in @cmd: a pipeline flag (named).
+ * Returns 0, or 2 after printing why. */
+int ctl_preset_check(const ctl_args *a, const char *cmd);
+
+/* The pipeline of preset a->preset (a tensor preset) into @p, exactly
+ * the one dvppd builds for ?preset=NAME. DVPP_EINVAL (field "preset")
+ * naming an unknown preset or one for another endpoint; a bad --config
+ * file names itself. */
+dvpp_status ctl_preset_pipeline(const ctl_args *a, dvpp_pipeline *p, dvpp_err *err);
+
+/* preprocess --preset NAME without a daemon: the preset's pipeline run
+ * here on one worker, the tensor to -o as dvppd's .npy answer (same
+ * bytes), its geometry printed as preprocess prints it. Exit status. */
+int ctl_preset_preprocess(const ctl_args *a);
+
+/* preset list: the presets (shipped, plus --config FILE's) as
+ * "NAME<TAB>KIND<TAB>DESCRIPTION" lines, in name order. Exit status. */
+int ctl_preset_list(int argc, char **argv);
 
 #endif

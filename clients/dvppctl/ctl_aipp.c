@@ -232,6 +232,30 @@ void ctl_norm_spec(const ctl_args *a, dvpp_norm_spec *spec)
         spec->dtype = a->dtype;
 }
 
+/* preprocess --preset NAME: the preset's pipeline run here, dumped
+ * (--dump) or in the daemon (--socket, which resolves the name). */
+static int preprocess_preset(ctl_args *a)
+{
+    int rc;
+
+    if (a->ninputs != 1) {
+        fprintf(stderr, "dvppctl preprocess: --preset takes one input\n");
+        return 2;
+    }
+    rc = ctl_preset_check(a, "preprocess");
+    if (rc)
+        return rc;
+    if (a->dump)
+        return ctl_dump_preprocess(a);
+    if (ctl_use_socket(a))
+        return ctl_remote_run("preprocess", a);
+    if (a->trace) {
+        fprintf(stderr, "dvppctl preprocess: --trace with --preset needs --socket\n");
+        return 2;
+    }
+    return ctl_preset_preprocess(a);
+}
+
 int ctl_cmd_preprocess(int argc, char **argv)
 {
     ctl_args *a = calloc(1, sizeof(*a));
@@ -249,8 +273,14 @@ int ctl_cmd_preprocess(int argc, char **argv)
         return 1;
     }
     rc = ctl_parse_args(argc, argv, a);
+    if (!rc && a->preset) {
+        rc = preprocess_preset(a);
+        free(a), free(c);
+        return rc;
+    }
     if (!rc && (!a->size_set || a->ninputs != 1)) {
-        fprintf(stderr, "dvppctl preprocess: need one input and --size WxH\n");
+        fprintf(stderr, "dvppctl preprocess: need one input and --size WxH (or --preset "
+                        "NAME)\n");
         rc = 2;
     }
     if (rc) {
@@ -264,13 +294,18 @@ int ctl_cmd_preprocess(int argc, char **argv)
         free(a), free(c);
         return rc;
     }
+    if (a->trace) { /* the daemon's pipeline, run here and recorded (ctl_trace.c) */
+        rc = ctl_trace_preprocess(a);
+        free(a), free(c);
+        return rc;
+    }
     ctl_norm_spec(a, &spec);
     dvpp_err_clear(&err);
     dvpp_aipp_ctx_init(c);
     st = ctl_load_image(a->inputs[0], a, DVPP_PIXEL_RGB, &img, &err);
     if (st == DVPP_OK)
-        st = dvpp_resize_geometry(img.width, img.height, a->mode, a->size_w,
-                                  a->size_h, &g, &err);
+        st = dvpp_resize_geometry_rounded(img.width, img.height, a->mode, a->size_w,
+                                          a->size_h, a->round, &g, &err);
     if (st == DVPP_OK)
         st = dvpp_tensor_init(&t, spec.dtype, spec.layout, 1, 3, g.out_h, g.out_w,
                               &err);

@@ -21,7 +21,7 @@ enum {
     OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE, OPT_CHANNELS, OPT_STRICT, OPT_SHARD,
     OPT_SOCKET, OPT_CONCURRENCY, OPT_EVERY, OPT_FPS, OPT_KEYFRAMES, OPT_START,
     OPT_END, OPT_MAX_FRAMES, OPT_THREADS, OPT_CODEC, OPT_BITRATE, OPT_GOP, OPT_RC,
-    OPT_CRF, OPT_IDR, OPT_LOW_DELAY, OPT_DUMP,
+    OPT_CRF, OPT_IDR, OPT_LOW_DELAY, OPT_DUMP, OPT_ROUND, OPT_PRESET, OPT_TRACE,
 };
 
 /* One option: its getopt entry and, for an option that takes one, the
@@ -57,6 +57,8 @@ static const ctl_opt k_opts[] = {
     {"max-scans", ARG, OPT_MAX_SCANS, "a scan count (at most 4294967295)"},
     {"size", ARG, OPT_SIZE, "WxH, or one side N for --mode shorter|longer"},
     {"mode", ARG, OPT_MODE, "stretch, fit, fill, letterbox, shorter or longer"},
+    {"round", ARG, OPT_ROUND, "nearest or floor (the other side of --mode shorter|longer)"},
+    {"preset", ARG, OPT_PRESET, "a preset name (dvppctl preset list)"},
     {"interp", ARG, OPT_INTERP, "nearest, bilinear, bicubic, area, lanczos, box or hamming"},
     {"parity", ARG, OPT_PARITY, "cv2, pil, tf or ascend"},
     {"ascend-mode", ARG, OPT_ASCEND_MODE, "N in 0..4"},
@@ -81,6 +83,7 @@ static const ctl_opt k_opts[] = {
     {"shard", ARG, OPT_SHARD, "I/N with 0 <= I < N and 1 <= N <= 1048576 (e.g. 0/4)"},
     {"socket", ARG, OPT_SOCKET, "the daemon's socket path"},
     {"dump", ARG, OPT_DUMP, "a folder for the run's intermediates (docs/dump.md)"},
+    {"trace", ARG, OPT_TRACE, "write the job's Chrome trace JSON here (docs/tracing.md)"},
     {"count", ARG, 'n', "N >= 1 jobs"},
     {"concurrency", ARG, OPT_CONCURRENCY, "K in 1..256 jobs in flight"},
     {"every", ARG, OPT_EVERY, "N >= 1"},
@@ -427,6 +430,8 @@ static bool apply_vpc_option(ctl_args *a, int opt, const char *v)
         return a->size_set;
     case OPT_MODE:
         return dvpp_resize_mode_parse(v, &a->mode);
+    case OPT_ROUND:
+        return dvpp_resize_round_parse(v, &a->round);
     case OPT_INTERP:
         a->interp_set = true;
         return dvpp_interp_parse(v, &a->resize.interp);
@@ -552,6 +557,12 @@ static bool apply_daemon_option(ctl_args *a, int opt, const char *v)
         return true;
     case OPT_DUMP:
         a->dump = v;
+        return v[0] != '\0';
+    case OPT_TRACE:
+        a->trace = v;
+        return v[0] != '\0';
+    case OPT_PRESET:
+        a->preset = v;
         return v[0] != '\0';
     case 'n':
         return ctl_parse_u64(v, &a->count) && a->count > 0;
@@ -705,10 +716,54 @@ static int take_value(ctl_args *a, const char *cmd, int opt, const char *v, bool
 /* Options that contradict each other, refused with the daemon's words. */
 static int check_pairs(const ctl_args *a, const char *cmd)
 {
+    if (a->round != DVPP_RESIZE_ROUND_NEAREST && a->mode != DVPP_RESIZE_SHORTER &&
+        a->mode != DVPP_RESIZE_LONGER) {
+        fprintf(stderr, "dvppctl %s: --round %s: only for --mode shorter or longer\n", cmd,
+                dvpp_resize_round_name(a->round));
+        return 2;
+    }
     if (a->scale_is_norm && a->std_set && a->norm_scale_set) {
         /* dvppd_spec.c refuses the pair in the same words */
         fprintf(stderr, "dvppctl %s: --std and --scale: give std (torchvision) or scale "
                         "(blobFromImage), not both\n", cmd);
+        return 2;
+    }
+    return 0;
+}
+
+/* The options that say what the pipeline does (decode, VPC, normalise,
+ * AIPP): a preset says all of that itself. Limits, the output, the
+ * daemon and --config (with --preset: the presets' config file) are not. */
+static bool describes_pipeline(int opt)
+{
+    static const int k_pipe[] = {
+        OPT_FORMAT, OPT_ALIGN, OPT_PROFILE, OPT_SCALE, OPT_SHRINK, OPT_ROI, OPT_NO_ORIENT,
+        OPT_PARTIAL, OPT_FAST_DCT, OPT_NOSMOOTH, OPT_ALPHA, OPT_BACKGROUND, OPT_SIZE,
+        OPT_MODE, OPT_ROUND, OPT_INTERP, OPT_PARITY, OPT_ASCEND_MODE, OPT_PAD, OPT_CSC,
+        OPT_RANGE, OPT_MARGINS, OPT_BORDER_TYPE, OPT_VALUE, OPT_INPUT, OPT_DECODE_FORMAT,
+        OPT_DYNAMIC, OPT_OP, OPT_MEAN, OPT_STD, OPT_ORDER, OPT_LAYOUT, OPT_DTYPE,
+    };
+
+    for (size_t i = 0; i < sizeof(k_pipe) / sizeof(k_pipe[0]); i++)
+        if (k_pipe[i] == opt)
+            return true;
+    return false;
+}
+
+/* --trace FILE: a daemon's job (--socket), or preprocess's own run here
+ * (ctl_trace.c: the only local command that runs the daemon's pipeline);
+ * not with --dump, whose watch changes the plan the trace would show. */
+static int check_trace(const ctl_args *a, const char *cmd)
+{
+    if (!a->trace)
+        return 0;
+    if (!ctl_use_socket(a) && strcmp(cmd, "preprocess") != 0) {
+        fprintf(stderr, "dvppctl %s: --trace needs --socket (without a daemon only "
+                        "preprocess records a trace)\n", cmd);
+        return 2;
+    }
+    if (a->dump) {
+        fprintf(stderr, "dvppctl %s: --trace and --dump: one at a time\n", cmd);
         return 2;
     }
     return 0;
@@ -755,6 +810,8 @@ int ctl_parse_options(int argc, char **argv, ctl_args *a)
                  : (apply_option(a, opt, optarg) ? 0 : 2);
         if (rc)
             return rc;
+        if (!a->pipeline_flag && describes_pipeline(opt))
+            a->pipeline_flag = opt_by_val(opt)->name;
     }
     /* getopt_long has moved the operands to the end */
     a->operands = argv + optind;
@@ -768,7 +825,8 @@ int ctl_parse_options(int argc, char **argv, ctl_args *a)
         }
         a->inputs[a->ninputs++] = argv[optind];
     }
-    return check_pairs(a, argv[0]);
+    rc = check_trace(a, argv[0]);
+    return rc ? rc : check_pairs(a, argv[0]);
 }
 
 int ctl_parse_args(int argc, char **argv, ctl_args *a)

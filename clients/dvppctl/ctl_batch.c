@@ -31,6 +31,7 @@ dvpp_status ctl_preprocess_pipeline(const ctl_args *a, dvpp_pipeline *p, dvpp_er
     p->decode.allow_partial = a->jpeg.allow_partial;
     p->decode.profile = a->jpeg.profile;
     op.u.resize.mode = a->mode;
+    op.u.resize.round = a->round;
     op.u.resize.w = a->size_w;
     op.u.resize.h = a->size_h;
     op.u.resize.opts = a->resize;

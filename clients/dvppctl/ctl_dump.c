@@ -65,7 +65,8 @@ static dvpp_status dump_steps(dump_run *r, const ctl_args *a, dvpp_err *err)
     ctl_job j;
     dvpp_status st, run;
 
-    st = ctl_preprocess_pipeline(a, &r->p, err);
+    st = a->preset ? ctl_preset_pipeline(a, &r->p, err)
+                   : ctl_preprocess_pipeline(a, &r->p, err);
     if (st == DVPP_OK)
         st = dvpp_buf_read_file(&r->file, a->inputs[0], a->lim.max_encoded_bytes, err);
     if (st == DVPP_OK)

@@ -265,12 +265,16 @@ static bool read_config(hf_cfg *c)
 
 /* --- the spec --------------------------------------------------------------- */
 
+/* A shorter-side resize rounds the long side down: transformers'
+ * get_resize_output_image_size is int(size * long / short). */
 static json_t *resize_op(const char *interp, uint32_t w, uint32_t h, const char *mode)
 {
     json_t *r = json_pack("{s:I, s:s, s:s, s:s}", "w", (json_int_t)w, "mode", mode,
                           "interp", interp, "parity", "pil");
     if (r && h)
         json_object_set_new(r, "h", json_integer(h));
+    if (r && !strcmp(mode, "shorter"))
+        json_object_set_new(r, "round", json_string("floor"));
     return json_pack("{s:o}", "resize", r);
 }
 
@@ -395,6 +399,9 @@ int ctl_cmd_preset(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "import"))
         return cmd_import(argc - 1, argv + 1);
-    fprintf(stderr, "usage: dvppctl preset import preprocessor_config.json [--name NAME]\n");
+    if (argc >= 2 && !strcmp(argv[1], "list"))
+        return ctl_preset_list(argc - 1, argv + 1);
+    fprintf(stderr, "usage: dvppctl preset import preprocessor_config.json [--name NAME]\n"
+                    "       dvppctl preset list [--config dvppd.conf]\n");
     return 2;
 }

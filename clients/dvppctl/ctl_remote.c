@@ -117,6 +117,15 @@ dvpp_status ctl_ring_for(dvppc_conn *c, size_t bytes, unsigned slots,
     return DVPP_OK;
 }
 
+/* The daemon's largest ring, at most CTL_UNSIZED_SLOT: the memfd's pages
+ * are only made as the daemon writes them. */
+static size_t unsized_slot(dvppc_conn *c)
+{
+    uint64_t most = dvppc_info(c)->max_ring_bytes;
+
+    return most < CTL_UNSIZED_SLOT ? (size_t)most : CTL_UNSIZED_SLOT;
+}
+
 dvpp_status ctl_job_run(dvppc_conn *c, const ctl_job *j, const ctl_source *s,
                         ctl_out *out, dvpp_err *err)
 {
@@ -131,16 +140,25 @@ dvpp_status ctl_job_run(dvppc_conn *c, const ctl_job *j, const ctl_source *s,
     memset(&e, 0, sizeof(e));
     /* A plan that fails here (a header the daemon will refuse too) leaves
      * the size unknown: the job goes inline and the daemon says why. */
-    out->planned = ctl_job_plan(j, s, &out->plan, &ignored) == DVPP_OK;
+    out->planned = !j->size_unknown && ctl_job_plan(j, s, &out->plan, &ignored) == DVPP_OK;
     spec = ctl_spec_json(j);
     if (!spec)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "cannot build the spec");
-    st = ctl_ring_for(c, ctl_job_out_bytes(j, out->planned ? &out->plan : NULL), 1,
-                      &out->ring, err);
+    st = ctl_ring_for(c, j->size_unknown ? unsized_slot(c)
+                                         : ctl_job_out_bytes(j, out->planned ? &out->plan
+                                                                            : NULL),
+                      1, &out->ring, err);
     q.spec = spec;
     q.ring = out->ring;
-    if (st == DVPP_OK && dvppc_submit(c, &q, &out->res, &e) != 0)
+    if (st == DVPP_OK && j->trace) { /* --trace FILE: the daemon's trace of it */
+        uint64_t id = 0;
+        if (dvppc_submit_traced(c, &q, &out->res, &id, &e) != 0)
+            st = ctl_from_client(&e, err);
+        else
+            st = ctl_trace_fetch(c, id, j->trace, err);
+    } else if (st == DVPP_OK && dvppc_submit(c, &q, &out->res, &e) != 0) {
         st = ctl_from_client(&e, err);
+    }
     free(spec);
     return st;
 }

@@ -37,7 +37,19 @@ typedef struct ctl_job {
                                sent as "scale" so the daemon computes the
                                same 1/mult the offline path does */
     double mult;
+    const char *preset;     /* preprocess --preset: the spec sent is
+                               {"preset": NAME} (borrowed); @pipe is the
+                               preset resolved here, for planning only */
+    bool size_unknown;      /* @pipe is not what the daemon runs (a preset
+                               only it knows): the output's size is not
+                               planned, a ring slot of the largest size
+                               (at most CTL_UNSIZED_SLOT) takes it */
+    const char *trace;      /* --trace FILE: submitted traced, the daemon's
+                               trace of it written there (borrowed) */
 } ctl_job;
+
+/* The slot of an output whose size is unknown here. */
+#define CTL_UNSIZED_SLOT ((size_t)256 << 20)
 
 /* The input as the daemon gets it: JPEG and PNG files as they are, raw
  * and .npy pixels read here and sent as raw pixels with their layout. */
@@ -59,6 +71,10 @@ typedef struct ctl_out {
     dvpp_pipeline_plan plan;/* planned here */
     bool planned;           /* plan is valid (the header could be read) */
 } ctl_out;
+
+/* --trace FILE with --socket (ctl_trace.c): trace @id of the daemon
+ * (TraceGet) written to @path. */
+dvpp_status ctl_trace_fetch(dvppc_conn *c, uint64_t id, const char *path, dvpp_err *err);
 
 /* --- ctl_spec.c: flags -> pipeline -> JSON ---------------------------------- */
 

@@ -351,11 +351,43 @@ static void print_norm_geometry(const ctl_out *out)
            out->planned ? g->pad_y : out->res.pad_y);
 }
 
+/* preprocess --preset: the whole job's geometry (a preset may have several
+ * ops), the daemon's answer, as the local run prints its run's. */
+static void print_job_geometry(const ctl_out *out)
+{
+    printf("{\"scale_x\": %.17g, \"scale_y\": %.17g, \"pad_x\": %.17g, "
+           "\"pad_y\": %.17g}\n",
+           out->res.scale_x, out->res.scale_y, out->res.pad_x, out->res.pad_y);
+}
+
+/* The daemon resolves the name ({"preset": NAME} is the spec sent); the
+ * pipeline resolved here (shipped presets, --config FILE's) only sizes
+ * the output. A name known to the daemon alone leaves it unsized: the
+ * output goes through a ring slot of the largest size (ctl_job_run). */
+static int preprocess_preset_prepare(ctl_args *a, single_job *sj, dvpp_err *err)
+{
+    dvpp_pipeline p;
+    dvpp_err ignored;
+
+    if (single_load(a, sj, DVPP_PIXEL_RGB, err))
+        return 1;
+    ctl_job_init(&sj->j, a, &sj->s, DVPPC_TENSOR);
+    sj->j.preset = a->preset;
+    dvpp_err_clear(&ignored);
+    if (ctl_preset_pipeline(a, &p, &ignored) == DVPP_OK)
+        sj->j.pipe = p;
+    else
+        sj->j.size_unknown = true;
+    return 0;
+}
+
 static int preprocess_prepare(ctl_args *a, void *state, dvpp_err *err)
 {
     single_job *sj = state;
     dvpp_status st;
 
+    if (a->preset)
+        return preprocess_preset_prepare(a, sj, err);
     if (single_load(a, sj, DVPP_PIXEL_RGB, err))
         return 1;
     ctl_job_init(&sj->j, a, &sj->s, DVPPC_TENSOR);
@@ -371,7 +403,9 @@ static dvpp_status preprocess_finish(ctl_args *a, void *state, dvpp_err *err)
     single_job *sj = state;
     dvpp_status st = single_write(a, sj, err);
 
-    if (st == DVPP_OK)
+    if (st == DVPP_OK && sj->j.preset)
+        print_job_geometry(&sj->out);
+    else if (st == DVPP_OK)
         print_norm_geometry(&sj->out);
     return st;
 }

@@ -109,6 +109,7 @@ void ctl_job_init(ctl_job *j, const ctl_args *a, const ctl_source *s,
     memset(j, 0, sizeof(*j));
     dvpp_pipeline_init(p);
     j->kind = kind;
+    j->trace = a->trace;
     if (s->kind == CTL_INPUT_JPEG || s->kind == CTL_INPUT_PNG) {
         p->input = s->kind == CTL_INPUT_JPEG ? DVPP_PIPE_IN_JPEG : DVPP_PIPE_IN_PNG;
         p->decode.format = s->format;
@@ -137,6 +138,7 @@ dvpp_status ctl_job_resize(ctl_job *j, const ctl_args *a, dvpp_resize_mode mode,
     dvpp_pipe_op op = {.kind = DVPP_PIPE_OP_RESIZE};
 
     op.u.resize.mode = mode;
+    op.u.resize.round = a->round;
     op.u.resize.w = w;
     op.u.resize.h = h;
     op.u.resize.opts = a->resize;
@@ -259,12 +261,21 @@ static json_t *decode_json(const dvpp_pipe_decode *d)
 
 static json_t *resize_json(const dvpp_pipe_resize *r)
 {
-    return json_pack("{s:I, s:I, s:s, s:s, s:s, s:I, s:[i, i, i]}", "w", (json_int_t)r->w,
-                     "h", (json_int_t)r->h, "mode", dvpp_resize_mode_name(r->mode),
-                     "interp", dvpp_interp_name(r->opts.interp), "parity",
-                     dvpp_parity_name(r->opts.parity), "ascend_mode",
-                     (json_int_t)r->opts.ascend_mode, "pad", r->pad[0], r->pad[1],
-                     r->pad[2]);
+    json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:s, s:I, s:[i, i, i]}", "w",
+                          (json_int_t)r->w, "h", (json_int_t)r->h, "mode",
+                          dvpp_resize_mode_name(r->mode), "interp",
+                          dvpp_interp_name(r->opts.interp), "parity",
+                          dvpp_parity_name(r->opts.parity), "ascend_mode",
+                          (json_int_t)r->opts.ascend_mode, "pad", r->pad[0], r->pad[1],
+                          r->pad[2]);
+
+    /* only when set: a daemon from before "round" still takes the rest */
+    if (o && r->round != DVPP_RESIZE_ROUND_NEAREST &&
+        json_object_set_new(o, "round", json_string(dvpp_resize_round_name(r->round)))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 static json_t *border_json(const dvpp_border *b)
@@ -356,6 +367,12 @@ char *ctl_spec_json(const ctl_job *j)
     char *text = NULL;
     bool ok;
 
+    if (j->preset) { /* the daemon resolves the name: config presets too */
+        ok = root && put(root, "preset", json_string(j->preset));
+        text = ok ? json_dumps(root, JSON_COMPACT) : NULL;
+        json_decref(root);
+        return text;
+    }
     ok = root && put_input(root, p) && put(root, "decode", decode_json(&p->decode));
     if (ok && p->nops)
         ok = put(root, "ops", ops_json(p));

@@ -189,8 +189,8 @@ static dvpp_status resize_shape(const ctl_args *a, const dvpp_image *src,
 {
     dvpp_resize_geom *g = state;
     dvpp_roi_grid cg, pg;
-    dvpp_status st = dvpp_resize_geometry(src->width, src->height, a->mode,
-                                          a->size_w, a->size_h, g, err);
+    dvpp_status st = dvpp_resize_geometry_rounded(src->width, src->height, a->mode,
+                                                  a->size_w, a->size_h, a->round, g, err);
     *fmt = a->format_set ? a->format : src->format;
     if (st == DVPP_OK) {
         dvpp_vpc_crop_grid(a->jpeg.profile, src->format, &cg);

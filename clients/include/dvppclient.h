@@ -230,6 +230,12 @@ typedef struct dvppc_result {
 DVPPC_API int dvppc_submit(dvppc_conn *c, const dvppc_request *q, dvppc_result *res,
                  dvppc_error *err);
 
+/* dvppc_submit with a trace (Submit.trace): the daemon records the job
+ * (docs/tracing.md) and *@trace_id names the trace for dvppc_trace_get
+ * (0 when the job was refused before it started). */
+DVPPC_API int dvppc_submit_traced(dvppc_conn *c, const dvppc_request *q, dvppc_result *res,
+                                  uint64_t *trace_id, dvppc_error *err);
+
 /* Submit without waiting; @ticket names the job for dvppc_wait. */
 DVPPC_API int dvppc_submit_async(dvppc_conn *c, const dvppc_request *q, uint64_t *ticket,
                        dvppc_error *err);
@@ -443,6 +449,13 @@ DVPPC_API int dvppc_video_encode(dvppc_conn *c, const dvppc_venc_opts *o,
                                  dvppc_venc_counts *counts, dvppc_error *err);
 
 /* --- statistics --------------------------------------------------------------- */
+
+/* Trace @id's Chrome Trace JSON (@len bytes, NUL-terminated; the caller
+ * frees it with free()). The daemon's errors: DVPPC_ENOTFOUND (unknown,
+ * dropped, tracing off), DVPPC_ELIMIT field "trace" (larger than
+ * max_inline: GET /v1/traces/<id> serves it). */
+DVPPC_API int dvppc_trace_get(dvppc_conn *c, uint64_t id, char **json, size_t *len,
+                              dvppc_error *err);
 
 /* The daemon's counters as a JSON object text (caller frees with free()). */
 DVPPC_API int dvppc_stats_json(dvppc_conn *c, char **json, dvppc_error *err);

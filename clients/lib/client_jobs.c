@@ -88,7 +88,7 @@ int dvppc__ring_id(dvppc_conn *c, const dvppc_ring *r, uint32_t *id, dvppc_error
 /* --- submit --------------------------------------------------------------------- */
 
 static int submit_send(dvppc_conn *c, const dvppc_request *q, const job_input *in,
-                       uint32_t ring, uint64_t id, dvppc_error *err)
+                       uint32_t ring, uint64_t id, bool trace, dvppc_error *err)
 {
     Dvpp__Envelope env = DVPP__ENVELOPE__INIT;
     Dvpp__Submit s = DVPP__SUBMIT__INIT;
@@ -102,6 +102,7 @@ static int submit_send(dvppc_conn *c, const dvppc_request *q, const job_input *i
     s.spec = (char *)(q->spec ? q->spec : "");
     s.aipp_config = (char *)(q->aipp_config ? q->aipp_config : "");
     s.deadline_ms = q->deadline_ms;
+    s.trace = trace;
     s.ring = ring;
     if (in->fd >= 0) {
         s.input_fd = 1;
@@ -113,8 +114,9 @@ static int submit_send(dvppc_conn *c, const dvppc_request *q, const job_input *i
     return dvppc__send(c, &env, in->fd >= 0 ? &in->fd : NULL, in->fd >= 0 ? 1 : 0, err);
 }
 
-int dvppc_submit_async(dvppc_conn *c, const dvppc_request *q, uint64_t *ticket,
-                       dvppc_error *err)
+/* dvppc_submit_async, with Submit.trace = @trace. */
+static int submit_async(dvppc_conn *c, const dvppc_request *q, bool trace, uint64_t *ticket,
+                        dvppc_error *err)
 {
     job_input in;
     uint32_t ring;
@@ -138,7 +140,7 @@ int dvppc_submit_async(dvppc_conn *c, const dvppc_request *q, uint64_t *ticket,
     pthread_mutex_unlock(&c->mu);
     if (st)
         goto out;
-    st = submit_send(c, q, &in, ring, id, err);
+    st = submit_send(c, q, &in, ring, id, trace, err);
     if (st) {
         pthread_mutex_lock(&c->mu);
         dvppc__forget(c, id);
@@ -153,8 +155,16 @@ out:
     return st;
 }
 
-int dvppc_wait(dvppc_conn *c, uint64_t ticket, dvppc_result *res, int timeout_ms,
-               dvppc_error *err)
+int dvppc_submit_async(dvppc_conn *c, const dvppc_request *q, uint64_t *ticket,
+                       dvppc_error *err)
+{
+    return submit_async(c, q, false, ticket, err);
+}
+
+/* dvppc_wait, also reading the Result's trace id into @trace_id (when
+ * not NULL; 0 for none or an Error answer). */
+static int wait_result(dvppc_conn *c, uint64_t ticket, dvppc_result *res, int timeout_ms,
+                       uint64_t *trace_id, dvppc_error *err)
 {
     cl_msg *m = NULL;
     int st;
@@ -167,6 +177,9 @@ int dvppc_wait(dvppc_conn *c, uint64_t ticket, dvppc_result *res, int timeout_ms
     if (!st) {
         if (ticket)
             dvppc__forget(c, ticket);
+        /* read before the fill, which takes @m */
+        if (trace_id && m->env->body_case == DVPP__ENVELOPE__BODY_RESULT && m->env->result)
+            *trace_id = m->env->result->trace_id;
         st = dvppc__result_fill(c, m, res, err);
     }
     pthread_mutex_unlock(&c->mu);
@@ -179,7 +192,15 @@ int dvppc_wait(dvppc_conn *c, uint64_t ticket, dvppc_result *res, int timeout_ms
     return st;
 }
 
-int dvppc_submit(dvppc_conn *c, const dvppc_request *q, dvppc_result *res, dvppc_error *err)
+int dvppc_wait(dvppc_conn *c, uint64_t ticket, dvppc_result *res, int timeout_ms,
+               dvppc_error *err)
+{
+    return wait_result(c, ticket, res, timeout_ms, NULL, err);
+}
+
+/* dvppc_submit; with @trace_id, traced (Submit.trace) and its id read. */
+static int submit_wait(dvppc_conn *c, const dvppc_request *q, dvppc_result *res,
+                       uint64_t *trace_id, dvppc_error *err)
 {
     uint64_t ticket;
     int st;
@@ -187,14 +208,28 @@ int dvppc_submit(dvppc_conn *c, const dvppc_request *q, dvppc_result *res, dvppc
     if (!res)
         return dvppc__fail(err, DVPPC_EINVAL, NULL, "no result");
     memset(res, 0, sizeof(*res));
-    st = dvppc_submit_async(c, q, &ticket, &res->error);
+    st = submit_async(c, q, trace_id != NULL, &ticket, &res->error);
     if (st) {
         res->status = st;
         if (err)
             *err = res->error;
         return st;
     }
-    return dvppc_wait(c, ticket, res, -1, err);
+    return wait_result(c, ticket, res, -1, trace_id, err);
+}
+
+int dvppc_submit(dvppc_conn *c, const dvppc_request *q, dvppc_result *res, dvppc_error *err)
+{
+    return submit_wait(c, q, res, NULL, err);
+}
+
+int dvppc_submit_traced(dvppc_conn *c, const dvppc_request *q, dvppc_result *res,
+                        uint64_t *trace_id, dvppc_error *err)
+{
+    if (!trace_id)
+        return dvppc__fail(err, DVPPC_EINVAL, "trace_id", "no trace id to fill");
+    *trace_id = 0;
+    return submit_wait(c, q, res, trace_id, err);
 }
 
 /* --- batch jobs ----------------------------------------------------------------- */
@@ -561,6 +596,42 @@ static void stats_json(jbuf *b, const Dvpp__Stats *s)
               ",\"jobs_failed\":%" PRIu64 ",\"inflight_pixels\":%" PRIu64 "}",
               s->connections, s->rings, s->slots_leased, s->leases_expired, s->bad_releases,
               s->dropped_connections, s->jobs_submitted, s->jobs_failed, s->inflight_pixels);
+}
+
+int dvppc_trace_get(dvppc_conn *c, uint64_t id, char **json, size_t *len, dvppc_error *err)
+{
+    Dvpp__Envelope env = DVPP__ENVELOPE__INIT;
+    Dvpp__TraceGet q = DVPP__TRACE_GET__INIT;
+    const ProtobufCBinaryData *d;
+    cl_msg *m = NULL;
+    int st;
+
+    if (!c || !json || !len)
+        return dvppc__fail(err, DVPPC_EINVAL, NULL, "no connection or output");
+    *json = NULL;
+    *len = 0;
+    q.id = id;
+    env.body_case = DVPP__ENVELOPE__BODY_TRACE_GET;
+    env.trace_get = &q;
+    st = dvppc__call(c, &env, &m, err);
+    if (!st)
+        st = dvppc__expect(m, DVPP__ENVELOPE__BODY_TRACE_DATA, err);
+    if (st)
+        goto out;
+    d = &m->env->trace_data->json;
+    *json = malloc(d->len + 1);
+    if (!*json) {
+        st = dvppc__fail(err, DVPPC_ENOMEM, NULL, "no memory for a trace of %zu bytes",
+                         d->len);
+        goto out;
+    }
+    if (d->len)
+        memcpy(*json, d->data, d->len);
+    (*json)[d->len] = '\0';
+    *len = d->len;
+out:
+    dvppc__msg_free(m);
+    return st;
 }
 
 int dvppc_stats_json(dvppc_conn *c, char **json, dvppc_error *err)

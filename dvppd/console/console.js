@@ -100,8 +100,21 @@
   /* lines: [{name, color, values}] over the shared x (state.series.t). */
   function drawChart(canvas, lines, unit) {
     const { g, w, h } = fitCanvas(canvas);
-    const L = 48, R = 8, T = 8, B = 34;
+    const L = 48, R = 8, T = 8;
     const t = state.series.t;
+    g.font = "11px system-ui, sans-serif";
+    /* the legend's entries, wrapped into rows under the plot */
+    const items = lines.map((ln) => {
+      const last = ln.values.length ? ln.values[ln.values.length - 1] : 0;
+      const label = `${ln.name} ${fmt(last)}`;
+      return { ln, label, width: g.measureText(label).width + 26 };
+    });
+    let rows = 1, rx = L;
+    for (const it of items) {
+      if (rx + it.width > w - R && rx > L) { rows++; rx = L; }
+      it.row = rows - 1; it.x = rx; rx += it.width;
+    }
+    const B = 20 + 14 * rows;
     let ymax = 0;
     for (const ln of lines) for (const v of ln.values) if (v > ymax) ymax = v;
     ymax = niceMax(ymax * 1.1);
@@ -131,17 +144,13 @@
       });
       g.stroke();
     }
-    /* legend */
-    let lx = L;
     g.textAlign = "left"; g.textBaseline = "bottom";
-    for (const ln of lines) {
-      g.fillStyle = ln.color;
-      g.fillRect(lx, h - 12, 10, 3);
+    for (const it of items) {
+      const y = h - 3 - 14 * (rows - 1 - it.row);
+      g.fillStyle = it.ln.color;
+      g.fillRect(it.x, y - 9, 10, 3);
       g.fillStyle = "#1c2330";
-      const last = ln.values.length ? ln.values[ln.values.length - 1] : 0;
-      const label = `${ln.name} ${fmt(last)}`;
-      g.fillText(label, lx + 13, h - 3);
-      lx += g.measureText(label).width + 26;
+      g.fillText(it.label, it.x + 13, y);
     }
   }
 

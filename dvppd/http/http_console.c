@@ -163,7 +163,9 @@ static json_t *stats_latency(dvppd_metrics *m)
 }
 
 /* Requests answered: all, and those of the routes that do work (the
- * page's req/s; its own polling is not work). */
+ * page's req/s; its own polling is not work). Images: every still image
+ * (a request's or a batch item) runs as one job of the VPC engine, the
+ * pipe device's, so its completions are the images done. */
 static json_t *stats_throughput(dvppd_metrics *m, const dvpp_device_counters *c)
 {
     uint64_t all = 0, work = 0, errors = 0;
@@ -184,8 +186,7 @@ static json_t *stats_throughput(dvppd_metrics *m, const dvpp_device_counters *c)
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "requests", (json_int_t)work,
                      "requests_all", (json_int_t)all, "errors", (json_int_t)errors,
                      "images",
-                     (json_int_t)(c->engine[DVPP_ENGINE_JPEGD].done +
-                                  c->engine[DVPP_ENGINE_PNGD].done),
+                     (json_int_t)c->engine[DVPP_ENGINE_VPC].done,
                      "pixels", (json_int_t)stats_load(&m->pixels), "by_route",
                      by_route ? by_route : json_object());
 }

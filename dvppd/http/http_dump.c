@@ -151,7 +151,7 @@ static void batch_watch_image(void *ctx, const char *name, int index, uint32_t i
 static dvpp_status batch_items_open(struct http_dump *d, size_t n, dvpp_err *err)
 {
     uint64_t share = d->d.max_bytes / (n + 1);
-    char name[24];
+    char name[32];
 
     d->items = calloc(n, sizeof(*d->items));
     if (!d->items)

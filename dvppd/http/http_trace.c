@@ -88,7 +88,7 @@ uint64_t http_trace_answer_start(http_req *r, struct MHD_Response *resp)
 
 void http_trace_answer_done(http_req *r, uint64_t t_write)
 {
-    dvppd_trace_args a = {-1, -1, -1, 0, "http"};
+    dvppd_trace_args a = {-1, -1, -1, 0, "http", 0};
     uint64_t now = dvpp_now_ns();
 
     if (!dvppd_trace_job_active(&r->tj))

@@ -534,6 +534,9 @@ static void dispatch_envelope(conn *c, Dvpp__Envelope *env, const int *fds, int 
     case DVPP__ENVELOPE__BODY_VIDEO_CLOSE:
         sock_on_video_close(c, id, env->video_close->channel);
         break;
+    case DVPP__ENVELOPE__BODY_TRACE_GET:
+        sock_on_trace_get(c, id, env->trace_get->id);
+        break;
     default:
         sock_violation(c, id, "not a request the daemon takes");
         break;

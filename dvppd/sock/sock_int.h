@@ -15,6 +15,7 @@
  *   sock_cache.c   the connection's caches: input memfd mappings, the last
  *                  spec parse
  *   sock_jobs.c    job records, Submit/BatchSubmit and their Results
+ *   sock_trace.c   a job's trace (Submit/BatchSubmit.trace, captures), TraceGet
  *   sock_video.c   video channels: VideoOpen/Packet/Close, the budget
  *   sock_vdec.c    a channel's decode: its thread and the worker baton
  *   sock_venc.c    a channel's encode jobs and its output, paced by the reader
@@ -62,6 +63,7 @@
 #include "device/dvpp_videojob.h"
 #include "dvppd_sock.h"
 #include "dvppd_spec.h"
+#include "dvppd_trace.h"
 #include "ipc_msg.h"
 #include "proto/dvpp.pb-c.h"
 
@@ -318,6 +320,10 @@ struct sjob {
     uint64_t keyframes;          /* JOB_VENC */
     uint64_t held;               /* JOB_VENC: the MP4 bytes the encoder holds after it */
     vdecode *vd;                 /* JOB_VDEC: its thread and baton */
+    /* traces (sock_trace.c): JOB_SINGLE and JOB_BATCH */
+    dvppd_trace_job tj;          /* .trace's own trace and a running capture's */
+    uint64_t t_recv;             /* the request taken in: "request" starts */
+    int32_t recv_tid;            /* the socket thread, for the spans of its part */
 };
 
 /* The named-ring registry (sock_ring.c): what HTTP threads may reach. */
@@ -358,6 +364,7 @@ struct dvppd_sock {
     ring_registry names;         /* named rings, shared with HTTP threads */
     ipc_ring_gens gens;          /* every ring's generations */
     counters n;
+    dvppd_trace_store *traces;   /* borrowed; NULL: tracing off */
 };
 
 static inline uint64_t sock_now_ms(void)
@@ -537,6 +544,26 @@ void sock_send_single_result(sjob *j);
  * a failed send asked for. */
 void sock_single_answered(sjob *j);
 void sock_send_batch_result(sjob *j);
+
+/* --- sock_trace.c: traces ----------------------------------------------------------------- */
+
+/* Begin @j's trace (Submit/BatchSubmit.trace: its own; and the running
+ * capture's, traced or not) from @t_recv, when its request was taken.
+ * DVPP_EUNSUPPORTED (field "trace") when asked for with tracing off,
+ * DVPP_ENOMEM. Socket thread. */
+dvpp_status sock_trace_begin(sjob *j, bool traced, uint64_t t_recv, dvpp_err *err);
+/* Point @p (the job's own copy: never the connection's kept parse) at
+ * @j's watch; a no-op when @j records nothing. */
+void sock_trace_watch(sjob *j, dvpp_pipeline *p);
+/* A span of @j on the calling thread (no-op when it records nothing). */
+void sock_trace_span(sjob *j, const char *name, uint64_t t0_ns, uint64_t t1_ns);
+/* @j's Result is built (from @t_write on) and about to be sent: its
+ * front-end spans (queue, write, request) are added and its own trace
+ * stored, before the send, so a TraceGet that follows the Result finds
+ * it. Any thread that owns @j; once (later calls are no-ops). */
+void sock_trace_answer(sjob *j, uint64_t t_write);
+/* TraceGet: TraceData, or an Error (ENOTFOUND, ELIMIT past max_inline). */
+void sock_on_trace_get(conn *c, uint64_t id, uint64_t trace);
 
 /* --- sock_video.c: video channels ------------------------------------------------------ */
 

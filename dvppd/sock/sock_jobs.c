@@ -28,6 +28,7 @@ sjob *sock_job_new(conn *c, job_type type, uint64_t id, Dvpp__Envelope *env)
 
 void sock_job_free(sjob *j)
 {
+    dvppd_trace_job_end(&j->tj, NULL); /* never answered (refused): nothing stored */
     sock_vdec_free(j->vd);
     dvpp_batchjob_free(j->bj);
     sock_stream_recycle(j->c, j->own_stream);
@@ -224,6 +225,8 @@ static dvpp_status queue_single_job(sjob *j, const Dvpp__Submit *m, const int *f
         return dvpp_err_set(err, DVPP_EINVAL, "kind", "unknown kind %d", (int)m->kind);
     st = sock_job_spec(j, spec_kind(m->kind), m->spec, m->aipp_config, err);
     j->kind = m->kind;
+    if (st == DVPP_OK) /* on the job's copy of the spec (sock_job_spec) */
+        sock_trace_watch(j, &j->spec.pipe);
     if (st == DVPP_OK)
         st = take_single_input(j, m, fds, err);
     if (st == DVPP_OK)
@@ -259,7 +262,7 @@ static dvpp_status queue_single_job(sjob *j, const Dvpp__Submit *m, const int *f
 void sock_on_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
 {
     const Dvpp__Submit *m = env->submit;
-    uint64_t id = env->id;
+    uint64_t id = env->id, t_recv = dvpp_now_ns();
     /* Read now: a refused job frees @env (and @m with it) before the
      * refusal is charged to the stream. */
     uint64_t stream = m->stream;
@@ -273,6 +276,8 @@ void sock_on_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
     dvpp_err_clear(&err);
     j = sock_job_admit(c, JOB_SINGLE, env, "job", &st, &err);
     if (j)
+        st = sock_trace_begin(j, m->trace, t_recv, &err);
+    if (st == DVPP_OK && j)
         st = queue_single_job(j, m, fds, &err);
     atomic_fetch_add(&c->s->n.submitted, 1);
     if (st != DVPP_OK) {
@@ -401,11 +406,13 @@ static void build_single_result(sjob *j, single_result *o)
     if (st == DVPP_OK) {
         describe_output(j, &o->meta, o->shape, &m, &bytes);
         if (j->has_slot) {
+            uint64_t t_lease = dvpp_now_ns();
             st = ipc_ring_lease(j->ring, j->slot, &m, sock_now_ms() + j->lease_ms,
                                 &r->generation) == 0
                      ? DVPP_OK
                      : dvpp_err_set(&j->err, DVPP_ECANCELED, "ring",
                                     "the ring was closed before the job finished");
+            sock_trace_span(j, "hand-off", t_lease, dvpp_now_ns());
             j->has_slot = false; /* leased, or freed by the closed ring */
             r->ring = j->ring_id;
             r->slot = j->slot;
@@ -436,6 +443,7 @@ static void build_single_result(sjob *j, single_result *o)
         r->geom = &o->g;
         r->timings = &o->tm;
     }
+    r->trace_id = j->tj.own ? j->tj.id : 0;
     o->e.body_case = DVPP__ENVELOPE__BODY_RESULT;
     o->e.result = r;
 }
@@ -471,6 +479,7 @@ static void answer_on_worker(sjob *j)
     conn *c = j->c;
     single_result o;
     uint8_t small[SMALL_RESULT], *buf = small;
+    uint64_t t_write = dvpp_now_ns();
     size_t len;
 
     build_single_result(j, &o);
@@ -481,6 +490,7 @@ static void answer_on_worker(sjob *j)
             return; /* left to the socket thread, which says ENOMEM */
     }
     dvpp__envelope__pack(&o.e, buf);
+    sock_trace_answer(j, t_write); /* stored before the client can ask for it */
     /* Counted answered before it is sent: a client that sends its next
      * job on this Result finds the slot of max_inflight free. */
     atomic_fetch_add(&c->answered, 1);
@@ -507,8 +517,10 @@ void sock_single_answered(sjob *j)
 void sock_send_single_result(sjob *j)
 {
     single_result o;
+    uint64_t t_write = dvpp_now_ns();
 
     build_single_result(j, &o);
+    sock_trace_answer(j, t_write);
     sock_send_env(j->c, &o.e, NULL, 0);
     settle_single(j);
 }
@@ -570,6 +582,11 @@ static dvpp_status queue_batch_job(sjob *j, const Dvpp__BatchSubmit *m, const in
         st = dvpp_batchjob_tensor(&j->spec.pipe, (uint32_t)j->n, &j->out.tensor, err);
     if (st == DVPP_OK)
         st = sock_job_item_specs(j, m->item_specs, m->n_item_specs, m->aipp_config, err);
+    if (st == DVPP_OK) { /* the job's own copies (items run on several workers) */
+        sock_trace_watch(j, &j->spec.pipe);
+        for (size_t i = 0; j->item_pipes && i < j->n; i++)
+            sock_trace_watch(j, &j->item_pipes[i]);
+    }
     if (st == DVPP_OK)
         st = take_output(j, m->ring, j->out.tensor.bytes, &dest, err);
     if (st != DVPP_OK)
@@ -598,7 +615,7 @@ static void send_accepted(conn *c, uint64_t id, uint64_t batch, uint32_t items)
 void sock_on_batch_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds)
 {
     const Dvpp__BatchSubmit *m = env->batch_submit;
-    uint64_t id = env->id;
+    uint64_t id = env->id, t_recv = dvpp_now_ns();
     dvpp_status st = DVPP_OK;
     dvpp_err err;
     sbatch *b = NULL;
@@ -614,6 +631,8 @@ void sock_on_batch_submit(conn *c, Dvpp__Envelope *env, const int *fds, int nfds
     b = j ? calloc(1, sizeof(*b)) : NULL;
     if (j && !b)
         st = dvpp_err_set(&err, DVPP_ENOMEM, NULL, "batch");
+    if (st == DVPP_OK)
+        st = sock_trace_begin(j, m->trace, t_recv, &err);
     if (st == DVPP_OK)
         st = queue_batch_job(j, m, fds, nfds, &err);
     atomic_fetch_add(&c->s->n.submitted, 1);
@@ -691,6 +710,7 @@ void sock_send_batch_result(sjob *j)
     ipc_slot_meta m;
     int64_t shape[DVPP_RING_MAX_DIMS];
     int32_t *items = calloc(j->n, sizeof(*items));
+    uint64_t t_write = dvpp_now_ns(), t_lease;
     dvpp_err err;
     dvpp_status st;
 
@@ -712,10 +732,12 @@ void sock_send_batch_result(sjob *j)
         meta.n_shape = j->out.tensor.ndim;
         meta.shape = shape;
         meta.bytes = j->out.tensor.bytes;
+        t_lease = dvpp_now_ns();
         if (ipc_ring_lease(j->ring, j->slot, &m,
                            sock_now_ms() + c->s->set->cfg.sock.lease_timeout_ms,
                            &r.generation) != 0)
             st = dvpp_err_set(&err, DVPP_ECANCELED, "ring", "the ring was closed");
+        sock_trace_span(j, "hand-off", t_lease, dvpp_now_ns());
         j->has_slot = false;
         r.ring = j->ring_id;
         r.slot = j->slot;
@@ -729,8 +751,10 @@ void sock_send_batch_result(sjob *j)
     }
     r.n_item_status = items ? j->n : 0;
     r.item_status = items;
+    r.trace_id = j->tj.own ? j->tj.id : 0;
     e.body_case = DVPP__ENVELOPE__BODY_RESULT;
     e.result = &r;
+    sock_trace_answer(j, t_write); /* stored before the client can ask for it */
     sock_send_env(c, &e, NULL, 0);
     free(items);
     unlist_batch(c, j);

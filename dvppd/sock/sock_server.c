@@ -349,6 +349,7 @@ dvpp_status dvppd_sock_start(const dvppd_sock_env *env, dvppd_sock **out, dvpp_e
     s->live = env->live;
     s->set = dvppd_live_get(env->live);
     s->device = env->device;
+    s->traces = env->traces;
     s->rx_cap = (size_t)c->sock.max_inline + RX_SLACK;
     s->rx = malloc(s->rx_cap);
     if (!s->rx)

@@ -17,9 +17,10 @@ openai/clip-vit-base-patch32, facebook/convnext-tiny-224 and
 facebook/deit-base-distilled-patch16-224. dvppd's pil parity is Pillow's
 resize bit for bit, so the pixels before rescaling are identical and the
 difference is float32 rounding only: asserted max |diff| <= 1e-6 and mean
-<= 1e-7 (measured max 4.8e-7). The photo (227x149) is one where dvppd's
-`shorter` (long side rounded) and HF's int() agree (341.3 -> 341, 390.0 ->
-390); docs/presets.md says where they do not.
+<= 1e-7 (measured max 4.8e-7). The imported `shorter` resizes round the
+long side down (round: floor), as HF's int(): the photo (227x149) and the
+same photo at 601x400, where rounding to nearest would differ (224 * 601 /
+400 = 336.56 -> 336, 256 * 601 / 400 = 384.64 -> 384), both equal HF.
 
     DVPP_BUILD=build /usr/bin/python3 -m pytest -q -p no:cacheprovider \\
         tests/e2e/test_preset_import.py
@@ -135,6 +136,9 @@ def test_imported_shapes(imported):
     assert vit["ops"] == [{"resize": {"w": 224, "h": 224, "mode": "stretch",
                                       "interp": "bilinear", "parity": "pil"}}]
     assert imported["clip"]["spec"]["ops"][0]["resize"]["mode"] == "shorter"
+    assert imported["clip"]["spec"]["ops"][0]["resize"]["round"] == "floor"
+    assert imported["convnext"]["spec"]["ops"][0]["resize"]["round"] == "floor"
+    assert "round" not in imported["vit"]["spec"]["ops"][0]["resize"]
     cn = imported["convnext"]["spec"]["ops"]
     assert cn[0]["resize"]["w"] == 256 and cn[2] == {"crop": [16, 16, 239, 239]}
     assert imported["deit"]["spec"]["ops"][1] == {"crop": [16, 16, 239, 239]}
@@ -152,6 +156,20 @@ def test_imported_preset_equals_hf(srv, name):
     ref = hf_reference(img, CONFIGS[name])
     assert x.shape == ref.shape == (1, 3, 224, 224)
     d = np.abs(x.astype(np.float64) - ref)
+    assert d.max() <= 1e-6 and d.mean() <= 1e-7, f"{name}: max {d.max()} mean {d.mean()}"
+
+
+@pytest.mark.parametrize("name", ["clip", "convnext", "deit"])
+def test_truncated_long_side_equals_hf(srv, name):
+    """601x400, where HF's int() and rounding to nearest part: equal HF."""
+    import io
+    img = Image.open(PHOTO).convert("RGB").resize((601, 400), Image.BICUBIC)
+    b = io.BytesIO()
+    img.save(b, "PNG")
+    r = srv.post(f"/v1/preprocess?preset={name}", b.getvalue())
+    assert r.status == 200, r
+    ref = hf_reference(img, CONFIGS[name])
+    d = np.abs(r.npy().astype(np.float64) - ref)
     assert d.max() <= 1e-6 and d.mean() <= 1e-7, f"{name}: max {d.max()} mean {d.mean()}"
 
 

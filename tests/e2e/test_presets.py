@@ -7,10 +7,12 @@ re-implementation of torchvision's Resize(S) (PIL filter) + CenterCrop(C)
 + ToTensor + Normalize in float32. dvppd's resize runs with parity pil,
 which is Pillow's resize bit for bit, and its normalisation is computed in
 double and rounded once to float32, so the only difference is float32
-rounding of (x/255 - m)/s: bounded by 1e-6 (measured: 4.8e-7). Where the
-geometry differs (dvppd's `shorter` rounds the long side to nearest,
-torchvision truncates; docs/presets.md) the test asserts the documented
-geometry instead and that torchvision's differs. yolov8 is held to
+rounding of (x/255 - m)/s: bounded by 1e-6 (measured: 4.8e-7). The presets'
+`shorter` resize rounds the long side down (`round: floor`), as
+torchvision's int(); where the centre crop's offset still differs
+(torchvision rounds (L - C) / 2 half to even, dvppd floors it, as
+transformers: (L - C) % 4 == 3; docs/presets.md) the test asserts the
+documented crop instead and that torchvision's differs. yolov8 is held to
 cv2.resize INTER_LINEAR (dvppd's cv2 parity, bit-exact) inside the
 letterbox and to 114/255 in the bars.
 
@@ -38,14 +40,14 @@ ATOL = 1e-6
 
 SHIPPED = {
     "imagenet": {"ops": [{"resize": {"w": 256, "mode": "shorter", "interp": "bilinear",
-                                     "parity": "pil"}},
+                                     "parity": "pil", "round": "floor"}},
                          {"resize": {"w": 256, "h": 256, "mode": "fill",
                                      "interp": "bilinear", "parity": "pil"}},
                          {"crop": [16, 16, 239, 239]}],
                  "normalize": {"mean": IMAGENET[0], "std": IMAGENET[1], "order": "rgb",
                                "layout": "nchw", "dtype": "float32"}},
     "clip": {"ops": [{"resize": {"w": 224, "mode": "shorter", "interp": "bicubic",
-                                 "parity": "pil"}},
+                                 "parity": "pil", "round": "floor"}},
                      {"resize": {"w": 224, "h": 224, "mode": "fill", "interp": "bicubic",
                                  "parity": "pil"}}],
              "normalize": {"mean": CLIP[0], "std": CLIP[1], "order": "rgb",
@@ -101,15 +103,21 @@ def photo():
     return Image.open(PHOTO).convert("RGB")
 
 
-def torchvision_ref(img, short, crop, filt, mean, std, long_round=False):
+def torchvision_ref(img, short, crop, filt, mean, std, long_round=False, crop_floor=False):
     """torchvision's Resize(short) + CenterCrop(crop) + ToTensor + Normalize
     on a PIL image (long side int()-truncated; @long_round: rounded to
-    nearest, as dvppd's `shorter`), NCHW float32 with N = 1."""
+    nearest, as `shorter` without round: floor; crop offset
+    int(round((L - C) / 2.0)), Python's half to even; @crop_floor:
+    (L - C) // 2, as transformers' center_crop and dvppd's fill + crop),
+    NCHW float32 with N = 1."""
     w, h = img.size
     f = (lambda x: int(x + 0.5)) if long_round else int
     nw, nh = (short, f(short * h / w)) if w <= h else (f(short * w / h), short)
     r = img.resize((nw, nh), filt)
-    top, left = int(round((nh - crop) / 2.0)), int(round((nw - crop) / 2.0))
+    if crop_floor:
+        top, left = (nh - crop) // 2, (nw - crop) // 2
+    else:
+        top, left = int(round((nh - crop) / 2.0)), int(round((nw - crop) / 2.0))
     a = np.asarray(r.crop((left, top, left + crop, top + crop)), np.float32) / np.float32(255)
     a = (a - np.array(mean, np.float32)) / np.array(std, np.float32)
     return a.transpose(2, 0, 1)[None]
@@ -177,16 +185,62 @@ def test_imagenet_clip_equal_torchvision(srv, photo, name, size):
     assert err <= ATOL, f"{name} {size}: max |dvppd - torchvision| {err}"
 
 
-def test_imagenet_long_side_rounds(srv, photo):
-    """641x423: 256 * 641 / 423 = 387.9; dvppd's `shorter` makes 388
-    (docs/presets.md), torchvision 387. dvppd equals the rounded geometry,
-    and the test can tell the two apart."""
+@pytest.mark.parametrize("name", ["imagenet", "clip"])
+def test_long_side_truncates_as_torchvision(srv, photo, name):
+    """601x400: 256 * 601 / 400 = 384.64 and 224 * 601 / 400 = 336.56: the
+    presets' `shorter` (round: floor) makes 384 / 336 as torchvision's
+    int(), where rounding to nearest would make 385 / 337; both centre
+    crops land where torchvision's do (160 / 2, 112 / 2: even). dvppd
+    equals torchvision, and the test can tell the rounded geometry apart."""
+    img = photo.resize((601, 400), Image.BICUBIC)
+    r = post(srv, "/v1/preprocess", png(img), f"?preset={name}")
+    x = r.npy()
+    short, filt, norm = ((256, Image.BILINEAR, IMAGENET) if name == "imagenet"
+                         else (224, Image.BICUBIC, CLIP))
+    ref = torchvision_ref(img, short, 224, filt, *norm)
+    rounded = torchvision_ref(img, short, 224, filt, *norm, long_round=True)
+    assert np.abs(x - ref).max() <= ATOL, f"{name}: max |dvppd - torchvision|"
+    assert np.abs(x - rounded).max() > 0.05
+    sx = float(r.headers["x-dvpp-scale"].split(",")[0])
+    assert abs(sx - (384 if name == "imagenet" else 336) / 601) < 1e-12
+
+
+def test_imagenet_641x423(srv, photo):
+    """641x423: 256 * 641 / 423 = 387.93 -> 387, torchvision's long side
+    (it was 388 before round: floor). The centre crop of 387 - 224 = 163
+    columns: dvppd floor(81.5) = 81 (transformers' center_crop), torchvision
+    round(81.5) = 82 (half to even; docs/presets.md): dvppd equals
+    torchvision's resize with the floored crop, and torchvision's own crop
+    is one column further."""
     img = photo.resize((641, 423), Image.BICUBIC)
-    x = post(srv, "/v1/preprocess", png(img), "?preset=imagenet").npy()
+    r = post(srv, "/v1/preprocess", png(img), "?preset=imagenet")
+    x = r.npy()
+    floor_crop = torchvision_ref(img, 256, 224, Image.BILINEAR, *IMAGENET, crop_floor=True)
+    tv = torchvision_ref(img, 256, 224, Image.BILINEAR, *IMAGENET)
     rounded = torchvision_ref(img, 256, 224, Image.BILINEAR, *IMAGENET, long_round=True)
-    trunc = torchvision_ref(img, 256, 224, Image.BILINEAR, *IMAGENET)
-    assert np.abs(x - rounded).max() <= ATOL
-    assert np.abs(x - trunc).max() > 0.1
+    assert np.abs(x - floor_crop).max() <= ATOL
+    assert np.abs(x - rounded).max() > 0.05
+    # torchvision's crop, one column to the right: the same pixels shifted
+    assert np.abs(x - tv).max() > 0.05
+    assert np.abs(x[..., 1:] - tv[..., :-1]).max() <= ATOL
+    assert r.headers["x-dvpp-pad"].split(",")[0] in ("-81", "-81.0")
+
+
+def test_round_query_and_json(srv, photo):
+    """round=floor on a shorter resize, in both syntaxes: 641x423 -> 387;
+    nearest (the default) 388."""
+    body = png(photo.resize((641, 423), Image.BICUBIC))
+    q = "?w=256&mode=shorter&dtype=uint8&layout=nhwc&scale=1"
+    assert post(srv, "/v1/preprocess", body, q + "&round=floor").headers[
+        "x-dvpp-shape"] == "1,256,387,3"
+    assert post(srv, "/v1/preprocess", body, q).headers["x-dvpp-shape"] == "1,256,388,3"
+    assert post(srv, "/v1/preprocess", body, q + "&round=nearest").headers[
+        "x-dvpp-shape"] == "1,256,388,3"
+    spec = {"ops": [{"resize": {"w": 100, "mode": "longer", "round": "floor"}}],
+            "normalize": {"dtype": "uint8", "layout": "nhwc", "scale": 1}}
+    # longer 100 of 641x423: 100 * 423 / 641 = 65.99 -> 65 (nearest: 66)
+    assert post(srv, "/v1/preprocess", body, spec=spec).headers["x-dvpp-shape"] == \
+        "1,65,100,3"
 
 
 def test_yolov8_letterbox_geometry_and_grey(srv, photo):
@@ -255,6 +309,17 @@ def test_json_preset_with_override(srv, photo):
     ("/v1/preprocess", "?preset=ascend-yuv", None, "preset", "for /v1/decode"),
     ("/v1/image", "?preset=imagenet", None, "preset", "for tensor endpoints"),
     ("/v1/decode", "", {"preset": "yolov8"}, "preset", "for tensor endpoints"),
+    ("/v1/preprocess", "?w=8&h=8&round=floor", None, "round", "only for mode shorter"),
+    ("/v1/preprocess", "?w=8&mode=fill&h=8&round=floor", None, "round",
+     "only for mode shorter"),
+    ("/v1/preprocess", "?w=8&mode=shorter&round=up", None, "round", "want nearest or floor"),
+    ("/v1/preprocess", "", {"ops": [{"resize": {"w": 8, "h": 8, "round": "floor"}}]},
+     "ops[0].resize.round", "only for mode shorter or longer"),
+    ("/v1/preprocess", "", {"ops": [{"resize": {"w": 8, "h": 8, "mode": "letterbox",
+                                                "round": "floor"}}]},
+     "ops[0].resize.round", "only for mode shorter or longer"),
+    ("/v1/preprocess", "", {"ops": [{"resize": {"w": 8, "mode": "shorter", "round": 1}}]},
+     "ops[0].resize.round", "want nearest or floor"),
 ])
 def test_refusals(srv, photo, path, query, spec, field, words):
     r = post(srv, path, open(PHOTO, "rb").read(), query, spec, status=400)

@@ -270,3 +270,185 @@ def test_capture_window(srv, jpg):
     r2 = srv.get("/v1/trace?seconds=1", timeout=10)
     assert r2.status == 200
     assert not [e for e in r2.json()["traceEvents"] if e["name"] == "request"]
+
+
+# --- the socket (Submit.trace, BatchSubmit.trace, TraceGet) and dvppctl --trace ----------
+
+SOCK_INLINE = 4096  # socket.max_inline: a traced batch's JSON is larger (ELIMIT)
+
+
+@pytest.fixture(scope="module")
+def ssrv(tmp_path_factory):
+    tmp = str(tmp_path_factory.mktemp("strace"))
+    port = free_port()
+    sdir = daemon_util.sock_dir("dvppt-", 0o755)
+    sock = f"{sdir}/t.sock"
+    cfg = {"http": {"listen": f"127.0.0.1:{port}", "threads": 4},
+           "socket": {"path": sock, "mode": "0600", "max_inline": SOCK_INLINE},
+           "device": {"channels": 3}, "trace": {"keep": 16, "max_seconds": 5}}
+    d = daemon_util.start_daemon(tmp, cfg, "d", port, sock=sock, sock_dir=sdir)
+    yield d
+    stop_daemon(d)
+
+
+@pytest.fixture(scope="module")
+def dvpp_mod():
+    return daemon_util.pyclient()
+
+
+def sock_spec():
+    return {"ops": [{"resize": {"w": 64, "h": 48}}], "normalize": {"scale": 1 / 255}}
+
+
+def check_socket_trace(tr, items=1):
+    """A socket job's trace: valid, nested per thread; "queue" (a Submit)
+    and "request" on the socket thread, every "run" inside "request" on a
+    worker, "write" with "hand-off" inside it after the runs."""
+    xs, named = check_format(tr)
+    check_nesting(xs)
+    by = {}
+    for e in xs:
+        by.setdefault(e["name"], []).append(e)
+    req, = by["request"]
+    assert named[req["tid"]] == "socket"
+    runs = by["run"]
+    assert len(runs) == items
+    for e in runs:
+        assert inside(e, req)
+        assert named[e["tid"]].startswith("vpc-worker-")
+    for name in PIPELINE_SPANS & set(by):
+        for e in by[name]:
+            run = next(r for r in runs if r["args"].get("item", 0) == e["args"].get("item", 0))
+            assert inside(e, run) and e["tid"] == run["tid"], e
+    write, = by["write"]
+    hand, = by["hand-off"]
+    assert inside(write, req) and inside(hand, write)
+    assert all(write["ts"] >= r["ts"] + r["dur"] - 0.002 for r in runs)
+    if items == 1:
+        queue, = by["queue"]
+        assert queue["tid"] == req["tid"] and inside(queue, req)
+        assert queue["ts"] + queue["dur"] <= runs[0]["ts"] + 0.002
+    return by
+
+
+def test_socket_submit_traced(ssrv, dvpp_mod, jpg):
+    with dvpp_mod.Client(ssrv.sock, timeout=20) as c:
+        ring = c.open_ring(2, 1 << 20)
+        plain = c.submit(sock_spec(), jpg, ring=ring)
+        assert plain.trace_id == 0
+        want = plain.array().copy()
+        plain.release()
+        r = c.submit(sock_spec(), jpg, ring=ring, trace=True)
+        assert r.trace_id > 0
+        assert np.array_equal(r.array(), want)  # the watch changes no byte
+        total_us = r.timings.total_us
+        r.release()
+        tr = c.trace(r.trace_id)
+    by = check_socket_trace(tr)
+    assert {"plan", "decode", "normalise"} <= set(by)
+    assert tr["otherData"]["label"] == "socket submit"
+    # "request" covers what Result.timings.total measures (submit .. answer)
+    assert by["request"][0]["dur"] >= total_us - 1
+    # one store: HTTP serves the very same JSON
+    h = ssrv.get(f"/v1/traces/{r.trace_id}")
+    assert h.status == 200 and h.json() == tr
+
+
+def test_socket_batch_traced(ssrv, dvpp_mod):
+    imgs = [to_jpeg(gradient(200 + 8 * i, 150, seed=i)) for i in range(3)]
+    with dvpp_mod.Client(ssrv.sock, timeout=20) as c:
+        ring = c.open_ring(2, 1 << 20)
+        r = c.batch_submit(sock_spec(), imgs, ring, trace=True)
+        assert r.trace_id > 0 and r.item_status == [0, 0, 0]
+        r.release()
+        tr = c.trace(r.trace_id)
+    by = check_socket_trace(tr, items=3)
+    assert sorted(e["args"]["item"] for e in by["run"]) == [0, 1, 2]
+    for item in range(3):
+        assert {"decode", "normalise"} <= {e["name"] for e in tr["traceEvents"]
+                                          if e["args"].get("item") == item}
+    assert tr["otherData"]["label"] == "socket batch"
+
+
+def test_socket_trace_errors(ssrv, dvpp_mod):
+    big = [to_jpeg(gradient(64, 48, seed=i)) for i in range(12)]
+    with dvpp_mod.Client(ssrv.sock, timeout=20) as c:
+        with pytest.raises(dvpp_mod.DvppError) as ei:
+            c.trace(987654)
+        assert ei.value.code == "ENOTFOUND"
+        # a traced batch of 12 is several KiB of JSON: more than max_inline
+        ring = c.open_ring(2, 1 << 20)
+        r = c.batch_submit(sock_spec(), big, ring, trace=True)
+        r.release()
+        with pytest.raises(dvpp_mod.DvppError) as ei:
+            c.trace(r.trace_id)
+        assert ei.value.code == "ELIMIT" and ei.value.field == "trace"
+        assert "max_inline" in str(ei.value)
+    h = ssrv.get(f"/v1/traces/{r.trace_id}")  # HTTP has no such bound
+    assert h.status == 200 and len(h.body) > SOCK_INLINE
+    assert len([e for e in h.json()["traceEvents"] if e["name"] == "run"]) == 12
+
+
+def test_capture_counts_socket_jobs(ssrv, dvpp_mod, jpg):
+    small = to_jpeg(gradient(160, 120, seed=5))
+    out = {}
+
+    def capture():
+        out["r"] = ssrv.get("/v1/trace?seconds=1", timeout=10)
+
+    th = threading.Thread(target=capture)
+    t0 = time.monotonic()
+    th.start()
+    time.sleep(0.15)
+    with dvpp_mod.Client(ssrv.sock, timeout=20) as c:
+        ring = c.open_ring(4, 1 << 20)
+        ids = [c.submit_async(sock_spec(), small, ring=ring) for _ in range(3)]
+        for i in ids:
+            c.wait(i).release()
+        for _ in range(2):
+            c.submit(sock_spec(), small, ring=ring).release()
+        c.batch_submit(sock_spec(), [small, small], ring).release()
+    assert ssrv.post("/v1/preprocess?w=32&h=32", small).status == 200  # and one HTTP job
+    assert time.monotonic() - t0 < 0.9, "the load did not fit the window"
+    th.join()
+    r = out["r"]
+    assert r.status == 200, r
+    xs, named = check_format(r.json())
+    check_nesting(xs)
+    reqs = [e for e in xs if e["name"] == "request"]
+    # 5 Submits + 1 BatchSubmit on the socket, 1 HTTP request: 7 jobs
+    assert len(reqs) == 7 and len({e["args"]["job"] for e in reqs}) == 7
+    assert sorted(named[e["tid"]] for e in reqs) == ["http"] + ["socket"] * 6
+    assert len([e for e in xs if e["name"] == "run"]) == 5 + 2 + 1
+
+
+def test_dvppctl_trace_socket_and_local(ssrv, jpg, tmp_path):
+    src = tmp_path / "in.jpg"
+    src.write_bytes(jpg)
+    outs = {}
+    for mode in ("socket", "local"):
+        tfile, npy = tmp_path / f"{mode}.json", tmp_path / f"{mode}.npy"
+        extra = ["--socket", ssrv.sock] if mode == "socket" else []
+        daemon_util.ctl("preprocess", src, "--size", "64x48", "--trace", tfile, "-o", npy,
+                        *extra)
+        outs[mode] = daemon_util.npy_load(npy.read_bytes())
+        tr = json.loads(tfile.read_text())
+        xs, named = check_format(tr)
+        check_nesting(xs)
+        names = {e["name"] for e in xs}
+        run, = [e for e in xs if e["name"] == "run"]
+        assert {"plan", "decode", "normalise"} <= names
+        for e in xs:
+            if e["name"] in PIPELINE_SPANS:
+                assert inside(e, run)
+        top = "request" if mode == "socket" else "preprocess"
+        outer, = [e for e in xs if e["name"] == top]
+        assert inside(run, outer)
+        if mode == "local":
+            assert {"read", "write"} <= names and set(named.values()) == {"dvppctl"}
+            assert tr["otherData"]["label"] == "dvppctl preprocess"
+    assert np.array_equal(outs["socket"], outs["local"])
+    # no daemon, another command: refused, naming why
+    r = daemon_util.ctl("resize", src, "--size", "64x48", "--trace", tmp_path / "x.json",
+                        "-o", tmp_path / "x.jpg", check=False)
+    assert r.returncode == 2 and "--trace needs --socket" in r.stderr

@@ -9,6 +9,7 @@ filing of answers under request ids are dvpp.connection's.
 import collections
 import fractions
 import itertools
+import json
 import os
 
 from . import dvpp_pb2 as pb
@@ -136,11 +137,12 @@ class Client(_Connection):
 
     def submit_async(self, spec=None, data=b"", kind="tensor", ring=None, stream=0, *,
                      input_fd=None, input_len=None, memfd=None, aipp_config=None,
-                     deadline_ms=0):
+                     deadline_ms=0, trace=False):
         """Send a Submit; returns its id for ``wait``. The input is @data
         (inline when it fits Welcome.max_inline, else a sealed memfd; force
         either with @memfd True/False) or @input_fd, a memfd the caller
-        sealed (borrowed)."""
+        sealed (borrowed). @trace: the daemon records the job's trace; the
+        Result's ``trace_id`` names it for ``trace()``."""
         env = self._envelope()
         s = env.submit
         s.stream = stream
@@ -152,6 +154,7 @@ class Client(_Connection):
             s.aipp_config = aipp_config
         if deadline_ms:
             s.deadline_ms = deadline_ms
+        s.trace = bool(trace)
         fds, own = [], None
         try:
             if input_fd is not None:
@@ -210,16 +213,19 @@ class Client(_Connection):
         return self.wait(rid, timeout=timeout, check=check)
 
     def batch_submit_async(self, spec, inputs, ring, strict=False, *, memfd=None,
-                           aipp_config=None, timeout=None, item_specs=None):
+                           aipp_config=None, timeout=None, item_specs=None, trace=False):
         """Send a BatchSubmit and wait for BatchAccepted: a Batch (wait on
         it for the Result). Inputs go inline when they fit Welcome.max_inline
         together, else (or with @memfd) as sealed memfds; an input that is a
         dvpp.FileInput(path) always goes as a memfd the kernel fills from
         the file (sendfile), never read into this process. @item_specs: one
         spec per input (item i runs item_specs[i], e.g. its own crop and
-        flip), each making @spec's tensor; None or empty: all run @spec."""
+        flip), each making @spec's tensor; None or empty: all run @spec.
+        @trace: record the batch's trace (every item in it); the Result's
+        ``trace_id`` names it for ``trace()``."""
         env = self._envelope()
         b = env.batch_submit
+        b.trace = bool(trace)
         b.spec = _spec_text(spec)
         b.item_specs.extend(_spec_text(s) for s in (item_specs or ()))
         b.ring = _ring_id(ring)
@@ -288,6 +294,18 @@ class Client(_Connection):
         env = self._envelope()
         env.batch_cancel.batch = batch
         self._simple(env, "ack", timeout)
+
+    # -- traces --------------------------------------------------------------
+
+    def trace(self, trace_id, timeout=None):
+        """The Chrome Trace JSON (a dict) of trace @trace_id (a Result's
+        ``trace_id``, or an HTTP X-Dvpp-Trace-Id: the daemon keeps one
+        store). DvppError ENOTFOUND for an unknown or dropped id, ELIMIT
+        (field "trace") for one larger than Welcome.max_inline (fetch that
+        one with GET /v1/traces/<id>)."""
+        env = self._envelope()
+        env.trace_get.id = int(trace_id)
+        return json.loads(self._simple(env, "trace_data", timeout).json)
 
     # -- video ---------------------------------------------------------------
 

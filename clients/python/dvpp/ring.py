@@ -286,6 +286,7 @@ class Result:
         self.batch = msg.batch
         self.item_status = list(msg.item_status)
         self.origin = msg.origin
+        self.trace_id = msg.trace_id   # Submit(trace=True): Client.trace(id); 0 = none
         self._released = not (msg.ring and msg.status == 0)
         self._guard = None             # guard mode: the slot's private mapping
         self._holders = 0              # live leased arrays (leased_array)

@@ -126,6 +126,70 @@ static void test_named_modes(void **state)
                                           NULL), DVPP_EINVAL);
 }
 
+/* SHORTER/LONGER's other side, W * other / side, by hand:
+ * 641x423 shorter 256: 164096 / 423 = 387.93 -> nearest 388, floor 387
+ * (torchvision's int()); 3x2 shorter 3: 4.5 -> 5 (half up) or 4;
+ * 1000x333 longer 224: 74592 / 1000 = 74.59 -> 75 or 74; 800x600 shorter
+ * 300: exactly 400 either way; 10000x1 longer 100: 0.01 -> 1 either way. */
+static void assert_one_side(uint32_t sw, uint32_t sh, dvpp_resize_mode mode, uint32_t w,
+                            dvpp_resize_round round, uint32_t want_w, uint32_t want_h)
+{
+    dvpp_resize_geom g;
+
+    assert_int_equal(dvpp_resize_geometry_rounded(sw, sh, mode, w, 0, round, &g, NULL),
+                     DVPP_OK);
+    assert_int_equal(g.out_w, want_w);
+    assert_int_equal(g.out_h, want_h);
+    assert_true(g.scale_x == (double)want_w / sw && g.scale_y == (double)want_h / sh);
+    assert_true(g.crop.right == sw - 1 && g.crop.bottom == sh - 1);
+    assert_true(g.paste.right == want_w - 1 && g.paste.bottom == want_h - 1);
+}
+
+static void test_shorter_longer_rounding(void **state)
+{
+    const dvpp_resize_round N = DVPP_RESIZE_ROUND_NEAREST, F = DVPP_RESIZE_ROUND_FLOOR;
+    dvpp_resize_geom g, plain;
+    dvpp_resize_round r;
+    dvpp_err e;
+
+    (void)state;
+    assert_one_side(641, 423, DVPP_RESIZE_SHORTER, 256, N, 388, 256);
+    assert_one_side(641, 423, DVPP_RESIZE_SHORTER, 256, F, 387, 256);
+    assert_one_side(423, 641, DVPP_RESIZE_SHORTER, 256, F, 256, 387);
+    assert_one_side(3, 2, DVPP_RESIZE_SHORTER, 3, N, 5, 3);
+    assert_one_side(3, 2, DVPP_RESIZE_SHORTER, 3, F, 4, 3);
+    assert_one_side(1000, 333, DVPP_RESIZE_LONGER, 224, N, 224, 75);
+    assert_one_side(1000, 333, DVPP_RESIZE_LONGER, 224, F, 224, 74);
+    assert_one_side(333, 1000, DVPP_RESIZE_LONGER, 224, F, 74, 224);
+    assert_one_side(800, 600, DVPP_RESIZE_SHORTER, 300, N, 400, 300);
+    assert_one_side(800, 600, DVPP_RESIZE_SHORTER, 300, F, 400, 300);
+    assert_one_side(10000, 1, DVPP_RESIZE_LONGER, 100, N, 100, 1);
+    assert_one_side(10000, 1, DVPP_RESIZE_LONGER, 100, F, 100, 1);
+    /* the old entry point is NEAREST, byte for byte */
+    assert_int_equal(dvpp_resize_geometry(641, 423, DVPP_RESIZE_SHORTER, 256, 0, &plain,
+                                          NULL), DVPP_OK);
+    assert_int_equal(dvpp_resize_geometry_rounded(641, 423, DVPP_RESIZE_SHORTER, 256, 0, N,
+                                                  &g, NULL), DVPP_OK);
+    assert_memory_equal(&g, &plain, sizeof(g));
+    /* FLOOR is for the one-side modes only; NEAREST is everyone's */
+    for (int m = DVPP_RESIZE_STRETCH; m <= DVPP_RESIZE_LETTERBOX; m++) {
+        memset(&e, 0, sizeof(e));
+        assert_int_equal(dvpp_resize_geometry_rounded(641, 423, (dvpp_resize_mode)m, 256,
+                                                      256, F, &g, &e), DVPP_EINVAL);
+        assert_string_equal(e.field, "round");
+        assert_non_null(strstr(e.msg, dvpp_resize_mode_name((dvpp_resize_mode)m)));
+        assert_int_equal(dvpp_resize_geometry_rounded(641, 423, (dvpp_resize_mode)m, 256,
+                                                      256, N, &g, NULL), DVPP_OK);
+    }
+    assert_int_equal(dvpp_resize_geometry_rounded(641, 423, DVPP_RESIZE_SHORTER, 256, 0,
+                                                  (dvpp_resize_round)2, &g, NULL),
+                     DVPP_EINVAL);
+    assert_true(dvpp_resize_round_parse("floor", &r) && r == F);
+    assert_true(dvpp_resize_round_parse("nearest", &r) && r == N);
+    assert_false(dvpp_resize_round_parse("ceil", &r));
+    assert_string_equal(dvpp_resize_round_name(F), "floor");
+}
+
 /* --- operations --------------------------------------------------------------- */
 
 static void test_paste_leaves_outside_untouched(void **state)
@@ -894,6 +958,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_letterbox_maps_boxes_back),
         cmocka_unit_test(test_named_modes),
+        cmocka_unit_test(test_shorter_longer_rounding),
         cmocka_unit_test(test_paste_leaves_outside_untouched),
         cmocka_unit_test(test_packed422_odd_width_paste_writes_the_last_pair),
         cmocka_unit_test(test_nv12_same_size_crop_is_a_copy),
