@@ -485,13 +485,14 @@ def bench(srv, tmp, t_start):
         f.write(WRK_POST_LUA.format(path=image.replace("\\", "\\\\").replace('"', '\\"')))
     batch_once, batch_out, batch_cpu = run_batch(image, tmp)
 
-    cases = ["nginx", "image", "preprocess", "batch"]
+    cases = ["nginx", "image", "preprocess", "traced", "batch"]
     inproc_exe = os.path.join(BUILD, "bench", "bench_batch")
     if os.access(inproc_exe, os.X_OK):
         cases.append("inproc")
     wrk_target = {"nginx": (ngx + "/resize.jpg", None),
                   "image": (dv + Q_IMAGE, lua) if dv else None,
-                  "preprocess": (dv + Q_PRE, lua) if dv else None}
+                  "preprocess": (dv + Q_PRE, lua) if dv else None,
+                  "traced": (dv + Q_PRE + "&trace=1", lua) if dv else None}
     runs = {c: [] for c in cases}
     batch_s = []
     inproc_cpu = []
@@ -514,7 +515,7 @@ def bench(srv, tmp, t_start):
         cases.remove("batch")
 
     if WARMUP > 0:
-        for c in ("nginx", "image", "preprocess"):
+        for c in ("nginx", "image", "preprocess", "traced"):
             if wrk_target.get(c):
                 wrk(wrk_target[c][0], WARMUP, wrk_target[c][1])
 
@@ -559,7 +560,8 @@ def bench(srv, tmp, t_start):
             if not wrk_target.get(c):
                 continue
             res = wrk(wrk_target[c][0], DUR, wrk_target[c][1],
-                      server_pid=srv.dvppd.pid if c in ("image", "preprocess") else None)
+                      server_pid=srv.dvppd.pid if c in ("image", "preprocess", "traced")
+                      else None)
             res["round"] = r + 1
             runs[c].append(res)
             bad = []
@@ -580,7 +582,7 @@ def bench(srv, tmp, t_start):
                 + (f"  <-- {'; '.join(bad)}" if bad else ""))
         if dv and srv.dvppd.poll() is not None:
             problems.append(f"dvppd died (exit {srv.dvppd.returncode}): {srv.dvppd_tail()}")
-            wrk_target["image"] = wrk_target["preprocess"] = None
+            wrk_target["image"] = wrk_target["preprocess"] = wrk_target["traced"] = None
             dv = None
 
     # one-image dvppctl batch: the process + device start-up cost inside the 64-image time
@@ -610,6 +612,11 @@ def bench(srv, tmp, t_start):
         return med(x.get("server_cpu_ms_per_req", x.get("cpu_ms_per_img")) for x in runs[c])
 
     r_ngx, r_img, r_pre, r_bat = rate("nginx"), rate("image"), rate("preprocess"), rate("batch")
+    # tracing on: ?trace=1 on the same load, per round (the same daemon, minutes apart)
+    per_round = {x["round"]: x["req_s"] for x in runs["preprocess"] if x.get("req_s")}
+    trace_ratios = [x["req_s"] / per_round[x["round"]] for x in runs["traced"]
+                    if x.get("req_s") and per_round.get(x["round"])]
+    trace_ratio = med(trace_ratios) if trace_ratios else None
     thumb_ratio = r_img / r_ngx if r_img and r_ngx else None
     tensor_ratio = r_pre / r_bat if r_pre and r_bat else None
     cpu_img, cpu_pre = cpu_ms("image"), cpu_ms("preprocess")
@@ -624,6 +631,8 @@ def bench(srv, tmp, t_start):
              f"{thumb_ratio:.2f}x nginx" if thumb_ratio else "-"),
             ("dvppd /v1/preprocess tensor", "preprocess",
              f"{tensor_ratio:.2f}x batch" if tensor_ratio else "-"),
+            ("dvppd /v1/preprocess?trace=1", "traced",
+             f"{trace_ratio:.3f}x untraced" if trace_ratio else "-"),
             ("dvppctl batch (64 imgs, img/s)", "batch", "1.00x (peer)")]
     r_inp = rate("inproc") if "inproc" in runs else None
     if r_inp:
@@ -672,6 +681,8 @@ def bench(srv, tmp, t_start):
         f"{fmt(thumb_ratio, '.2f')}x  {mark(thumb_ratio and thumb_ratio >= GOAL_THUMB)}")
     log(f"  tensor: /v1/preprocess vs dvppctl batch within 10% (>= {GOAL_TENSOR:.2f}) : "
         f"{fmt(tensor_ratio, '.3f')}  {mark(tensor_ratio and tensor_ratio >= GOAL_TENSOR)}")
+    log(f"  tracing on (?trace=1, every request traced and stored): traced/untraced req/s "
+        f"{fmt(trace_ratio, '.3f')} (median of {len(trace_ratios)} per-round ratios)")
     if problems:
         log("\nPROBLEMS:")
         for p in problems:
@@ -690,7 +701,8 @@ def bench(srv, tmp, t_start):
                    "urls": {"nginx": "/resize.jpg", "image": Q_IMAGE, "preprocess": Q_PRE}},
         "medians": {c: {"rate": rate(c), "p99_ms": p99(c)} for c in runs},
         "ratios": {"image_vs_nginx": thumb_ratio, "preprocess_vs_batch": tensor_ratio,
-                   "preprocess_vs_inproc_batch": r_pre / r_inp if r_pre and r_inp else None},
+                   "preprocess_vs_inproc_batch": r_pre / r_inp if r_pre and r_inp else None,
+                   "traced_vs_untraced": trace_ratio, "traced_vs_untraced_rounds": trace_ratios},
         "goals": {"image_vs_nginx": {"goal": GOAL_THUMB, "met": bool(thumb_ratio and
                                                                    thumb_ratio >= GOAL_THUMB)},
                   "preprocess_vs_batch": {"goal": GOAL_TENSOR, "met": bool(

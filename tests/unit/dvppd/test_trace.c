@@ -267,6 +267,64 @@ static void test_capture_and_job(void **state)
     dvppd_trace_store_free(s);
 }
 
+/* A span recorded for another thread (args.tid) lands on that tid, named
+ * by args.thread; the store's bounded get refuses past @max before any
+ * copy (ELIMIT, field "trace", the limit named) and serves at the bound. */
+static void test_other_tid_and_get_max(void **state)
+{
+    dvppd_trace_config cfg = {.keep = 4, .max_bytes = 1000, .max_events = 8,
+                              .capture_events = 8, .max_seconds = 5};
+    dvppd_trace_args a = DVPPD_TRACE_NO_ARGS;
+    dvppd_trace_store *s;
+    dvppd_trace *t;
+    json_t *j, *ev;
+    size_t i, len = 0, seen = 0;
+    char *json = NULL, *txt = strdup("0123456789");
+    dvpp_err e;
+
+    (void)state;
+    assert_int_equal(dvppd_trace_new(8, "x", &t, NULL), DVPP_OK);
+    a.tid = dvppd_trace_tid() + 1000000; /* no thread of ours */
+    a.thread = "socket";
+    dvppd_trace_span(t, "request", "socket", 1000, 5000, &a);
+    dvppd_trace_span(t, "write", "socket", 2000, 3000, NULL);
+    j = trace_parsed(t);
+    json_array_foreach(json_object_get(j, "traceEvents"), i, ev) {
+        const char *ph = json_string_value(json_object_get(ev, "ph"));
+        json_int_t tid = json_integer_value(json_object_get(ev, "tid"));
+        if (strcmp(ph, "M") == 0 && tid == a.tid) {
+            assert_string_equal(json_string_value(json_object_get(
+                                    json_object_get(ev, "args"), "name")), "socket");
+            seen++;
+        }
+        if (strcmp(ph, "X") == 0) {
+            const char *name = json_string_value(json_object_get(ev, "name"));
+            assert_int_equal(tid, strcmp(name, "request") == 0 ? a.tid : dvppd_trace_tid());
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 3);
+    json_decref(j);
+    dvppd_trace_unref(t);
+
+    assert_int_equal(dvppd_trace_store_new(&cfg, &s, NULL), DVPP_OK);
+    assert_int_equal(dvppd_trace_store_put(s, 7, txt, 10, NULL), DVPP_OK);
+    dvpp_err_clear(&e);
+    assert_int_equal(dvppd_trace_store_get_max(s, 7, 9, "Welcome.max_inline", &json, &len, &e),
+                     DVPP_ELIMIT);
+    assert_null(json);
+    assert_string_equal(e.field, "trace");
+    assert_non_null(strstr(e.msg, "10 bytes"));
+    assert_non_null(strstr(e.msg, "Welcome.max_inline (9)"));
+    assert_int_equal(dvppd_trace_store_get_max(s, 7, 10, NULL, &json, &len, NULL), DVPP_OK);
+    assert_int_equal(len, 10);
+    assert_string_equal(json, "0123456789");
+    free(json);
+    assert_int_equal(dvppd_trace_store_get_max(s, 8, 100, NULL, &json, &len, NULL),
+                     DVPP_ENOTFOUND);
+    dvppd_trace_store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -274,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_four_threads),
         cmocka_unit_test(test_store),
         cmocka_unit_test(test_capture_and_job),
+        cmocka_unit_test(test_other_tid_and_get_max),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
