@@ -521,11 +521,19 @@
     return legend;
   }
 
-  /* dvppctl preprocess takes one resize (and a crop before it) and the
+  /* A preset is named as it is (--preset: dvppctl resolves the shipped ones,
+   * the daemon behind --socket its config's too); otherwise dvppctl
+   * preprocess takes one resize (and a crop before it) and the
    * normalisation as flags; a spec it cannot say gets no command. */
-  function dvppctlCommand(spec, file, socket) {
-    const ops = spec.ops || [];
+  function dvppctlCommand(spec, file, socket, preset) {
     const args = ["dvppctl", "preprocess", shellQuote(file)];
+    if (preset) {
+      args.push("--preset", shellQuote(preset));
+      if (socket) args.push("--socket", shellQuote(socket));
+      args.push("-o", "out.npy");
+      return args.join(" ");
+    }
+    const ops = spec.ops || [];
     const why = [];
     let resize = null, crop = null;
     for (const op of ops) {
@@ -545,6 +553,7 @@
     args.push("--size", resize.h !== undefined ? `${resize.w}x${resize.h}` : String(resize.w));
     args.push("--mode", mode);
     if (resize.interp) args.push("--interp", resize.interp);
+    if (resize.round) args.push("--round", resize.round);
     if (resize.parity) args.push("--parity", resize.parity);
     if (resize.ascend_mode !== undefined) args.push("--ascend-mode", String(resize.ascend_mode));
     if (resize.pad) args.push("--pad", resize.pad.map((x) => x.toString(16).padStart(2, "0")).join(""));
@@ -620,8 +629,7 @@
         ? `curl -s --data-binary @${shellQuote(name)} -o out.npy ${shellQuote(base + "/v1/preprocess?preset=" + encodeURIComponent(preset))}`
         : `curl -s --data-binary @${shellQuote(name)} -o out.npy -H ${shellQuote("X-Dvpp-Spec: " + JSON.stringify(spec))} ${shellQuote(base + "/v1/preprocess")}`;
       const sock = state.stats && state.stats.socket && state.stats.socket.path;
-      $("cmd-dvppctl").textContent = dvppctlCommand(preset ? state.presets.find((p) => p.name === preset).spec : spec,
-                                                    name, sock);
+      $("cmd-dvppctl").textContent = dvppctlCommand(spec, name, sock, preset);
       status.textContent = "done";
       /* The pictures: the decode alone, then the geometry without normalisation. */
       const dec = await postImage({ decode: { shrink_on_load: false }, output: { format: "png" } });

@@ -405,7 +405,14 @@ def test_console_in_chromium(srv, tmp_path):
         run_printed(curl, str(tmp_path))
         with open(os.path.join(str(tmp_path), "out.npy"), "rb") as f:
             assert f.read() == api.body
-        assert drv.find_element("id", "cmd-dvppctl").text.startswith("# no dvppctl equivalent")
+        # The dvppctl command names the preset and, run as printed (through
+        # the daemon's socket), answers the same bytes.
+        ctl = drv.find_element("id", "cmd-dvppctl").text
+        assert ctl.startswith("dvppctl preprocess") and "--preset 'imagenet'" in ctl, ctl
+        os.remove(os.path.join(str(tmp_path), "out.npy"))
+        run_printed(ctl, str(tmp_path))
+        with open(os.path.join(str(tmp_path), "out.npy"), "rb") as f:
+            assert f.read() == api.body
 
         # An edited spec: NHWC float16, letterboxed.
         spec = {"ops": [{"resize": {"w": 320, "h": 320, "mode": "letterbox",
