@@ -26,6 +26,9 @@ servers, unpinned, as anchors.md):
   dvppd /v1/image thumbnail      POST /v1/image?w=300&h=300&mode=fit&quality=85
   dvppd /v1/preprocess tensor    POST /v1/preprocess?w=224&h=224&mean=..&std=..
                                  (the JPEG as body, from a wrk Lua script)
+  dvppd /v1/preprocess?trace=1   the same with every request traced and stored
+                                 (docs/tracing.md); reported as traced/untraced,
+                                 the median of the per-round ratios
   dvppctl batch                  64 copies of the photo, --size 224x224, the same
                                  mean/std, --channels 2, -o TMP/out.npy; wall
                                  time of the whole process, images/s = 64 / t
