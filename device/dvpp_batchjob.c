@@ -207,8 +207,8 @@ dvpp_status dvpp_batchjob_tensor(const dvpp_pipeline *p, uint32_t n, dvpp_tensor
         switch (op->kind) {
         case DVPP_PIPE_OP_CROP:
             fixed = true;
-            w = dvpp_roi_width(&op->u.crop);
-            h = dvpp_roi_height(&op->u.crop);
+            w = dvpp_pipe_op_is_center_crop(op) ? op->center.w : dvpp_roi_width(&op->u.crop);
+            h = dvpp_pipe_op_is_center_crop(op) ? op->center.h : dvpp_roi_height(&op->u.crop);
             break;
         case DVPP_PIPE_OP_RESIZE:
             switch (op->u.resize.mode) {

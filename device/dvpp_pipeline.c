@@ -231,6 +231,40 @@ static dvpp_status check_resize(const dvpp_pipe_resize *r, dvpp_profile prof,
     return DVPP_OK;
 }
 
+bool dvpp_pipe_crop_round_parse(const char *s, dvpp_pipe_crop_round *out)
+{
+    if (!s)
+        return false;
+    if (!strcmp(s, "floor"))
+        *out = DVPP_PIPE_CROP_FLOOR;
+    else if (!strcmp(s, "even"))
+        *out = DVPP_PIPE_CROP_EVEN;
+    else
+        return false;
+    return true;
+}
+
+const char *dvpp_pipe_crop_round_name(dvpp_pipe_crop_round r)
+{
+    return r == DVPP_PIPE_CROP_EVEN ? "even" : "floor";
+}
+
+/* A centre crop's size and rounding (its rectangle is the planner's). */
+static dvpp_status check_center(const dvpp_pipe_center *c, const dvpp_limits *lim,
+                                const char *f, dvpp_err *err)
+{
+    if (!c->w || !c->h)
+        return dvpp_err_set(err, DVPP_EINVAL, f, "%s: centre crop %ux%u needs both sides",
+                            f, c->w, c->h);
+    if (c->round != DVPP_PIPE_CROP_FLOOR && c->round != DVPP_PIPE_CROP_EVEN)
+        return dvpp_err_set(err, DVPP_EINVAL, f, "%s: unknown centre rounding %d", f,
+                            (int)c->round);
+    if (c->w > lim->max_side || c->h > lim->max_side)
+        return dvpp_err_set(err, DVPP_ELIMIT, f, "%s: centre crop %ux%u above max_side %u",
+                            f, c->w, c->h, lim->max_side);
+    return DVPP_OK;
+}
+
 static dvpp_status check_op(const dvpp_pipeline *p, uint32_t i,
                             const dvpp_limits *lim, dvpp_err *err)
 {
@@ -240,6 +274,8 @@ static dvpp_status check_op(const dvpp_pipeline *p, uint32_t i,
     switch (op->kind) {
     case DVPP_PIPE_OP_CROP:
         snprintf(f, sizeof(f), "ops[%u].crop", i);
+        if (dvpp_pipe_op_is_center_crop(op))
+            return check_center(&op->center, lim, f, err);
         if (op->u.crop.right < op->u.crop.left || op->u.crop.bottom < op->u.crop.top)
             return dvpp_err_set(err, DVPP_EINVAL, f, "%s: right/bottom before left/top", f);
         return DVPP_OK;
@@ -538,13 +574,13 @@ static dvpp_status decode_region(dvpp_worker *w, const dvpp_pipeline *p,
     dvpp_status st;
 
     if (p->ops[0].kind == DVPP_PIPE_OP_CROP) {
-        const dvpp_roi *c = &p->ops[0].u.crop;
+        const dvpp_roi *c = &pl->crop[0];
         *roi = (dvpp_jpeg_roi){c->left, c->top, dvpp_roi_width(c), dvpp_roi_height(c)};
         return DVPP_OK;
     }
     st = dvpp_vpc_window_source(&w->aipp.vpc, &p->ops[0].u.resize.opts, pl->src_w,
                                 pl->src_h, pl->resize[0].out_w, pl->resize[0].out_h,
-                                fi->bpp, &p->ops[1].u.crop, r, err);
+                                fi->bpp, &pl->crop[1], r, err);
     *roi = (dvpp_jpeg_roi){r[0], r[1], r[2], r[3]};
     return st;
 }
@@ -699,7 +735,7 @@ static dvpp_status run_window(dvpp_worker *w, const dvpp_pipeline *p,
                               const dvpp_image *src, const dvpp_jpeg_roi *origin,
                               int dst_buf, dvpp_image *dst, dvpp_err *err)
 {
-    const dvpp_roi *c = &p->ops[i + 1].u.crop;
+    const dvpp_roi *c = &pl->crop[i + 1];
     const dvpp_resize_geom *g = &pl->resize[i];
     uint32_t full_w = origin->w ? pl->src_w : src->width;
     uint32_t full_h = origin->w ? pl->src_h : src->height;
@@ -726,11 +762,11 @@ static dvpp_status run_op(dvpp_worker *w, const dvpp_pipeline *p,
 
     switch (op->kind) {
     case DVPP_PIPE_OP_CROP:
-        st = worker_image(w, dst_buf, src->format, dvpp_roi_width(&op->u.crop),
-                          dvpp_roi_height(&op->u.crop), dst, err);
+        st = worker_image(w, dst_buf, src->format, dvpp_roi_width(&pl->crop[i]),
+                          dvpp_roi_height(&pl->crop[i]), dst, err);
         dvpp__pipe_copy_opts(p->decode.profile, &ro);
         return st ? st
-                  : dvpp_vpc_crop_resize_paste(vpc, src, &op->u.crop, dst, NULL,
+                  : dvpp_vpc_crop_resize_paste(vpc, src, &pl->crop[i], dst, NULL,
                                                &ro, err);
     case DVPP_PIPE_OP_RESIZE:
         if (pl->window_resize[i]) /* with the crop after it */
@@ -814,7 +850,7 @@ static dvpp_status run_ops(dvpp_worker *w, const dvpp_pipeline *p,
             continue;
         }
         /* a window of the buffer @img is in: the next op writes the other */
-        if (p->ops[i].kind == DVPP_PIPE_OP_CROP && crop_view(p, img, &p->ops[i].u.crop, &dst)) {
+        if (p->ops[i].kind == DVPP_PIPE_OP_CROP && crop_view(p, img, &pl->crop[i], &dst)) {
             *img = dst;
             watch_op(p, out, i, t0, img);
             continue;

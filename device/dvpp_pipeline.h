@@ -106,6 +106,25 @@ typedef struct dvpp_pipe_resize {
                                FLOOR on another mode is refused */
 } dvpp_pipe_resize;
 
+/* How a centre crop rounds its offset when the image and the crop differ
+ * by an odd number of pixels (per axis, d = image side - crop side >= 0):
+ *   FLOOR: d // 2 (Hugging Face image_transforms.center_crop);
+ *   EVEN:  Python's round(d / 2), ties to even (torchvision CenterCrop's
+ *          int(round((L - C) / 2.0))): d // 2 when that is even, else
+ *          d // 2 + 1 for an odd d. */
+typedef enum dvpp_pipe_crop_round {
+    DVPP_PIPE_CROP_FLOOR = 0,
+    DVPP_PIPE_CROP_EVEN = 1,
+} dvpp_pipe_crop_round;
+
+/* A crop op's centre form: @w x @h cut from the middle of the image the op
+ * gets, the rectangle resolved at plan time (dvpp_pipeline_plan.crop[i]).
+ * A crop larger than that image is refused ("ops[i].crop"), not padded. */
+typedef struct dvpp_pipe_center {
+    uint32_t w, h;                /* 0 x 0: not a centre crop */
+    dvpp_pipe_crop_round round;
+} dvpp_pipe_center;
+
 typedef struct dvpp_pipe_op {
     dvpp_pipe_op_kind kind;
     union {
@@ -119,7 +138,24 @@ typedef struct dvpp_pipe_op {
      * Pillow's convert('L') (dvpp_csc.pil_luma), DVPP_PARITY_CV2 (0, the
      * default) cv2's COLOR_RGB2GRAY; no other value. Unused by other ops. */
     dvpp_parity convert_parity;
+    /* CROP: center.w nonzero makes it a centre crop (u.crop is then
+     * ignored); both sides nonzero. Unused by other ops. */
+    dvpp_pipe_center center;
 } dvpp_pipe_op;
+
+/* Whether @op is a centre crop (its rectangle known only at plan time). */
+static inline bool dvpp_pipe_op_is_center_crop(const dvpp_pipe_op *op)
+{
+    return op->kind == DVPP_PIPE_OP_CROP && (op->center.w || op->center.h);
+}
+
+/* The offset of a centre crop of side @c in a side @l (c <= l), rounded as
+ * @r says. */
+uint32_t dvpp_pipe_center_offset(uint32_t l, uint32_t c, dvpp_pipe_crop_round r);
+
+/* "floor" / "even" <-> dvpp_pipe_crop_round (parse: false when unknown). */
+bool dvpp_pipe_crop_round_parse(const char *s, dvpp_pipe_crop_round *out);
+const char *dvpp_pipe_crop_round_name(dvpp_pipe_crop_round r);
 
 typedef enum dvpp_pipe_post {
     DVPP_PIPE_POST_NONE = 0,
@@ -263,6 +299,10 @@ typedef struct dvpp_pipeline_plan {
     uint8_t scale_num;           /* DCT scale n/8 (8 = none) */
     uint32_t src_w, src_h;       /* the image the ops start from */
     dvpp_resize_geom resize[DVPP_PIPE_MAX_OPS]; /* per resize op */
+    /* Per crop op: the rectangle it cuts (inclusive, in the image it gets):
+     * the op's own, or a centre crop's as resolved for this source. What
+     * the run, the fusions and the decode window use. */
+    dvpp_roi crop[DVPP_PIPE_MAX_OPS];
     uint32_t img_w, img_h;       /* after the ops */
     dvpp_pixfmt img_format;      /* after the ops (before AIPP/output) */
     bool fuse_resize_norm;       /* last resize + normalise in one call */
@@ -292,7 +332,9 @@ typedef struct dvpp_pipeline_plan {
 } dvpp_pipeline_plan;
 
 /* Resolve the steps of a validated @p for @src. DVPP_EINVAL for a crop or
- * border that does not fit the image it applies to ("ops[i].crop"),
+ * border that does not fit the image it applies to ("ops[i].crop"; a
+ * centre crop larger than its image too: its rectangle, resolved here,
+ * is plan.crop[i] and then follows every rule a fixed one does),
  * errors of dvpp_resize_geometry (as "ops[i].resize"), DVPP_EFORMAT when
  * the AIPP op cannot take the image. With @src's limits (a probed
  * source): DVPP_ELIMIT "ops[i].<kind>" when the image an op makes (a

@@ -231,6 +231,39 @@ static void paste_grid(const dvpp_pipeline *p, const dvpp_pipeline_plan *pl, uin
     }
 }
 
+uint32_t dvpp_pipe_center_offset(uint32_t l, uint32_t c, dvpp_pipe_crop_round r)
+{
+    uint32_t d = l - c, half = d / 2;
+
+    /* an odd d is a tie at half + 0.5: EVEN takes the even neighbour */
+    if (r == DVPP_PIPE_CROP_EVEN && (d & 1u) && (half & 1u))
+        half++;
+    return half;
+}
+
+/* The rectangle crop op @op cuts from a @w x @h image into @c: its own, or
+ * a centre crop's, resolved here (refused, not padded, when larger than the
+ * image: no pixel outside it is ever read). */
+static dvpp_status resolve_crop(const dvpp_pipe_op *op, uint32_t w, uint32_t h,
+                                const char *f, dvpp_roi *c, dvpp_err *err)
+{
+    const dvpp_pipe_center *cc = &op->center;
+    uint32_t x, y;
+
+    if (!dvpp_pipe_op_is_center_crop(op)) {
+        *c = op->u.crop;
+        return DVPP_OK;
+    }
+    if (cc->w > w || cc->h > h)
+        return dvpp_err_set(err, DVPP_EINVAL, f,
+                            "%s: centre crop %ux%u larger than the %ux%u image it gets", f,
+                            cc->w, cc->h, w, h);
+    x = dvpp_pipe_center_offset(w, cc->w, cc->round);
+    y = dvpp_pipe_center_offset(h, cc->h, cc->round);
+    *c = (dvpp_roi){x, y, x + cc->w - 1, y + cc->h - 1};
+    return DVPP_OK;
+}
+
 /* The geometry op @i makes of the plan's current image (pl->img_*). */
 static dvpp_status plan_op(const dvpp_pipeline *p, uint32_t i,
                            dvpp_pipeline_plan *pl, dvpp_err *err)
@@ -241,16 +274,20 @@ static dvpp_status plan_op(const dvpp_pipeline *p, uint32_t i,
     dvpp_status st;
 
     switch (op->kind) {
-    case DVPP_PIPE_OP_CROP:
-        if (op->u.crop.right >= pl->img_w || op->u.crop.bottom >= pl->img_h) {
-            snprintf(f, sizeof(f), "ops[%u].crop", i);
+    case DVPP_PIPE_OP_CROP: {
+        dvpp_roi *c = &pl->crop[i];
+        snprintf(f, sizeof(f), "ops[%u].crop", i);
+        st = resolve_crop(op, pl->img_w, pl->img_h, f, c, err);
+        if (st != DVPP_OK)
+            return st;
+        if (c->right >= pl->img_w || c->bottom >= pl->img_h)
             return dvpp_err_set(err, DVPP_EINVAL, f, "%s: outside the %ux%u image",
                                 f, pl->img_w, pl->img_h);
-        }
-        pl->img_w = dvpp_roi_width(&op->u.crop);
-        pl->img_h = dvpp_roi_height(&op->u.crop);
-        g->pad_x -= op->u.crop.left, g->pad_y -= op->u.crop.top;
+        pl->img_w = dvpp_roi_width(c);
+        pl->img_h = dvpp_roi_height(c);
+        g->pad_x -= c->left, g->pad_y -= c->top;
         return DVPP_OK;
+    }
     case DVPP_PIPE_OP_RESIZE: {
         const dvpp_pipe_resize *r = &op->u.resize;
         dvpp_resize_geom *rg = &pl->resize[i];
@@ -358,7 +395,7 @@ static dvpp_status check_op_call(const dvpp_pipeline *p, uint32_t i,
         switch (op->kind) {
         case DVPP_PIPE_OP_CROP:
             dvpp__pipe_copy_opts(prof, &ro);
-            st = dvpp_vpc_check_crop_resize_paste(prof, in, &op->u.crop, out, NULL, &ro, &e);
+            st = dvpp_vpc_check_crop_resize_paste(prof, in, &pl->crop[i], out, NULL, &ro, &e);
             break;
         case DVPP_PIPE_OP_RESIZE:
             st = dvpp_vpc_check_resize_mode(prof, in, &pl->resize[i], out,
@@ -569,7 +606,7 @@ static void work_op(const dvpp_pipeline *p, uint32_t i, const dvpp_pipeline_plan
     if (op->kind == DVPP_PIPE_OP_CROP) {
         dvpp_resize_opts ro;
         dvpp__pipe_copy_opts(p->decode.profile, &ro);
-        dvpp_vpc_temp_bytes(in->format, in->width, in->height, &op->u.crop, in->format,
+        dvpp_vpc_temp_bytes(in->format, in->width, in->height, &pl->crop[i], in->format,
                             out->width, out->height, NULL, &ro, a->vpc);
     } else if (op->kind == DVPP_PIPE_OP_RESIZE) {
         dvpp_vpc_temp_bytes(in->format, in->width, in->height, &pl->resize[i].crop,
@@ -671,14 +708,14 @@ static void plan_fusions(const dvpp_pipeline *p, const dvpp_pipe_source *src,
         if (window_fusable(p, pl, i, nrun, f, w, h)) {
             pl->window_resize[i] = true;
             i++; /* the crop: its size is the window's */
-            w = dvpp_roi_width(&p->ops[i].u.crop), h = dvpp_roi_height(&p->ops[i].u.crop);
+            w = dvpp_roi_width(&pl->crop[i]), h = dvpp_roi_height(&pl->crop[i]);
             continue;
         }
         /* the size op i leaves, for the next one's check */
         if (op->kind == DVPP_PIPE_OP_CONVERT)
             f = op->u.convert;
         else if (op->kind == DVPP_PIPE_OP_CROP)
-            w = dvpp_roi_width(&op->u.crop), h = dvpp_roi_height(&op->u.crop);
+            w = dvpp_roi_width(&pl->crop[i]), h = dvpp_roi_height(&pl->crop[i]);
         else if (op->kind == DVPP_PIPE_OP_RESIZE)
             w = pl->resize[i].out_w, h = pl->resize[i].out_h;
         else if (op->kind == DVPP_PIPE_OP_BORDER)

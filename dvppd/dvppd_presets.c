@@ -12,16 +12,12 @@
 _Static_assert(DVPPD_PRESETS_TEXT_CAP > DVPPD_PRESETS_MAX_BYTES,
                "dvppd_config.presets holds the largest presets text");
 
-/* The shipped presets. The JSON spec grammar has no centre crop of a
- * size relative to the image, so "shorter side S, centre crop C" is
- * written as: shorter S (round floor: torchvision's int() of the long
- * side), then a fill S x S (on an image whose shorter side is S already
- * that is a centre crop of S x S at scale 1: a copy), then the absolute
- * crop of the centre C x C of that square. The crop's offset is
- * floor((L - C) / 2) on both axes, as transformers' center_crop;
- * torchvision's CenterCrop rounds half to even instead, one pixel further
- * when (L - C) % 4 == 3, which no fixed chain of these ops can follow
- * (docs/presets.md). */
+/* The shipped presets. "Shorter side S, centre crop C" is a shorter
+ * resize (round floor: torchvision's int() of the long side) and a centre
+ * crop rounded as the reference does: torchvision's CenterCrop (imagenet,
+ * and OpenAI CLIP's preprocess, which is torchvision's Resize +
+ * CenterCrop) rounds the offset half to even ("even"); transformers'
+ * center_crop floors (dvppctl's HF import). */
 typedef struct builtin_preset {
     const char *name, *description;
     dvppd_spec_kind kind;
@@ -35,8 +31,7 @@ static const builtin_preset k_builtin[DVPPD_BUILTIN_PRESETS] = {
      DVPPD_SPEC_TENSOR,
      "{\"ops\":[{\"resize\":{\"w\":256,\"mode\":\"shorter\",\"interp\":\"bilinear\","
      "\"parity\":\"pil\",\"round\":\"floor\"}},"
-     "{\"resize\":{\"w\":256,\"h\":256,\"mode\":\"fill\","
-     "\"interp\":\"bilinear\",\"parity\":\"pil\"}},{\"crop\":[16,16,239,239]}],"
+     "{\"crop\":{\"center\":[224,224],\"round\":\"even\"}}],"
      "\"normalize\":{\"mean\":[0.485,0.456,0.406],\"std\":[0.229,0.224,0.225],"
      "\"order\":\"rgb\",\"layout\":\"nchw\",\"dtype\":\"float32\"}}"},
     {"clip",
@@ -45,8 +40,7 @@ static const builtin_preset k_builtin[DVPPD_BUILTIN_PRESETS] = {
      DVPPD_SPEC_TENSOR,
      "{\"ops\":[{\"resize\":{\"w\":224,\"mode\":\"shorter\",\"interp\":\"bicubic\","
      "\"parity\":\"pil\",\"round\":\"floor\"}},"
-     "{\"resize\":{\"w\":224,\"h\":224,\"mode\":\"fill\","
-     "\"interp\":\"bicubic\",\"parity\":\"pil\"}}],"
+     "{\"crop\":{\"center\":[224,224],\"round\":\"even\"}}],"
      "\"normalize\":{\"mean\":[0.48145466,0.4578275,0.40821073],"
      "\"std\":[0.26862954,0.26130258,0.27577711],\"order\":\"rgb\",\"layout\":\"nchw\","
      "\"dtype\":\"float32\"}}"},

@@ -24,6 +24,8 @@ typedef struct dvppd_spec_draft {
     dvppd_spec *s;
     bool has_crop;
     dvpp_roi crop;
+    bool has_center;          /* crop_center=WxH[:floor|:even], after the resize */
+    dvpp_pipe_center center;
     bool has_resize, has_w, has_h, has_round;
     dvpp_pipe_resize rz;
     bool has_norm, std_set, scale_set;

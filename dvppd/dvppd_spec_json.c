@@ -90,6 +90,7 @@ static bool ok_parity(const char *s, void *o) { return dvpp_parity_parse(s, o); 
 static bool ok_round(const char *s, void *o) { return dvpp_resize_round_parse(s, o); }
 static bool ok_btype(const char *s, void *o) { return dvpp_border_type_parse(s, o); }
 static bool ok_flip(const char *s, void *o) { return dvpp_flip_parse(s, o); }
+static bool ok_cround(const char *s, void *o) { return dvpp_pipe_crop_round_parse(s, o); }
 
 /* An array of @n (or, with @one, 1) numbers in [lo, hi]. */
 static dvpp_status j_numbers(json_t *v, const char *f, size_t n, bool one, double lo,
@@ -327,6 +328,34 @@ static dvpp_status j_convert(json_t *v, const char *path, dvpp_pipe_op *op, dvpp
     return st;
 }
 
+/* "crop": [L, T, R, B], or {"center": [W, H] | N, "round": "floor" | "even"}:
+ * a centre crop, its rectangle resolved when the image is known. */
+static dvpp_status j_crop(json_t *v, const char *path, dvpp_pipe_op *op, dvpp_err *err)
+{
+    static const char *const keys[] = {"center", "round", NULL};
+    char f[DVPP_ERR_FIELD_LEN];
+    double wh[2] = {0, 0};
+    dvpp_status st;
+
+    op->kind = DVPP_PIPE_OP_CROP;
+    if (!json_is_object(v))
+        return j_roi(v, path, &op->u.crop, err);
+    st = only_keys(v, path, keys, err);
+    join(f, sizeof(f), path, "center");
+    if (st == DVPP_OK && !json_object_get(v, "center"))
+        st = dvppd_spec_bad(err, f, "a centre crop needs its size [W, H]");
+    if (st == DVPP_OK)
+        st = j_numbers(json_object_get(v, "center"), f, 2, true, 1, 65536, wh, err);
+    if (st == DVPP_OK && (wh[0] != floor(wh[0]) || wh[1] != floor(wh[1])))
+        st = dvppd_spec_bad(err, f, "want integers [W, H]");
+    op->center = (dvpp_pipe_center){(uint32_t)wh[0], (uint32_t)wh[1], DVPP_PIPE_CROP_FLOOR};
+    join(f, sizeof(f), path, "round");
+    if (st == DVPP_OK)
+        st = j_name(json_object_get(v, "round"), f, ok_cround, &op->center.round,
+                    "want floor or even", err);
+    return st;
+}
+
 static dvpp_status j_op(json_t *v, size_t i, dvpp_pipe_op *op, dvpp_err *err)
 {
     char path[DVPP_ERR_FIELD_LEN];
@@ -346,10 +375,8 @@ static dvpp_status j_op(json_t *v, size_t i, dvpp_pipe_op *op, dvpp_err *err)
         memcpy(base, path, sizeof(base));
         join(path, sizeof(path), base, kind);
     }
-    if (!strcmp(kind, "crop")) {
-        op->kind = DVPP_PIPE_OP_CROP;
-        return j_roi(arg, path, &op->u.crop, err);
-    }
+    if (!strcmp(kind, "crop"))
+        return j_crop(arg, path, op, err);
     if (!strcmp(kind, "resize"))
         return j_resize(arg, path, op, err);
     if (!strcmp(kind, "border"))

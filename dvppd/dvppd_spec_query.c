@@ -1,6 +1,7 @@
 /* dvppd_spec_query: query parameters -> dvpp_pipeline. The parameters
  * are named as dvppctl's flags (docs/http-api.md); the fixed order is
- * crop -> resize -> normalise/AIPP, whatever order they come in. */
+ * crop -> resize -> crop_center -> normalise/AIPP, whatever order they
+ * come in. */
 #include "dvppd_spec.h"
 
 #include <errno.h>
@@ -67,6 +68,22 @@ static bool parse_roi(const char *v, dvpp_roi *r)
     return true;
 }
 
+/* crop_center=WxH[:floor|:even] (floor by default, as the JSON form) */
+static bool parse_center(const char *v, dvpp_pipe_center *c)
+{
+    char size[40];
+    const char *colon = v ? strchr(v, ':') : NULL;
+    size_t n = colon ? (size_t)(colon - v) : v ? strlen(v) : 0;
+
+    if (!v || n >= sizeof(size))
+        return false;
+    memcpy(size, v, n);
+    size[n] = '\0';
+    c->round = DVPP_PIPE_CROP_FLOOR;
+    return parse_size(size, &c->w, &c->h) &&
+           (!colon || dvpp_pipe_crop_round_parse(colon + 1, &c->round));
+}
+
 static bool parse_positive(const char *v, double *out)
 {
     char *end;
@@ -100,7 +117,7 @@ static const char *const k_params[] = {
     "shrink_on_load", "no_orient", "allow_partial", "input", "raw", "mean", "std",
     "scale", "order", "layout", "dtype", "aipp", "aipp_op", "aipp_layout",
     "aipp_dtype", "format", "quality", "align", "out", "strict", "ring", "preset",
-    "round",
+    "round", "crop_center",
 };
 
 static bool is_flag(const char *key)
@@ -257,6 +274,12 @@ static dvpp_status apply_decode_param(dvppd_spec_draft *d, const char *k, const 
         return parse_roi(v, &d->crop) ? DVPP_OK
                                       : dvppd_spec_bad(err, k, "want L,T,R,B (inclusive)");
     }
+    if (!strcmp(k, "crop_center")) {
+        d->has_center = true;
+        return parse_center(v, &d->center)
+                   ? DVPP_OK
+                   : dvppd_spec_bad(err, k, "want WxH or WxH:floor or WxH:even");
+    }
     if (!dvppd_parse_flag(v, &f))
         return dvppd_spec_bad(err, k, "want 0 or 1");
     if (!strcmp(k, "shrink_on_load"))
@@ -320,7 +343,7 @@ static dvpp_status apply_param(dvppd_spec_draft *d, const char *k, const char *v
                                          "ascend_mode", "pad", "round"};
     static const char *const norm[] = {"mean", "std", "scale", "order", "layout", "dtype"};
     static const char *const aipp[] = {"aipp", "aipp_op", "aipp_layout", "aipp_dtype"};
-    static const char *const dec[] = {"profile", "input", "raw", "crop",
+    static const char *const dec[] = {"profile", "input", "raw", "crop", "crop_center",
                                       "shrink_on_load", "no_orient", "allow_partial"};
 
     for (size_t i = 0; i < sizeof(resize) / sizeof(resize[0]); i++)
@@ -362,6 +385,12 @@ static dvpp_status assemble(dvppd_spec_draft *d, dvpp_err *err)
                                   "a resize needs w and h (shorter/longer: w)");
         if (d->has_round && d->rz.round != DVPP_RESIZE_ROUND_NEAREST && !one_side)
             return dvppd_spec_bad(err, "round", "only for mode shorter or longer");
+        st = dvpp_pipeline_add_op(p, &op, err);
+        if (st != DVPP_OK)
+            return st;
+    }
+    if (d->has_center) { /* Resize -> CenterCrop, as torchvision orders them */
+        dvpp_pipe_op op = {.kind = DVPP_PIPE_OP_CROP, .center = d->center};
         st = dvpp_pipeline_add_op(p, &op, err);
         if (st != DVPP_OK)
             return st;

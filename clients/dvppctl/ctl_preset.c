@@ -284,10 +284,15 @@ static json_t *crop_op(uint32_t l, uint32_t t, uint32_t w, uint32_t h)
                      (json_int_t)(l + w - 1), (json_int_t)(t + h - 1));
 }
 
-/* transformers' center_crop: top = (h - ch) // 2, left = (w - cw) // 2.
- * After a shorter-side resize the long side is unknown here: a fill S x S
- * takes its centre square at scale 1 (floor((L - S) / 2), as HF), and the
- * crop inside it lands on floor((L - c) / 2) only when S - c is even. */
+/* transformers' center_crop: top = (h - ch) // 2, left = (w - cw) // 2:
+ * dvppd's centre crop rounded "floor", resolved on the image the resize
+ * makes (after a shorter-side resize the long side is known only then). */
+static json_t *center_crop_op(uint32_t w, uint32_t h)
+{
+    return json_pack("{s:{s:[I, I], s:s}}", "crop", "center", (json_int_t)w, (json_int_t)h,
+                     "round", "floor");
+}
+
 static bool add_crop(hf_cfg *c, json_t *ops)
 {
     uint32_t s = c->short_edge;
@@ -296,12 +301,7 @@ static bool add_crop(hf_cfg *c, json_t *ops)
         if (c->cw > s || c->ch > s)
             return refuse(c, "crop_size", "larger than size.shortest_edge (HF pads; dvppd "
                                           "presets do not)");
-        if ((s - c->cw) % 2 || (s - c->ch) % 2)
-            return refuse(c, "crop_size", "shortest_edge - crop must be even to place "
-                                          "HF's centre crop exactly");
-        json_array_append_new(ops, resize_op(c->interp, s, s, "fill"));
-        if (c->cw != s || c->ch != s)
-            json_array_append_new(ops, crop_op((s - c->cw) / 2, (s - c->ch) / 2, c->cw, c->ch));
+        json_array_append_new(ops, center_crop_op(c->cw, c->ch));
         return true;
     }
     if (!c->resize)

@@ -293,6 +293,10 @@ static json_t *op_json(const dvpp_pipe_op *op)
 {
     switch (op->kind) {
     case DVPP_PIPE_OP_CROP:
+        if (dvpp_pipe_op_is_center_crop(op))
+            return json_pack("{s:{s:[I, I], s:s}}", "crop", "center",
+                             (json_int_t)op->center.w, (json_int_t)op->center.h, "round",
+                             dvpp_pipe_crop_round_name(op->center.round));
         return json_pack("{s:o}", "crop", roi_json(op->u.crop.left, op->u.crop.top,
                                                    op->u.crop.right, op->u.crop.bottom));
     case DVPP_PIPE_OP_RESIZE:

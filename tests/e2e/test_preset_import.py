@@ -6,7 +6,8 @@ re-implementation of transformers' documented semantics:
   resize      PIL resize with the config's resample; size.shortest_edge
               keeps the ratio with the long side int()-truncated
               (get_resize_output_image_size), height/width is exact
-  center_crop top = (h - ch) // 2, left = (w - cw) // 2
+  center_crop top = (h - ch) // 2, left = (w - cw) // 2 (dvppd's centre
+              crop with "round": "floor", any difference, odd too)
   rescale     image.astype(float64) * rescale_factor -> float32
   normalize   (image - mean) / std in float32
   ConvNeXt    crop_pct: shorter side int(shortest_edge / crop_pct), then a
@@ -140,8 +141,11 @@ def test_imported_shapes(imported):
     assert imported["convnext"]["spec"]["ops"][0]["resize"]["round"] == "floor"
     assert "round" not in imported["vit"]["spec"]["ops"][0]["resize"]
     cn = imported["convnext"]["spec"]["ops"]
-    assert cn[0]["resize"]["w"] == 256 and cn[2] == {"crop": [16, 16, 239, 239]}
+    hf_crop = {"crop": {"center": [224, 224], "round": "floor"}}
+    assert cn[0]["resize"]["w"] == 256 and cn[1] == hf_crop and len(cn) == 2
+    # an exact height x width resize: the size is known, the crop fixed
     assert imported["deit"]["spec"]["ops"][1] == {"crop": [16, 16, 239, 239]}
+    assert imported["clip"]["spec"]["ops"][1] == hf_crop
     assert imported["deit"]["spec"]["ops"][0]["resize"]["interp"] == "bicubic"
     for p in imported.values():
         assert p["kind"] == "tensor" and p["description"].startswith("imported from")
@@ -186,13 +190,39 @@ def test_hamming_and_no_normalize(tmp_path, srv):
     assert np.abs(r.npy() - ref).max() <= 1e-6
 
 
+def test_odd_shortest_edge_minus_crop_equals_hf(tmp_path, srv):
+    """shortest_edge 225, crop 224 (once refused: the fixed crop could not
+    follow an odd difference). On 645x423 the resize makes 343x225
+    (225 * 645 / 423 = 343.09): 343 - 224 = 119 columns -> HF's left
+    119 // 2 = 59 (torchvision's round(59.5) would be 60), top 1 // 2 = 0.
+    The imported centre crop floors: equal HF, and not the crop one column
+    to the right."""
+    import io
+    cfg = dict(CONFIGS["clip"], size={"shortest_edge": 225})
+    p = json.loads(import_preset(tmp_path, "odd", cfg).stdout)["odd"]["spec"]
+    assert p["ops"][1] == {"crop": {"center": [224, 224], "round": "floor"}}
+    img = Image.open(PHOTO).convert("RGB").resize((645, 423), Image.BICUBIC)
+    b = io.BytesIO()
+    img.save(b, "PNG")
+    r = srv.post("/v1/preprocess", b.getvalue(), {"X-Dvpp-Spec": json.dumps(p)})
+    assert r.status == 200, r
+    x = r.npy().astype(np.float64)
+    ref = hf_reference(img, cfg)
+    d = np.abs(x - ref)
+    assert d.max() <= 1e-6 and d.mean() <= 1e-7, f"max {d.max()} mean {d.mean()}"
+    # the half-to-even crop (left 60) is the same pixels one column on
+    wide = dict(cfg, crop_size={"height": 224, "width": 225})
+    shifted = hf_reference(img, wide)[..., 1:]  # left 59, one column more, from 60 on
+    assert np.abs(x - shifted).max() > 0.05
+    assert float(r.headers["x-dvpp-pad"].split(",")[0]) == -59
+
+
 @pytest.mark.parametrize("change,field", [
     ({"do_pad": True}, "do_pad"),
     ({"resample": 7}, "resample"),
     ({"do_flip_channel_order": True}, "do_flip_channel_order"),
     ({"size": {"longest_edge": 224}}, "size.longest_edge"),
     ({"crop_pct": 0.9}, "crop_pct"),               # not a ConvNeXt processor
-    ({"size": {"shortest_edge": 225}, "do_center_crop": True, "crop_size": 224}, "crop_size"),
     ({"do_center_crop": True, "crop_size": 300}, "crop_size"),
     ({"image_mean": [0.5, 0.5]}, "image_mean"),
 ])

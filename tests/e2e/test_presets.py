@@ -9,10 +9,10 @@ which is Pillow's resize bit for bit, and its normalisation is computed in
 double and rounded once to float32, so the only difference is float32
 rounding of (x/255 - m)/s: bounded by 1e-6 (measured: 4.8e-7). The presets'
 `shorter` resize rounds the long side down (`round: floor`), as
-torchvision's int(); where the centre crop's offset still differs
-(torchvision rounds (L - C) / 2 half to even, dvppd floors it, as
-transformers: (L - C) % 4 == 3; docs/presets.md) the test asserts the
-documented crop instead and that torchvision's differs. yolov8 is held to
+torchvision's int(), and their centre crop rounds its offset half to
+even ("round": "even"), as torchvision's CenterCrop: where that differs
+from transformers' floor ((L - C) % 4 == 3) dvppd equals torchvision and
+the test checks that the floored crop would not. yolov8 is held to
 cv2.resize INTER_LINEAR (dvppd's cv2 parity, bit-exact) inside the
 letterbox and to 114/255 in the bars.
 
@@ -41,15 +41,12 @@ ATOL = 1e-6
 SHIPPED = {
     "imagenet": {"ops": [{"resize": {"w": 256, "mode": "shorter", "interp": "bilinear",
                                      "parity": "pil", "round": "floor"}},
-                         {"resize": {"w": 256, "h": 256, "mode": "fill",
-                                     "interp": "bilinear", "parity": "pil"}},
-                         {"crop": [16, 16, 239, 239]}],
+                         {"crop": {"center": [224, 224], "round": "even"}}],
                  "normalize": {"mean": IMAGENET[0], "std": IMAGENET[1], "order": "rgb",
                                "layout": "nchw", "dtype": "float32"}},
     "clip": {"ops": [{"resize": {"w": 224, "mode": "shorter", "interp": "bicubic",
                                  "parity": "pil", "round": "floor"}},
-                     {"resize": {"w": 224, "h": 224, "mode": "fill", "interp": "bicubic",
-                                 "parity": "pil"}}],
+                     {"crop": {"center": [224, 224], "round": "even"}}],
              "normalize": {"mean": CLIP[0], "std": CLIP[1], "order": "rgb",
                            "layout": "nchw", "dtype": "float32"}},
     "yolov8": {"ops": [{"resize": {"w": 640, "h": 640, "mode": "letterbox",
@@ -108,7 +105,7 @@ def torchvision_ref(img, short, crop, filt, mean, std, long_round=False, crop_fl
     on a PIL image (long side int()-truncated; @long_round: rounded to
     nearest, as `shorter` without round: floor; crop offset
     int(round((L - C) / 2.0)), Python's half to even; @crop_floor:
-    (L - C) // 2, as transformers' center_crop and dvppd's fill + crop),
+    (L - C) // 2, as transformers' center_crop and dvppd's "round": "floor"),
     NCHW float32 with N = 1."""
     w, h = img.size
     f = (lambda x: int(x + 0.5)) if long_round else int
@@ -205,25 +202,44 @@ def test_long_side_truncates_as_torchvision(srv, photo, name):
     assert abs(sx - (384 if name == "imagenet" else 336) / 601) < 1e-12
 
 
-def test_imagenet_641x423(srv, photo):
-    """641x423: 256 * 641 / 423 = 387.93 -> 387, torchvision's long side
-    (it was 388 before round: floor). The centre crop of 387 - 224 = 163
-    columns: dvppd floor(81.5) = 81 (transformers' center_crop), torchvision
-    round(81.5) = 82 (half to even; docs/presets.md): dvppd equals
-    torchvision's resize with the floored crop, and torchvision's own crop
-    is one column further."""
+@pytest.mark.parametrize("name", ["imagenet", "clip"])
+def test_641x423_centre_crop_rounds_half_to_even(srv, photo, name):
+    """641x423: imagenet's shorter 256 makes 387x256 (256 * 641 / 423 =
+    387.93, int()), clip's 224 makes 339x224 (339.44). The centre crop's
+    offset: 387 - 224 = 163 -> round(81.5) = 82 (floor 81); 339 - 224 = 115
+    -> round(57.5) = 58 (floor 57): (L - C) % 4 == 3 in both, where half to
+    even and floor part. dvppd equals torchvision exactly; the floored crop
+    (transformers') is one column to the left."""
     img = photo.resize((641, 423), Image.BICUBIC)
+    r = post(srv, "/v1/preprocess", png(img), f"?preset={name}")
+    x = r.npy()
+    short, filt, norm = ((256, Image.BILINEAR, IMAGENET) if name == "imagenet"
+                         else (224, Image.BICUBIC, CLIP))
+    tv = torchvision_ref(img, short, 224, filt, *norm)
+    floor_crop = torchvision_ref(img, short, 224, filt, *norm, crop_floor=True)
+    assert np.abs(x - tv).max() <= ATOL, f"{name}: max |dvppd - torchvision|"
+    if name == "imagenet":  # 387.93 would round to 388 (339.44 is 339 either way)
+        rounded = torchvision_ref(img, short, 224, filt, *norm, long_round=True)
+        assert np.abs(x - rounded).max() > 0.05
+    assert np.abs(x - floor_crop).max() > 0.05
+    # the floored crop is the same pixels one column to the left
+    assert np.abs(x[..., :-1] - floor_crop[..., 1:]).max() <= ATOL
+    want = -82 if name == "imagenet" else -58
+    assert float(r.headers["x-dvpp-pad"].split(",")[0]) == want
+
+
+def test_imagenet_637x423_tie_rounds_down_to_even(srv, photo):
+    """637x423: 256 * 637 / 423 = 385.51 -> 385; 385 - 224 = 161 ((L - C) %
+    4 == 1): round(80.5) = 80, even already, so torchvision's crop and the
+    floored one agree (offset 80, not 81)."""
+    img = photo.resize((637, 423), Image.BICUBIC)
     r = post(srv, "/v1/preprocess", png(img), "?preset=imagenet")
     x = r.npy()
-    floor_crop = torchvision_ref(img, 256, 224, Image.BILINEAR, *IMAGENET, crop_floor=True)
     tv = torchvision_ref(img, 256, 224, Image.BILINEAR, *IMAGENET)
-    rounded = torchvision_ref(img, 256, 224, Image.BILINEAR, *IMAGENET, long_round=True)
-    assert np.abs(x - floor_crop).max() <= ATOL
-    assert np.abs(x - rounded).max() > 0.05
-    # torchvision's crop, one column to the right: the same pixels shifted
-    assert np.abs(x - tv).max() > 0.05
-    assert np.abs(x[..., 1:] - tv[..., :-1]).max() <= ATOL
-    assert r.headers["x-dvpp-pad"].split(",")[0] in ("-81", "-81.0")
+    floor_crop = torchvision_ref(img, 256, 224, Image.BILINEAR, *IMAGENET, crop_floor=True)
+    assert np.array_equal(tv, floor_crop)
+    assert np.abs(x - tv).max() <= ATOL
+    assert float(r.headers["x-dvpp-pad"].split(",")[0]) == -80
 
 
 def test_round_query_and_json(srv, photo):
