@@ -390,9 +390,13 @@ enum MHD_Result http_traces_serve(http_req *r);
  * then suspended as a job; http_finish resumes it), and its answer. */
 dvpp_status http_trace_capture_submit(http_req *r, dvpp_err *err);
 enum MHD_Result http_trace_capture_answer(http_req *r);
-/* The capture's timer state (start), a drain's early end, the join (stop). */
+/* The capture's timer state (start), a drain's early end (no capture
+ * starts after it), the join of the timer (stop, while libmicrohttpd still
+ * runs: the timer resumes its request), and the free (after
+ * MHD_stop_daemon, when no thread can read h->capture; joins too). */
 dvpp_status http_trace_init(dvppd_http *h, dvpp_err *err);
 void http_trace_cancel(dvppd_http *h);
+void http_trace_join(dvppd_http *h);
 void http_trace_fini(dvppd_http *h);
 
 /* --- dumps (http_dump.c) ---------------------------------------------------------- */

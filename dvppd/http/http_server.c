@@ -577,8 +577,9 @@ bool dvppd_http_stop(dvppd_http *h, unsigned timeout_s)
      * sending an answer, are closed here (each request freed through
      * on_completed); none is suspended (every job has completed, so
      * every connection was resumed). */
-    http_trace_fini(h); /* its timer has resumed its request (the drain canceled it) */
+    http_trace_join(h); /* its timer has resumed its request (the drain canceled it) */
     MHD_stop_daemon(h->mhd);
+    http_trace_fini(h); /* no libmicrohttpd thread reads h->capture any more */
     if (h->quiesced_fd >= 0)
         close(h->quiesced_fd);
     http_jobs_free(h->jobs);

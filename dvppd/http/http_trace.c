@@ -173,15 +173,29 @@ void http_trace_cancel(dvppd_http *h)
     pthread_mutex_unlock(&c->mu);
 }
 
+void http_trace_join(dvppd_http *h)
+{
+    http_capture *c = h->capture;
+    bool joinable;
+
+    if (!c)
+        return;
+    http_trace_cancel(h); /* from here on no capture starts: no new timer */
+    pthread_mutex_lock(&c->mu);
+    joinable = c->joinable;
+    c->joinable = false;
+    pthread_mutex_unlock(&c->mu);
+    if (joinable)
+        pthread_join(c->thread, NULL);
+}
+
 void http_trace_fini(dvppd_http *h)
 {
     http_capture *c = h->capture;
 
     if (!c)
         return;
-    http_trace_cancel(h);
-    if (c->joinable)
-        pthread_join(c->thread, NULL);
+    http_trace_join(h);
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
     free(c);
