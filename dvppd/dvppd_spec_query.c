@@ -80,7 +80,9 @@ static bool parse_center(const char *v, dvpp_pipe_center *c)
     memcpy(size, v, n);
     size[n] = '\0';
     c->round = DVPP_PIPE_CROP_FLOOR;
-    return parse_size(size, &c->w, &c->h) &&
+    /* both sides >= 1: a 0 x 0 "centre" would read as the fixed crop
+     * [0,0,0,0] (dvpp_pipe_op_is_center_crop tests the size) */
+    return parse_size(size, &c->w, &c->h) && c->w && c->h &&
            (!colon || dvpp_pipe_crop_round_parse(colon + 1, &c->round));
 }
 

@@ -158,6 +158,9 @@ def test_jpeg_first_op_decodes_only_the_crop(srv, rnd):
     ({"ops": [{"crop": {"center": [10, 10], "x": 1}}]}, "", "ops[0].crop", "x"),
     (None, "?crop_center=10x10:up", "crop_center", "want WxH"),
     (None, "?crop_center=10", "crop_center", "want WxH"),
+    (None, "?crop_center=0x0", "crop_center", "want WxH"),
+    (None, "?w=256&mode=shorter&crop_center=0x0", "crop_center", "want WxH"),
+    (None, "?crop_center=0x5", "crop_center", "want WxH"),
 ])
 def test_refusals(srv, spec, query, field, words):
     r = image(srv, png_bytes(pattern(387, 385)), spec, query, status=400)
