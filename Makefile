@@ -155,6 +155,10 @@ CONSOLE_FILES := $(sort $(wildcard dvppd/console/*.html dvppd/console/*.css \
 CONSOLE_EMBED := $(BUILD)/tools/embed
 CONSOLE_C := $(GEN)/dvppd_console_assets.c
 CONSOLE_OBJ := $(OBJ)/gen/dvppd_console_assets.o
+# The list itself, recorded like the AscendCL sources: a console file that
+# goes away (the wildcard) regenerates the table without it.
+CONSOLE_LIST := $(BUILD)/.console-files
+$(shell mkdir -p $(BUILD) && (echo '$(CONSOLE_FILES)' | cmp -s - $(CONSOLE_LIST) || echo '$(CONSOLE_FILES)' > $(CONSOLE_LIST)))
 
 # libdvppclient: clients/lib + the transport + the generated code, PIC,
 # as a static and a shared library (soname libdvppclient.so.1).
@@ -337,7 +341,7 @@ $(CONSOLE_EMBED): tools/embed.c
 	$(call quiet,HOSTCC,$<)
 	$(Q)$(HOSTCC) -std=c11 -O1 -Wall -Wextra -Werror -o $@ $<
 
-$(CONSOLE_C): $(CONSOLE_EMBED) $(CONSOLE_FILES)
+$(CONSOLE_C): $(CONSOLE_EMBED) $(CONSOLE_FILES) $(CONSOLE_LIST)
 	@mkdir -p $(dir $@)
 	$(call quiet,EMBED,$@)
 	$(Q)$(CONSOLE_EMBED) $@ $(CONSOLE_FILES)
