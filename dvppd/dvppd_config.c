@@ -370,7 +370,11 @@ static dvpp_status set_key(dvppd_config *c, const key_def *k, json_t *v,
             break;
         *(bool *)((char *)c + k->offset) = json_is_true(v);
         return DVPP_OK;
-    case KEY_AUTO_BOOL:
+    case KEY_AUTO_BOOL: /* true, false or "auto" (what --check-config shows) */
+        if (json_is_string(v) && !strcmp(json_string_value(v), "auto")) {
+            *(int32_t *)((char *)c + k->offset) = DVPPD_CONSOLE_AUTO;
+            return DVPP_OK;
+        }
         if (!json_is_boolean(v))
             break;
         *(int32_t *)((char *)c + k->offset) = json_is_true(v) ? 1 : 0;

@@ -217,10 +217,11 @@ def test_sysusers_and_tmpfiles(tmp_path):
 
 
 def leaves(d, prefix=()):
-    """{(section, key): value} of a two-level config."""
+    """{(section, key): value} of a two-level config; a top-level object of
+    free names ("presets", empty by default) is a leaf of its own, (key,)."""
     out = {}
     for k, v in d.items():
-        if isinstance(v, dict) and not prefix:
+        if isinstance(v, dict) and not prefix and v:
             out.update(leaves(v, (k,)))
         else:
             out[prefix + (k,)] = v
@@ -273,10 +274,13 @@ def test_shipped_config_has_every_key_explained(shipped_loaded):
         m = re.match(r'^\s*"([a-z_]+)"\s*:\s*(.*?),?\s*$', ln)
         if not m or ln.lstrip().startswith("#"):
             continue
-        if m.group(1) in sections and m.group(2) == "{":
+        if (m.group(1),) in defaults and ln.startswith('  "'):
+            key = (m.group(1),)  # a top-level leaf ("presets": {})
+        elif m.group(1) in sections and m.group(2) == "{":
             section = m.group(1)
             continue
-        key = (section, m.group(1))
+        else:
+            key = (section, m.group(1))
         assert key in defaults, f"line {i + 1}: {ln.strip()}"
         above = lines[i - 1].strip()
         assert above.startswith("#") and len(above) > 2, \
