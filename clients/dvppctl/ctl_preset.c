@@ -9,7 +9,15 @@
  * centre crop at floor((h - ch) / 2), floor((w - cw) / 2), rescale by
  * rescale_factor, normalise by image_mean / image_std, RGB, float32 NCHW.
  * A key that would change the pixels and cannot be expressed exactly is
- * refused by name; keys that describe the processor only are ignored. */
+ * refused by name; keys that describe the processor only are ignored.
+ *
+ * Only the processor classes of k_classes are imported: their resize()
+ * and defaults were read in transformers (image_processing_vit.py, _deit,
+ * _clip, _bit, _convnext); any other class (Levit's 256/224 short side,
+ * MobileNet's, a remote-code auto_map class, the torchvision "Fast"
+ * variants) resizes otherwise and is refused by name. A config that names
+ * no class is imported with the generic semantics above, every key whose
+ * default differs between classes required explicitly. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,11 +26,53 @@
 
 #include "ctl.h"
 
-/* Keys that name or route the processor and change no pixel. */
+/* Keys that name or route the processor and change no pixel (auto_map
+ * is checked in read_class: it may name a remote-code processor). */
 static const char *const k_harmless[] = {
     "image_processor_type", "feature_extractor_type", "processor_class",
     "_processor_class", "auto_map", "model_input_names", NULL,
 };
+
+/* What a legacy integer "size" means: get_size_dict's default_to_square. */
+typedef enum hf_int_size { HF_INT_SQUARE, HF_INT_SHORTEST, HF_INT_REFUSED } hf_int_size;
+
+/* Whether the class has a centre-crop step, and its do_center_crop default. */
+typedef enum hf_crop_rule {
+    HF_CROP_NONE,       /* no such step: transformers ignores do_center_crop */
+    HF_CROP_DEFAULT_ON, /* do_center_crop defaults to true, crop_size to 224 */
+    HF_CROP_EXPLICIT,   /* no class known: do_center_crop must be given */
+} hf_crop_rule;
+
+/* One processor class whose preprocess() the importer reproduces exactly. */
+typedef struct hf_class {
+    const char *name;       /* transformers' class (NULL: the generic one) */
+    hf_int_size int_size;
+    bool shortest_ok;       /* its resize() takes {"shortest_edge"} */
+    bool hw_ok;             /* its resize() takes {"height", "width"} */
+    hf_crop_rule crop;
+    bool crop_pct;          /* ConvNeXt's resize-then-crop (default 224/256) */
+} hf_class;
+
+static const hf_class k_classes[] = {
+    {"ViTImageProcessor", HF_INT_SQUARE, false, true, HF_CROP_NONE, false},
+    {"DeiTImageProcessor", HF_INT_SQUARE, false, true, HF_CROP_DEFAULT_ON, false},
+    {"CLIPImageProcessor", HF_INT_SHORTEST, true, true, HF_CROP_DEFAULT_ON, false},
+    {"BitImageProcessor", HF_INT_SHORTEST, true, true, HF_CROP_DEFAULT_ON, false},
+    {"ConvNextImageProcessor", HF_INT_SHORTEST, true, false, HF_CROP_NONE, true},
+};
+
+static const hf_class k_generic = {NULL, HF_INT_REFUSED, true, true, HF_CROP_EXPLICIT, false};
+
+/* transformers' crop_size default for the HF_CROP_DEFAULT_ON classes. */
+#define HF_DEFAULT_CROP 224u
+/* ConvNextImageProcessor's crop_pct when the config has none (or null). */
+#define HF_CONVNEXT_CROP_PCT (224.0 / 256.0)
+/* The largest side the importer writes (dvppd's resize bound). */
+#define HF_SIDE_MAX 16384u
+/* dvppd's normalize.std and normalize.mean ranges (dvppd_spec_json.c). */
+#define HF_STD_MIN 1e-12
+#define HF_STD_MAX 1e9
+#define HF_MEAN_ABS_MAX 1e9
 
 /* Keys read below. */
 static const char *const k_known[] = {
@@ -34,6 +84,7 @@ static const char *const k_known[] = {
 typedef struct hf_cfg {
     json_t *root;
     const char *type;       /* image_processor_type or feature_extractor_type */
+    const hf_class *cls;    /* the class it names (k_generic: none) */
     bool resize, crop, rescale, normalize;
     uint32_t short_edge;    /* size.shortest_edge (0: height/width) */
     uint32_t h, w;          /* size.height/width */
@@ -78,12 +129,46 @@ static bool get_side(hf_cfg *c, json_t *v, const char *field, uint32_t *out)
     return true;
 }
 
-/* Processors whose legacy integer "size" is the shortest edge
- * (get_size_dict(default_to_square=False)); for the others it is square. */
-static bool int_size_is_shortest(const hf_cfg *c)
+/* The class transformers' AutoImageProcessor would build: the
+ * image_processor_type, else the feature_extractor_type with
+ * "FeatureExtractor" read as "ImageProcessor" (its backward-compatible
+ * mapping), into c->cls; a class not in k_classes is refused by name. */
+static bool read_class(hf_cfg *c)
 {
-    return c->type && (strstr(c->type, "CLIP") || strstr(c->type, "ConvNext") ||
-                       strstr(c->type, "BitImage"));
+    json_t *ip = json_object_get(c->root, "image_processor_type");
+    json_t *fe = json_object_get(c->root, "feature_extractor_type");
+    json_t *am = json_object_get(c->root, "auto_map");
+    const char *field, *fx;
+    json_t *v;
+    char name[128];
+
+    if (json_is_null(ip))
+        ip = NULL; /* None: transformers falls back to feature_extractor_type */
+    field = ip ? "image_processor_type" : "feature_extractor_type";
+    v = ip ? ip : fe;
+    c->cls = &k_generic;
+    if (json_is_object(am) && (json_object_get(am, "AutoImageProcessor") ||
+                               json_object_get(am, "AutoFeatureExtractor")))
+        return refuse(c, "auto_map", "a remote-code processor class is not supported");
+    if (!v || json_is_null(v))
+        return true;
+    if (!json_is_string(v) || json_string_length(v) >= 64)
+        return refuse(c, field, "want a class name");
+    c->type = json_string_value(v);
+    fx = strstr(c->type, "FeatureExtractor");
+    if (!ip && fx)
+        snprintf(name, sizeof(name), "%.*sImageProcessor%s", (int)(fx - c->type), c->type,
+                 fx + strlen("FeatureExtractor"));
+    else
+        snprintf(name, sizeof(name), "%s", c->type);
+    for (size_t i = 0; i < sizeof(k_classes) / sizeof(k_classes[0]); i++)
+        if (!strcmp(k_classes[i].name, name)) {
+            c->cls = &k_classes[i];
+            return true;
+        }
+    snprintf(c->why, sizeof(c->why), "%s: %s is not supported (imported: ViT, DeiT, CLIP, "
+             "BiT and ConvNeXt image processors; docs/presets.md)", field, c->type);
+    return false;
 }
 
 static bool read_size(hf_cfg *c)
@@ -98,7 +183,12 @@ static bool read_size(hf_cfg *c)
         if (!get_side(c, s, "size", &c->h))
             return false;
         c->w = c->h;
-        if (int_size_is_shortest(c))
+        if (c->cls->int_size == HF_INT_REFUSED)
+            return refuse(c, "size", "an integer is the shortest edge or a square "
+                                     "depending on the processor: give "
+                                     "image_processor_type, or {\"shortest_edge\"} or "
+                                     "{\"height\", \"width\"}");
+        if (c->cls->int_size == HF_INT_SHORTEST)
             c->short_edge = c->h, c->h = c->w = 0;
         return true;
     }
@@ -124,6 +214,11 @@ static bool read_size(hf_cfg *c)
         return refuse(c, "size", "shortest_edge or height/width, not both");
     if (!c->short_edge && (!c->h || !c->w))
         return refuse(c, "size", "want shortest_edge, or both height and width");
+    if (c->short_edge && !c->cls->shortest_ok)
+        return refuse(c, "size.shortest_edge", "this processor's resize takes height and "
+                                               "width only");
+    if (!c->short_edge && !c->cls->hw_ok)
+        return refuse(c, "size", "this processor's resize takes shortest_edge only");
     return true;
 }
 
@@ -145,40 +240,66 @@ static bool read_resample(hf_cfg *c)
 
 /* ConvNeXt's crop_pct (ConvNextImageProcessor.resize): below 384 the
  * shorter side goes to int(shortest_edge / crop_pct), then a centre crop
- * of shortest_edge x shortest_edge; from 384 up a warp to that square. */
+ * of shortest_edge x shortest_edge; from 384 up a warp to that square.
+ * Missing or null is the class's 224 / 256 (its __init__ and preprocess
+ * both replace None by it). */
 static bool read_crop_pct(hf_cfg *c)
 {
     json_t *v = json_object_get(c->root, "crop_pct");
-    double pct;
+    double pct = HF_CONVNEXT_CROP_PCT, side;
 
-    if (!v || json_is_null(v))
+    if (!c->cls->crop_pct) {
+        if (v && !json_is_null(v))
+            return refuse(c, "crop_pct", "only ConvNeXt's processor is known to use it");
         return true;
-    if (!c->type || !strstr(c->type, "ConvNext"))
-        return refuse(c, "crop_pct", "only ConvNeXt's processor is known to use it");
-    if (!json_is_number(v) || !((pct = json_number_value(v)) > 0) || pct > 1)
+    }
+    if (v && !json_is_null(v) &&
+        (!json_is_number(v) || !((pct = json_number_value(v)) > 0) || pct > 1))
         return refuse(c, "crop_pct", "want a number in (0, 1]");
-    if (!c->resize || !c->short_edge)
-        return refuse(c, "crop_pct", "needs do_resize and size.shortest_edge");
-    if (c->crop)
-        return refuse(c, "crop_pct", "with do_center_crop as well (not ConvNeXt's)");
+    if (!c->resize)
+        return true; /* no resize: ConvNeXt neither resizes nor crops */
     if (c->short_edge >= 384) {
         c->h = c->w = c->short_edge, c->short_edge = 0;
         return true;
     }
+    /* in double, checked before the cast: a tiny crop_pct would overflow it */
+    side = floor((double)c->short_edge / pct); /* Python's int() of a positive */
+    if (!(side <= HF_SIDE_MAX))
+        return refuse(c, "crop_pct", "the resize's shorter side int(shortest_edge / "
+                                     "crop_pct) is above 16384");
     c->crop = true;
     c->ch = c->cw = c->short_edge;
-    c->short_edge = (uint32_t)(c->short_edge / pct); /* Python's int(): truncation */
+    c->short_edge = (uint32_t)side;
     return true;
 }
 
+/* do_center_crop and crop_size by the class's rule: none (a key that asks
+ * for a crop transformers would not do is refused), the class's default
+ * (on, 224 x 224), or, for a config naming no class, explicit. */
 static bool read_crop(hf_cfg *c)
 {
     json_t *s = json_object_get(c->root, "crop_size");
+    json_t *dc = json_object_get(c->root, "do_center_crop");
+    hf_crop_rule rule = c->cls->crop;
 
-    if (!get_bool(c, "do_center_crop", false, &c->crop))
+    if (rule == HF_CROP_EXPLICIT && s && !json_is_null(s) && (!dc || json_is_null(dc)))
+        return refuse(c, "do_center_crop", "missing with crop_size given (its default "
+                                           "depends on the processor: give it, or "
+                                           "image_processor_type)");
+    if (!get_bool(c, "do_center_crop", rule == HF_CROP_DEFAULT_ON, &c->crop))
         return false;
+    if (rule == HF_CROP_NONE && c->crop)
+        return refuse(c, "do_center_crop", "this processor has no centre crop "
+                                           "(transformers ignores it)");
+    if (rule == HF_CROP_NONE && s && !json_is_null(s))
+        return refuse(c, "crop_size", "this processor has no centre crop "
+                                      "(transformers ignores it)");
     if (!c->crop)
         return true;
+    if ((!s || json_is_null(s)) && rule == HF_CROP_DEFAULT_ON) {
+        c->ch = c->cw = HF_DEFAULT_CROP;
+        return true;
+    }
     if (json_is_integer(s)) {
         if (!get_side(c, s, "crop_size", &c->ch))
             return false;
@@ -243,6 +364,29 @@ static bool read_values(hf_cfg *c)
     return true;
 }
 
+/* The exported mean m / (255 f) and std s / (255 f) (normalize_json) must
+ * be finite and inside dvppd's normalize ranges, else the preset would not
+ * load (or jansson would not write it): checked here, naming the key. */
+static bool check_values(hf_cfg *c)
+{
+    double k = 255.0 * c->factor;
+
+    if (!isfinite(k) || !(k > 0) || !isfinite(1.0 / k))
+        return refuse(c, "rescale_factor", "out of range (255 * rescale_factor must be "
+                                           "a finite, invertible number)");
+    for (int i = 0; i < 3; i++) {
+        double m = c->mean[i] / k, s = c->std[i] / k;
+        if (!isfinite(m) || fabs(m) > HF_MEAN_ABS_MAX)
+            return refuse(c, "image_mean", "image_mean / (255 * rescale_factor) is outside "
+                                           "dvppd's mean range [-1e9, 1e9]");
+        if (!isfinite(s) || s < HF_STD_MIN || s > HF_STD_MAX)
+            return refuse(c, "image_std", "image_std / (255 * rescale_factor) is outside "
+                                          "dvppd's std range [1e-12, 1e9] (check "
+                                          "rescale_factor too)");
+    }
+    return true;
+}
+
 static bool read_config(hf_cfg *c)
 {
     const char *key;
@@ -253,14 +397,11 @@ static bool read_config(hf_cfg *c)
     json_object_foreach(c->root, key, v)
         if (!in_list(k_harmless, key) && !in_list(k_known, key))
             return refuse(c, key, "not supported (it may change the pixels)");
-    c->type = json_string_value(json_object_get(c->root, "image_processor_type"));
-    if (!c->type)
-        c->type = json_string_value(json_object_get(c->root, "feature_extractor_type"));
-    if (!get_bool(c, "do_resize", true, &c->resize))
+    if (!read_class(c) || !get_bool(c, "do_resize", true, &c->resize))
         return false;
     if (c->resize && (!read_size(c) || !read_resample(c)))
         return false;
-    return read_crop(c) && read_crop_pct(c) && read_values(c);
+    return read_crop(c) && read_crop_pct(c) && read_values(c) && check_values(c);
 }
 
 /* --- the spec --------------------------------------------------------------- */
@@ -380,6 +521,9 @@ static int cmd_import(int argc, char **argv)
         return 1;
     }
     preset = read_config(&c) ? build_preset(&c, file) : NULL;
+    if (preset && c.cls == &k_generic)
+        fprintf(stderr, "dvppctl: %s: no image_processor_type: imported with the generic "
+                        "semantics (docs/presets.md)\n", file);
     json_decref(c.root);
     if (!preset) {
         fprintf(stderr, "dvppctl: %s: %s\n", file, c.why[0] ? c.why : "out of memory");

@@ -360,10 +360,13 @@ static void print_job_geometry(const ctl_out *out)
            out->res.scale_x, out->res.scale_y, out->res.pad_x, out->res.pad_y);
 }
 
-/* The daemon resolves the name ({"preset": NAME} is the spec sent); the
- * pipeline resolved here (shipped presets, --config FILE's) only sizes
- * the output. A name known to the daemon alone leaves it unsized: the
- * output goes through a ring slot of the largest size (ctl_job_run). */
+/* The daemon resolves the name ({"preset": NAME} is the spec sent). With
+ * --config FILE (the daemon's config, by the user's word) the pipeline
+ * resolved here sizes the output. Without it the name is left unsized,
+ * shipped or not: the daemon's config may replace a shipped preset with
+ * a bigger output, which a slot sized from the shipped one could not
+ * take (ENOSPC); the output goes through a ring slot of the largest size
+ * (ctl_job_run). */
 static int preprocess_preset_prepare(ctl_args *a, single_job *sj, dvpp_err *err)
 {
     dvpp_pipeline p;
@@ -374,7 +377,7 @@ static int preprocess_preset_prepare(ctl_args *a, single_job *sj, dvpp_err *err)
     ctl_job_init(&sj->j, a, &sj->s, DVPPC_TENSOR);
     sj->j.preset = a->preset;
     dvpp_err_clear(&ignored);
-    if (ctl_preset_pipeline(a, &p, &ignored) == DVPP_OK)
+    if (a->config && ctl_preset_pipeline(a, &p, &ignored) == DVPP_OK)
         sj->j.pipe = p;
     else
         sj->j.size_unknown = true;

@@ -148,3 +148,47 @@ def test_round_flag(inputs, tmp_path):
     p = ctl("resize", inputs["png641"], "--size", "64x64", "--round", "floor", "-o",
             str(out), check=False)
     assert p.returncode == 2 and "--round floor: only for --mode shorter" in p.stderr
+
+
+BIG_IMAGENET = {"ops": [{"resize": {"w": 512, "h": 384, "interp": "bilinear",
+                                    "parity": "pil"}}],
+                "normalize": {"mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225],
+                              "order": "rgb", "layout": "nchw", "dtype": "float32"}}
+
+
+@pytest.fixture(scope="module")
+def srv_big(tmp_path_factory):
+    """A daemon whose config replaces the shipped imagenet with a bigger
+    output (1x3x384x512 float32: 2.25 MiB against 588 KiB)."""
+    port = free_port()
+    sd = daemon_util.sock_dir("ctlbig")
+    sock = os.path.join(sd, "dvppd.sock")
+    cfg = {"http": {"listen": f"127.0.0.1:{port}"}, "device": {"channels": 2},
+           "socket": {"path": sock, "mode": "0600"},
+           "presets": {"imagenet": {"description": "bigger", "spec": BIG_IMAGENET}}}
+    d = daemon_util.start_daemon(str(tmp_path_factory.mktemp("ctlbig")), cfg, "ctlbig", port,
+                                 sock=sock, sock_dir=sd)
+    yield d
+    stop_daemon(d)
+
+
+@pytest.mark.parametrize("src", ["jpeg", "png641"])
+def test_socket_daemon_replaced_shipped_preset(srv_big, inputs, tmp_path, src):
+    """--socket --preset imagenet without --config: the daemon's imagenet
+    is not the shipped one; the output slot is not sized from the shipped
+    preset (once ENOSPC), and the .npy is the daemon's HTTP answer."""
+    out = tmp_path / "x.npy"
+    p = ctl("preprocess", inputs[src], "--preset", "imagenet", "--socket", srv_big.sock,
+            "-o", str(out), check=False)
+    assert p.returncode == 0, p.stderr
+    want = daemon_npy(srv_big, inputs[src], "imagenet")
+    assert out.read_bytes() == want
+    x = np.load(str(out))
+    assert x.shape == (1, 3, 384, 512) and x.dtype == np.float32
+    g = json.loads(p.stdout)
+    r = srv_big.post("/v1/preprocess?preset=imagenet", open(inputs[src], "rb").read())
+    sx, sy = (float(v) for v in r.headers["x-dvpp-scale"].split(","))
+    assert abs(g["scale_x"] - sx) < 1e-9 and abs(g["scale_y"] - sy) < 1e-9
+    # the local run (no daemon) is the shipped imagenet still
+    ctl("preprocess", inputs[src], "--preset", "imagenet", "-o", str(out))
+    assert np.load(str(out)).shape == (1, 3, 224, 224)
