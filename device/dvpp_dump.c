@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,10 +78,12 @@ static dvpp_status write_at(dvpp_dump *d, const char *name, const void *head, si
     return st;
 }
 
-/* Room for @n more bytes under the bound. */
+/* Room for @n more bytes under the bound, less what the manifest keeps. */
 static bool dump_has_room(const dvpp_dump *d, uint64_t n)
 {
-    return n <= d->max_bytes && d->written <= d->max_bytes - n;
+    uint64_t cap = d->max_bytes - d->reserve; /* reserve <= max_bytes (manifest_reserve) */
+
+    return n <= cap && d->written <= cap - n;
 }
 
 dvpp_status dvpp_dump_bytes(dvpp_dump *d, const char *name, const char *stage,
@@ -216,6 +219,26 @@ const dvpp_pipe_watch *dvpp_dump_watch(dvpp_dump *d)
 
 /* --- the folder ------------------------------------------------------------------------ */
 
+/* The most a manifest takes without its spec: every file entry, note and
+ * the error at their longest (each byte escaped as \u00XX), the fixed
+ * fields. Kept inside the bound so that a folder's files plus its manifest
+ * stay within max_bytes, which retention counts. */
+#define DUMP_MANIFEST_BASE                                                                \
+    (2048u + DVPP_DUMP_MAX_FILES * 320u + DVPP_DUMP_MAX_NOTES * (DVPP_DUMP_NOTE_LEN * 6u + 4u) + \
+     DVPP_ERR_LEN * 6u)
+
+uint64_t dvpp_dump_manifest_reserve(uint64_t max_bytes, size_t spec_len)
+{
+    uint64_t want = DUMP_MANIFEST_BASE + (uint64_t)spec_len;
+
+    return want <= max_bytes / 4 ? want : 0;
+}
+
+void dvpp_dump_reserve_spec(dvpp_dump *d, size_t spec_len)
+{
+    d->reserve = dvpp_dump_manifest_reserve(d->max_bytes, spec_len);
+}
+
 dvpp_status dvpp_dump_open(dvpp_dump *d, int parent_fd, const char *name, bool replace,
                            uint64_t max_bytes, dvpp_err *err)
 {
@@ -223,6 +246,7 @@ dvpp_status dvpp_dump_open(dvpp_dump *d, int parent_fd, const char *name, bool r
     d->dirfd = -1;
     d->replace = replace;
     d->max_bytes = max_bytes;
+    dvpp_dump_reserve_spec(d, 0);
     if (!replace && (!name[0] || strchr(name, '/') || strstr(name, "..")))
         return dvpp_err_set(err, DVPP_EINVAL, "dump", "not a folder name: '%.64s'", name);
     if (mkdirat(parent_fd, name, 0700) != 0 && !(replace && errno == EEXIST))
@@ -233,6 +257,17 @@ dvpp_status dvpp_dump_open(dvpp_dump *d, int parent_fd, const char *name, bool r
         return dvpp_err_set(err, DVPP_EIO, "dump", "cannot open %.200s: %s", name,
                             strerror(errno));
     dvpp_dump_watch(d);
+    return DVPP_OK;
+}
+
+dvpp_status dvpp_dump_reopen(dvpp_dump *d, int parent_fd, const char *name, dvpp_err *err)
+{
+    if (d->dirfd >= 0)
+        return DVPP_OK;
+    d->dirfd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (d->dirfd < 0)
+        return dvpp_err_set(err, DVPP_EIO, "dump", "cannot open %.200s: %s", name,
+                            strerror(errno));
     return DVPP_OK;
 }
 
@@ -261,6 +296,16 @@ static void putf(dvpp_buf *b, bool *ok, const char *fmt, ...)
     vsnprintf(s, sizeof(s), fmt, ap);
     va_end(ap);
     put(b, ok, s);
+}
+
+/* @v as a JSON number; JSON has no NaN or infinity: those are null. */
+static void put_num(dvpp_buf *b, bool *ok, const char *key, double v)
+{
+    putf(b, ok, "\"%s\": ", key);
+    if (isfinite(v))
+        putf(b, ok, "%.17g", v);
+    else
+        put(b, ok, "null");
 }
 
 /* @s as a JSON string; bytes outside printable ASCII as \u00XX escapes, so
@@ -352,11 +397,17 @@ static void put_manifest(dvpp_buf *b, bool *ok, const dvpp_dump *d, const dvpp_d
     put_files(b, ok, d);
     put_tensor(b, ok, m->tensor);
     put(b, ok, ",\n  \"geometry\": ");
-    if (m->geom)
-        putf(b, ok, "{\"scale_x\": %.17g, \"scale_y\": %.17g, \"pad_x\": %.17g, "
-             "\"pad_y\": %.17g}", m->geom->scale_x, m->geom->scale_y, m->geom->pad_x,
-             m->geom->pad_y);
-    else
+    if (m->geom) {
+        put(b, ok, "{");
+        put_num(b, ok, "scale_x", m->geom->scale_x);
+        put(b, ok, ", ");
+        put_num(b, ok, "scale_y", m->geom->scale_y);
+        put(b, ok, ", ");
+        put_num(b, ok, "pad_x", m->geom->pad_x);
+        put(b, ok, ", ");
+        put_num(b, ok, "pad_y", m->geom->pad_y);
+        put(b, ok, "}");
+    } else
         put(b, ok, "null");
     put(b, ok, ",\n  \"error\": ");
     if (m->error)
@@ -538,10 +589,11 @@ static dvpp_status list_dumps(int root_fd, dump_dirent **out, size_t *n, dvpp_er
 }
 
 dvpp_status dvpp_dump_prune(int root_fd, uint32_t max_requests, uint64_t max_bytes,
-                            unsigned *removed, dvpp_err *err)
+                            dvpp_dump_keep_fn keep, void *keep_ctx, unsigned *removed,
+                            dvpp_err *err)
 {
     dump_dirent *list = NULL;
-    size_t n = 0, first = 0;
+    size_t n = 0, left;
     uint64_t total = 0;
     dvpp_status st = list_dumps(root_fd, &list, &n, err);
 
@@ -549,12 +601,18 @@ dvpp_status dvpp_dump_prune(int root_fd, uint32_t max_requests, uint64_t max_byt
         *removed = 0;
     if (st != DVPP_OK)
         return st;
+    left = n;
     for (size_t i = 0; i < n; i++)
         total += list[i].bytes;
-    while (first < n && (n - first > max_requests || total > max_bytes)) {
-        folder_remove(root_fd, list[first].name, 1);
-        total -= list[first].bytes;
-        first++;
+    /* Oldest first; a kept folder (in progress, or the one just finished)
+     * still counts but is passed over, so the bounds may stay exceeded
+     * until it is no longer kept. */
+    for (size_t i = 0; i < n && (left > max_requests || total > max_bytes); i++) {
+        if (keep && keep(keep_ctx, list[i].name))
+            continue;
+        folder_remove(root_fd, list[i].name, 1);
+        total -= list[i].bytes;
+        left--;
         if (removed)
             (*removed)++;
     }

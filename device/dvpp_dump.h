@@ -16,7 +16,11 @@
  * (openat, O_NOFOLLOW, O_EXCL unless the dump replaces), with names this
  * module makes: nothing a request says reaches a path.
  *
- * Bounds: a dump holds at most @max_bytes of files; an image that would go
+ * Bounds: a dump holds at most @max_bytes of files, its manifest included:
+ * when that room is at most a quarter of the bound, the manifest's worst
+ * case (dvpp_dump_manifest_reserve) is kept out of what the files may
+ * take, so retention, which counts the manifest, sees the folder within
+ * its bound. An image that would go
  * past it (checked on its raw size before anything is encoded or
  * allocated, then on the encoded size) is skipped, listed with
  * "skipped": true and a note in the manifest. Write failures (a full disk)
@@ -63,7 +67,8 @@ typedef struct dvpp_dump_file {
 typedef struct dvpp_dump {
     int dirfd;              /* the dump's folder, owned; -1 once closed */
     bool replace;           /* truncate existing files (dvppctl) instead of O_EXCL */
-    uint64_t max_bytes;     /* bound on the files together */
+    uint64_t max_bytes;     /* bound on the files together, manifest included */
+    uint64_t reserve;       /* of max_bytes, kept for the manifest */
     uint64_t written;       /* bytes written so far */
     unsigned seq;           /* NN of the next image */
     unsigned nfiles;
@@ -94,6 +99,20 @@ typedef struct dvpp_dump_meta {
 dvpp_status dvpp_dump_open(dvpp_dump *d, int parent_fd, const char *name, bool replace,
                            uint64_t max_bytes, dvpp_err *err);
 
+/* Open the folder @name of @parent_fd again for a dump that was opened and
+ * then closed (dvpp_dump_close keeps the file list): a batch's item folder
+ * is open only while its images are written. A no-op when open; DVPP_EIO. */
+dvpp_status dvpp_dump_reopen(dvpp_dump *d, int parent_fd, const char *name, dvpp_err *err);
+
+/* The manifest's worst case for a spec of @spec_len bytes when it is at
+ * most a quarter of @max_bytes, else 0 (a tiny bound keeps all of itself
+ * for the files, and its manifest may then pass it). */
+uint64_t dvpp_dump_manifest_reserve(uint64_t max_bytes, size_t spec_len);
+
+/* Keep room for a manifest holding a spec of @spec_len bytes (open keeps
+ * room for one without a spec). */
+void dvpp_dump_reserve_spec(dvpp_dump *d, size_t spec_len);
+
 /* The watch to put in dvpp_pipeline.watch: its image hook writes into @d
  * (span hook NULL). Valid while @d is. */
 const dvpp_pipe_watch *dvpp_dump_watch(dvpp_dump *d);
@@ -109,8 +128,8 @@ dvpp_status dvpp_dump_bytes(dvpp_dump *d, const char *name, const char *stage,
                             const void *head, size_t head_len, const void *data,
                             size_t len, dvpp_err *err);
 
-/* Write manifest.json (below the bound's reach: it is always written) and
- * close the folder. DVPP_EIO, DVPP_ENOMEM; the folder is closed anyway. */
+/* Write manifest.json (never skipped: the room kept for it is above) and
+ * close the folder. Non-finite geometry is written as null. DVPP_EIO, DVPP_ENOMEM; the folder is closed anyway. */
 dvpp_status dvpp_dump_finish(dvpp_dump *d, const dvpp_dump_meta *m, dvpp_err *err);
 
 /* Close the folder without a manifest (idempotent). */
@@ -124,12 +143,19 @@ void dvpp_dump_name(char *out, uint64_t unix_ns, uint64_t counter);
 /* True for a name dvpp_dump_name makes (the only folders pruning removes). */
 bool dvpp_dump_name_is_valid(const char *name);
 
+/* True for a folder retention must not remove (in progress, or just
+ * finished): it is counted but passed over. */
+typedef bool (*dvpp_dump_keep_fn)(void *ctx, const char *name);
+
 /* Retention under the directory @root_fd: remove the oldest dump folders
  * (name order) until at most @max_requests remain and their files take at
- * most @max_bytes together. Entries whose names dvpp_dump_name did not
- * make are left alone and not counted. *@removed (may be NULL) counts the
- * folders removed. DVPP_EIO when the directory cannot be read. */
+ * most @max_bytes together, never one @keep (may be NULL) keeps: the
+ * bounds may then stay exceeded until the kept folders finish. Entries
+ * whose names dvpp_dump_name did not make are left alone and not counted.
+ * *@removed (may be NULL) counts the folders removed. DVPP_EIO when the
+ * directory cannot be read. */
 dvpp_status dvpp_dump_prune(int root_fd, uint32_t max_requests, uint64_t max_bytes,
-                            unsigned *removed, dvpp_err *err);
+                            dvpp_dump_keep_fn keep, void *keep_ctx, unsigned *removed,
+                            dvpp_err *err);
 
 #endif

@@ -20,8 +20,55 @@ struct dvppd_dump {
     int root_fd;                 /* dump.dir, O_DIRECTORY */
     dvppd_dump_config cfg;
     atomic_uint_fast64_t counter;
-    pthread_mutex_t mu;          /* retention: one pruning at a time */
+    pthread_mutex_t mu;          /* retention and @active */
+    /* The folders of dumps begun and not yet ended (dvppd_dump_end): never
+     * pruned, since their requests still write into them. Under @mu. */
+    char (*active)[DVPP_DUMP_NAME_LEN];
+    size_t nactive, cap_active;
 };
+
+/* @name into the in-progress set (under @d->mu). */
+static dvpp_status active_add(dvppd_dump *d, const char *name, dvpp_err *err)
+{
+    if (d->nactive == d->cap_active) {
+        size_t nc = d->cap_active ? d->cap_active * 2 : 16;
+        void *na = realloc(d->active, nc * sizeof(*d->active));
+        if (!na)
+            return dvpp_err_set(err, DVPP_ENOMEM, "dump", "out of memory");
+        d->active = na, d->cap_active = nc;
+    }
+    memcpy(d->active[d->nactive++], name, DVPP_DUMP_NAME_LEN);
+    return DVPP_OK;
+}
+
+/* @name out of the in-progress set (under @d->mu); absent is a no-op. */
+static void active_remove(dvppd_dump *d, const char *name)
+{
+    for (size_t i = 0; i < d->nactive; i++) {
+        if (!strcmp(d->active[i], name)) {
+            memcpy(d->active[i], d->active[--d->nactive], DVPP_DUMP_NAME_LEN);
+            return;
+        }
+    }
+}
+
+/* What retention keeps: a dump in progress, or the one just ended. */
+typedef struct keep_ctx {
+    const dvppd_dump *d;
+    const char *ended;
+} keep_ctx;
+
+static bool keep_folder(void *ctx, const char *name)
+{
+    const keep_ctx *k = ctx;
+
+    if (k->ended && !strcmp(name, k->ended))
+        return true;
+    for (size_t i = 0; i < k->d->nactive; i++)
+        if (!strcmp(k->d->active[i], name))
+            return true;
+    return false;
+}
 
 /* dump.dir exists (or is made 0700) and is a private directory. */
 static dvpp_status check_dir(const char *dir, dvpp_err *err)
@@ -83,6 +130,7 @@ void dvppd_dump_free(dvppd_dump *d)
         return;
     close(d->root_fd);
     pthread_mutex_destroy(&d->mu);
+    free(d->active);
     free(d);
 }
 
@@ -136,22 +184,37 @@ dvpp_status dvppd_dump_allow(const dvppd_dump *d, const struct sockaddr *peer,
 dvpp_status dvppd_dump_begin(dvppd_dump *d, dvpp_dump *out, char *name, dvpp_err *err)
 {
     struct timespec ts;
+    dvpp_status st;
 
     clock_gettime(CLOCK_REALTIME, &ts);
     dvpp_dump_name(name, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
                    atomic_fetch_add(&d->counter, 1));
-    return dvpp_dump_open(out, d->root_fd, name, false, d->cfg.max_bytes, err);
+    /* In the set before the folder exists, so no retention sees it unkept. */
+    pthread_mutex_lock(&d->mu);
+    st = active_add(d, name, err);
+    pthread_mutex_unlock(&d->mu);
+    if (st != DVPP_OK)
+        return st;
+    st = dvpp_dump_open(out, d->root_fd, name, false, d->cfg.max_bytes, err);
+    if (st != DVPP_OK) {
+        pthread_mutex_lock(&d->mu);
+        active_remove(d, name);
+        pthread_mutex_unlock(&d->mu);
+    }
+    return st;
 }
 
-void dvppd_dump_retain(dvppd_dump *d)
+void dvppd_dump_end(dvppd_dump *d, const char *name)
 {
     dvpp_err err;
     unsigned removed = 0;
+    keep_ctx k = {.d = d, .ended = name};
 
     dvpp_err_clear(&err);
     pthread_mutex_lock(&d->mu);
-    if (dvpp_dump_prune(d->root_fd, d->cfg.max_requests, d->cfg.max_bytes, &removed, &err) !=
-        DVPP_OK)
+    active_remove(d, name);
+    if (dvpp_dump_prune(d->root_fd, d->cfg.max_requests, d->cfg.max_bytes, keep_folder, &k,
+                        &removed, &err) != DVPP_OK)
         dvpp_log(DVPP_LOG_WARN, "dump: retention: %s", err.msg);
     pthread_mutex_unlock(&d->mu);
     if (removed)

@@ -7,13 +7,15 @@
  * descriptor with a name of dvpp_dump_name (UTC time + the daemon's
  * counter), so no path from a request ever reaches a filename; after a
  * dump, retention removes the oldest folders until dump.max_requests and
- * dump.max_bytes hold.
+ * dump.max_bytes hold, never a folder whose dump is still in progress (begun,
+ * not yet ended: another request's) nor the one just ended.
  *
  * Who may dump: loopback callers (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104)
  * unless dump.remote is true (dvppd_dump_peer_allowed, a pure function).
  *
- * Threads: dvppd_dump_begin and dvppd_dump_retain may be called from any
- * thread (a mutex serialises retention; the counter is atomic).
+ * Threads: dvppd_dump_begin and dvppd_dump_end may be called from any
+ * thread (a mutex serialises retention and the set of dumps in progress;
+ * the counter is atomic).
  * Ownership: dvppd_dump_new's object is the caller's (dvppd_dump_free).
  */
 #ifndef DVPPD_DUMP_H
@@ -48,10 +50,14 @@ dvpp_status dvppd_dump_allow(const dvppd_dump *d, const struct sockaddr *peer,
                              dvpp_err *err);
 
 /* Make the next dump folder and open @out on it; its name into @name
- * (DVPP_DUMP_NAME_LEN bytes). The per-folder bound is dump.max_bytes. */
+ * (DVPP_DUMP_NAME_LEN bytes). The per-folder bound is dump.max_bytes. The
+ * folder counts as in progress (retention keeps it) until dvppd_dump_end,
+ * which every successful begin must be paired with. */
 dvpp_status dvppd_dump_begin(dvppd_dump *d, dvpp_dump *out, char *name, dvpp_err *err);
 
-/* Retention after a dump finished (dvpp_dump_prune with dump.max_*). */
-void dvppd_dump_retain(dvppd_dump *d);
+/* The dump @name (of dvppd_dump_begin) has ended (its manifest written, or
+ * given up): no longer in progress; then retention (dvpp_dump_prune with
+ * dump.max_*), which keeps @name itself and every dump still in progress. */
+void dvppd_dump_end(dvppd_dump *d, const char *name);
 
 #endif

@@ -8,7 +8,15 @@
  * HTTP thread, before any response exists (the result buffer, the ring
  * slot and the encoded image are all still the request's): the answer's
  * exact bytes, the manifest, retention; the answer names the folder in
- * X-Dvpp-Dump. */
+ * X-Dvpp-Dump. A request that fails after its folder was made (a plan
+ * error, a limit, a full queue) gets a manifest with the error from
+ * http_dump_abort, or from http_dump_free at the latest: every folder ends
+ * with a manifest and leaves the set retention keeps.
+ *
+ * A batch's item folders are made at the start but opened only while an
+ * image (or at the end the item's tensor and manifest) is written into
+ * one: a batch holds its top folder's descriptor plus one per worker
+ * writing at that instant, whatever its number of items. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +25,8 @@
 
 struct http_dump {
     dvpp_dump d;
+    dvppd_dump *root;          /* the daemon's dump.dir; not owned */
+    bool begun;                /* dvppd_dump_begin made the folder, not yet ended */
     char name[DVPP_DUMP_NAME_LEN];
     char *spec_json;           /* the request's spec, compact JSON (json_dumps); owned */
     const char *input_format;  /* "jpeg", "png", "raw" */
@@ -24,15 +34,77 @@ struct http_dump {
     uint64_t in_bytes;
     /* /v1/batch: item i's images go to item-NNNN/ (items[i]); the top
      * folder holds the batch's tensor and the manifest. */
-    dvpp_dump *items;          /* owned array of @nitems, NULL for one image */
+    dvpp_dump *items;          /* owned array of @nitems (folders made), NULL for one
+                                  image; each closed but while it is written */
     size_t nitems;
     dvpp_pipe_watch batch_watch; /* image hook -> items[item] */
 };
+
+/* Item @i's folder name, "item-NNNN". */
+static void item_folder(char out[32], size_t i)
+{
+    snprintf(out, 32, "item-%04zu", i);
+}
+
+/* The dump is over (manifest written or given up): out of the set
+ * retention keeps, then retention. */
+static void dump_end(struct http_dump *d)
+{
+    if (!d->begun)
+        return;
+    d->begun = false;
+    dvppd_dump_end(d->root, d->name);
+}
+
+/* A dump whose request failed before its job ran (or was dropped): each
+ * item folder and the top folder get a manifest carrying @why, then the
+ * dump ends. A no-op once the dump has ended. */
+static void dump_abort(struct http_dump *d, const char *why)
+{
+    char folder[32], request[DVPP_DUMP_NAME_LEN + 32];
+    dvpp_dump_meta m;
+    dvpp_err err;
+
+    if (!d->begun)
+        return;
+    for (size_t i = 0; i < d->nitems && d->d.dirfd >= 0; i++) {
+        item_folder(folder, i);
+        snprintf(request, sizeof(request), "%s/%s", d->name, folder);
+        m = (dvpp_dump_meta){.request = request, .spec_json = d->spec_json, .error = why};
+        dvpp_err_clear(&err);
+        if (dvpp_dump_reopen(&d->items[i], d->d.dirfd, folder, &err) != DVPP_OK ||
+            dvpp_dump_finish(&d->items[i], &m, &err) != DVPP_OK)
+            dvpp_log(DVPP_LOG_WARN, "dump %s: %s", request, err.msg);
+    }
+    m = (dvpp_dump_meta){
+        .request = d->name,
+        .spec_json = d->spec_json,
+        .input_format = d->input_format,
+        .input_width = d->in_w,
+        .input_height = d->in_h,
+        .input_bytes = d->in_bytes,
+        .error = why,
+    };
+    dvpp_err_clear(&err);
+    if (d->d.dirfd >= 0 && dvpp_dump_finish(&d->d, &m, &err) != DVPP_OK)
+        dvpp_log(DVPP_LOG_WARN, "dump %s: %s", d->name, err.msg);
+    dump_end(d);
+}
+
+void http_dump_abort(http_req *r, const dvpp_err *e)
+{
+    if (r->dump)
+        dump_abort(r->dump, e && e->msg[0] ? e->msg
+                            : dvpp_strerror(e ? e->status : DVPP_EIO));
+}
 
 void http_dump_free(struct http_dump *d)
 {
     if (!d)
         return;
+    /* Every path that answers should have finished or aborted the dump;
+     * one that did not still leaves a manifest, never a bare folder. */
+    dump_abort(d, "the request ended before its dump was finished");
     dvpp_dump_close(&d->d);
     for (size_t i = 0; i < d->nitems; i++)
         dvpp_dump_close(&d->items[i]);
@@ -106,12 +178,15 @@ static dvpp_status dump_new(http_req *r, struct http_dump **out, dvpp_err *err)
     if (!(d = calloc(1, sizeof(*d))))
         return dvpp_err_set(err, DVPP_ENOMEM, "dump", "out of memory");
     d->d.dirfd = -1;
+    d->root = r->h->dump;
     d->spec_json = spec_text(r, &q);
-    st = dvppd_dump_begin(r->h->dump, &d->d, d->name, err);
+    st = dvppd_dump_begin(d->root, &d->d, d->name, err);
     if (st != DVPP_OK) {
         http_dump_free(d);
         return st;
     }
+    d->begun = true;
+    dvpp_dump_reserve_spec(&d->d, d->spec_json ? strlen(d->spec_json) : 0);
     *out = d;
     return DVPP_OK;
 }
@@ -136,21 +211,49 @@ dvpp_status http_dump_start(http_req *r, const dvpp_pipe_source *src, size_t len
 }
 
 /* A batch item's image, on the worker running that item: each item has a
- * dump of its own, so items on different workers never share one. */
+ * dump of its own, so items on different workers never share one (an
+ * item's stages run one after another). Its folder is open only for the
+ * write: a batch of many items never holds a descriptor per item. A
+ * folder that cannot be opened leaves the image noted as not written. */
 static void batch_watch_image(void *ctx, const char *name, int index, uint32_t item,
                               const dvpp_image *img)
 {
     struct http_dump *d = ctx;
+    char folder[32];
+    dvpp_err err;
 
-    if (item < d->nitems)
-        dvpp_dump_image(&d->items[item], name, index, img);
+    if (item >= d->nitems)
+        return;
+    item_folder(folder, item);
+    dvpp_err_clear(&err);
+    dvpp_dump_reopen(&d->items[item], d->d.dirfd, folder, &err);
+    dvpp_dump_image(&d->items[item], name, index, img);
+    dvpp_dump_close(&d->items[item]);
 }
 
-/* The item folders, item-0000 ... : each bounded by an equal share of
- * dump.max_bytes (the top folder keeps one share for the batch's tensor). */
-static dvpp_status batch_items_open(struct http_dump *d, size_t n, dvpp_err *err)
+/* What the batch's answer takes in the top folder: the result buffer, or
+ * the ring slot's tensor with its .npy header (dump_answer). */
+static uint64_t batch_answer_bytes(const http_req *r)
 {
-    uint64_t share = d->d.max_bytes / (n + 1);
+    char hdr[DVPP_NPY_HEADER_MAX];
+    const dvpp_tensor *t = &r->out.tensor;
+
+    if (r->result)
+        return r->result_len;
+    return dvpp_npy_header(hdr, dvpp_dtype_npy(t->dtype), t->shape, t->ndim) + t->bytes;
+}
+
+/* The item folders, item-0000 ... (made, then closed until written). The
+ * top folder's room for the batch's tensor and its manifest comes first
+ * (the tensor is n items' worth, so an equal share would skip it); the
+ * items share the rest equally. When the tensor alone passes the bound it
+ * is skipped anyway, and every folder gets an equal share. */
+static dvpp_status batch_items_open(http_req *r, struct http_dump *d, size_t n, dvpp_err *err)
+{
+    uint64_t total = d->d.max_bytes;
+    size_t spec_len = d->spec_json ? strlen(d->spec_json) : 0;
+    uint64_t top = batch_answer_bytes(r) + dvpp_dump_manifest_reserve(total, spec_len);
+    uint64_t share = top < total ? (total - top) / n : total / (n + 1);
     char name[32];
 
     d->items = calloc(n, sizeof(*d->items));
@@ -158,15 +261,18 @@ static dvpp_status batch_items_open(struct http_dump *d, size_t n, dvpp_err *err
         return dvpp_err_set(err, DVPP_ENOMEM, "dump", "out of memory");
     for (size_t i = 0; i < n; i++)
         d->items[i].dirfd = -1;
-    d->nitems = n;
     for (size_t i = 0; i < n; i++) {
         dvpp_status st;
-        snprintf(name, sizeof(name), "item-%04zu", i);
+        item_folder(name, i);
         st = dvpp_dump_open(&d->items[i], d->d.dirfd, name, false, share, err);
         if (st != DVPP_OK)
             return st;
+        d->nitems = i + 1; /* made: aborting writes its manifest */
+        dvpp_dump_reserve_spec(&d->items[i], spec_len);
+        dvpp_dump_close(&d->items[i]);
     }
     d->d.max_bytes -= share * n;
+    dvpp_dump_reserve_spec(&d->d, spec_len);
     return DVPP_OK;
 }
 
@@ -178,7 +284,7 @@ dvpp_status http_dump_batch_start(http_req *r, dvpp_err *err)
     if (st != DVPP_OK || !d)
         return st;
     r->dump = d; /* freed with the request, also on a failure below */
-    st = batch_items_open(d, r->ninputs, err);
+    st = batch_items_open(r, d, r->ninputs, err);
     if (st != DVPP_OK)
         return st;
     d->batch_watch = (dvpp_pipe_watch){.ctx = d, .span = NULL, .image = batch_watch_image};
@@ -250,7 +356,7 @@ void http_dump_finish(http_req *r)
     dvpp_err_clear(&err);
     if (dvpp_dump_finish(&d->d, &m, &err) != DVPP_OK)
         dvpp_log(DVPP_LOG_WARN, "dump %s: %s", d->name, err.msg);
-    dvppd_dump_retain(r->h->dump);
+    dump_end(d);
 }
 
 /* "jpeg"/"png" by the bytes' signature (a batch item is not probed on the
@@ -283,6 +389,7 @@ static dvpp_tensor item_tensor(const dvpp_tensor *t, size_t i)
 static void batch_item_finish(http_req *r, struct http_dump *d, size_t i)
 {
     char hdr[DVPP_NPY_HEADER_MAX], request[DVPP_DUMP_NAME_LEN + 32];
+    char folder[32];
     dvpp_err ie, err;
     dvpp_status ist;
     dvpp_tensor it = item_tensor(&r->out.tensor, i);
@@ -290,13 +397,18 @@ static void batch_item_finish(http_req *r, struct http_dump *d, size_t i)
 
     dvpp_err_clear(&ie);
     dvpp_err_clear(&err);
+    item_folder(folder, i);
+    snprintf(request, sizeof(request), "%s/%s", d->name, folder);
+    if (dvpp_dump_reopen(&d->items[i], d->d.dirfd, folder, &err) != DVPP_OK) {
+        dvpp_log(DVPP_LOG_WARN, "dump %s: %s", request, err.msg);
+        return;
+    }
     ist = dvpp_batchjob_item_status(r->bj, i, &ie);
     if (ist == DVPP_OK && it.data) {
         size_t hl = dvpp_npy_header(hdr, dvpp_dtype_npy(it.dtype), it.shape, it.ndim);
         dvpp_dump_bytes(&d->items[i], "tensor.npy", "tensor", hdr, hl, it.data, it.bytes,
                         NULL);
     }
-    snprintf(request, sizeof(request), "%s/item-%04zu", d->name, i);
     m = (dvpp_dump_meta){
         .request = request,
         .spec_json = d->spec_json,
@@ -331,7 +443,7 @@ void http_dump_batch_finish(http_req *r, dvpp_status st, const dvpp_err *e)
     dvpp_err_clear(&err);
     if (dvpp_dump_finish(&d->d, &m, &err) != DVPP_OK)
         dvpp_log(DVPP_LOG_WARN, "dump %s: %s", d->name, err.msg);
-    dvppd_dump_retain(r->h->dump);
+    dump_end(d);
 }
 
 void http_dump_header(http_req *r, struct MHD_Response *resp)

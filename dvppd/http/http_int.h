@@ -430,7 +430,13 @@ dvpp_status http_dump_refuse(http_req *r, dvpp_err *err);
 /* X-Dvpp-Dump: the folder's name (relative to dump.dir) on @resp. */
 void http_dump_header(http_req *r, struct MHD_Response *resp);
 
-/* Free a request's dump (NULL is a no-op). */
+/* The request failed (@e) after its dump began and before its job ran (a
+ * plan error, a limit, a full queue): the folder's manifest with the error,
+ * the item folders' too, retention. No-op without a dump or once finished. */
+void http_dump_abort(http_req *r, const dvpp_err *e);
+
+/* Free a request's dump (NULL is a no-op); one never finished nor aborted
+ * is aborted first, so its folder still gets a manifest. */
 void http_dump_free(struct http_dump *d);
 
 /* --- video requests (http_video.c, http_vparams.c) -------------------------------- */

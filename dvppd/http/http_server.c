@@ -281,8 +281,10 @@ static enum MHD_Result request_dispatch(http_req *r, const char *method)
          : r->route == DVPPD_ROUTE_TRACE ? http_trace_capture_submit(r, &e)
          : route_is_video(r->route) ? http_video_submit(r, &e)
                                          : http_image_submit(r, &e);
-    if (st != DVPP_OK)
+    if (st != DVPP_OK) {
+        http_dump_abort(r, &e); /* a dump begun before the failure gets its manifest */
         return http_answer_error(r, &e);
+    }
     r->state = HTTP_REQ_RUNNING;
     if (request_wait_for_job(r))
         return MHD_YES;

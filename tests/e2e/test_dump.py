@@ -19,6 +19,11 @@
   start.
 - dvppctl preprocess --dump DIR writes the same image files, byte for byte,
   as the daemon's dump of the same spec.
+- Review fixes: retention keeps the dump just finished (max_bytes filled to
+  the byte) and dumps still in progress (max_requests=1, a slow dump
+  overlapping a fast one); a batch of 64 holds few descriptors; a request
+  failing at plan time, and a batch refused at start, leave manifests with
+  the answer's error; a batch's top tensor gets its room before the items.
 
 Run with Debian's /usr/bin/python3 (numpy, Pillow, djpeg).
 """
@@ -443,3 +448,238 @@ def test_dump_refused_where_it_cannot_apply(dumpd, path):
                    hdr if path == "/v1/jobs" else {})
     assert r.status == 400, r
     assert json.loads(r.body)["error"]["field"] == "dump"
+
+
+# --- retention, concurrency, descriptors and failures (review fixes) ------------------
+
+
+def disk_bytes(path):
+    """Bytes of the regular files under @path, one level of subfolders too."""
+    total = 0
+    for n in os.listdir(path):
+        p = os.path.join(path, n)
+        total += folder_bytes(p) if os.path.isdir(p) else os.path.getsize(p)
+    return total
+
+
+def test_retention_keeps_the_dump_just_finished(tmp_path):
+    """max_bytes equal to a dump's files: the manifest (counted by
+    retention) used to push the folder past the bound and retention removed
+    the dump it had just finished, so X-Dvpp-Dump named nothing. Now the
+    folder stays, and its files leave the manifest's room inside the
+    bound."""
+    # the last file, the tensor (224 x 224 x 3 float32), is written by its
+    # exact size, so the files can fill the bound to the byte
+    spec = {"ops": [{"resize": {"w": 224, "h": 224}}], "normalize": {}}
+    big = start(str(tmp_path), {"dir": str(tmp_path / "big")}, name="big")
+    try:
+        r = post(big, "/v1/preprocess", spec)
+        assert r.status == 200, r
+        folder = os.path.join(str(tmp_path / "big"), r.h("X-Dvpp-Dump"))
+        files = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)
+                    if f != "manifest.json")
+    finally:
+        stop_daemon(big)
+    root = str(tmp_path / "dumps")
+    d = start(str(tmp_path), {"dir": root, "max_bytes": files})
+    try:
+        r = post(d, "/v1/preprocess", spec)
+        assert r.status == 200, r
+        folder = os.path.join(root, r.h("X-Dvpp-Dump"))
+        assert os.path.isdir(folder), "retention removed the dump it had just finished"
+        m = manifest(folder)
+        assert m["error"] is None
+        assert disk_bytes(folder) <= files
+        # the room kept for the manifest skipped a file, with its note
+        assert any(f.get("skipped") for f in m["files"]) and m["notes"]
+    finally:
+        stop_daemon(d)
+
+
+def noise_png(w, h, seed=7):
+    rgb = np.random.default_rng(seed).integers(0, 256, (h, w, 3), dtype=np.uint8)
+    return daemon_util.encode_image(Image.fromarray(rgb))
+
+
+def write_failures(folder):
+    """The notes of @folder's manifests (item folders too) that tell of a
+    write that failed."""
+    notes = list(manifest(folder)["notes"])
+    for n in os.listdir(folder):
+        if n.startswith("item-"):
+            notes += manifest(os.path.join(folder, n))["notes"]
+    return [n for n in notes if "not written" in n]
+
+
+def test_retention_spares_dumps_in_progress(tmp_path):
+    """max_requests=1 and two dumps at once: a slow one (a large noise
+    image, seconds of PNG encoding on its worker) and a fast one that
+    finishes meanwhile. The fast one's retention must not remove the slow
+    one's folder while it still writes: the slow dump ends complete (its
+    manifest, no failed write, no warning), and once both are done only
+    the last one to finish is left."""
+    import threading
+    import time
+    root = str(tmp_path / "dumps")
+    d = start(str(tmp_path), {"dir": root, "max_requests": 1})
+    slow_body = noise_png(2000, 1500)
+    spec = {"ops": [{"resize": {"w": 64, "h": 48}}], "normalize": {}}
+    got = {}
+
+    def slow():
+        got["slow"] = post(d, "/v1/preprocess", spec, body=slow_body)
+
+    try:
+        t = threading.Thread(target=slow)
+        t.start()
+        deadline = time.monotonic() + 20
+        while not folders(root) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert folders(root), "the slow dump's folder never appeared"
+        fast = post(d, "/v1/preprocess", SPEC)
+        assert fast.status == 200, fast
+        fast_name = fast.h("X-Dvpp-Dump")
+        # the premise: the fast dump ended (and ran retention) mid-slow-dump
+        assert t.is_alive(), "the slow request finished first: no overlap to test"
+        assert os.path.isdir(os.path.join(root, fast_name))
+        t.join(60)
+        assert "slow" in got and got["slow"].status == 200, got.get("slow")
+        slow_name = got["slow"].h("X-Dvpp-Dump")
+        assert slow_name < fast_name  # begun first: retention by name would pick it
+        folder = os.path.join(root, slow_name)
+        assert os.path.isdir(folder), "the in-progress dump was removed by another's retention"
+        m = manifest(folder)
+        assert m["error"] is None and write_failures(folder) == [], m["notes"]
+        assert [f["name"] for f in m["files"] if f.get("skipped")] == []
+        for f in m["files"]:
+            assert os.path.getsize(os.path.join(folder, f["name"])) == f["bytes"]
+        assert folders(root) == [slow_name]
+        assert "dump " not in d.log()
+    finally:
+        stop_daemon(d)
+
+
+def test_batch_dump_holds_few_descriptors(dumpd):
+    """A batch of 64 with dump=1 opens an item's folder only while it
+    writes into it: the daemon's descriptors stay within a few of idle
+    during the whole request (it held one per item, 65, before)."""
+    import threading
+    idle = dumpd.fd_count()
+    samples = []
+    stop = threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            try:
+                samples.append(dumpd.fd_count())
+            except OSError:
+                pass
+
+    body, hdr = daemon_util.multipart([("image", photo())] * 64
+                                      + [("spec", json.dumps(BATCH_SPEC))])
+    t = threading.Thread(target=sample)
+    t.start()
+    try:
+        r = dumpd.post("/v1/batch?dump=1", body, hdr)
+    finally:
+        stop.set()
+        t.join()
+    assert r.status == 200, r
+    assert len(samples) > 20, "too few samples to see the request"
+    assert max(samples) - idle < 40, (idle, max(samples))
+    folder = os.path.join(dumpd.root, r.h("X-Dvpp-Dump"))
+    whole = np.load(io.BytesIO(r.body))
+    for i in (0, 31, 63):
+        item = os.path.join(folder, "item-%04d" % i)
+        assert sorted(os.listdir(item)) == ["00-decoded.png", "01-resize.png",
+                                            "02-post_input.png", "manifest.json",
+                                            "tensor.npy"]
+        assert np.array_equal(np.load(os.path.join(item, "tensor.npy"))[0], whole[i])
+    assert write_failures(folder) == []
+
+
+def test_failed_request_leaves_manifest_with_error(tmp_path):
+    """A dump whose request fails at plan time (a crop outside the image,
+    after the folder was made) still gets its manifest, carrying the
+    answer's error; the error answer names no folder; the failed dump is
+    not kept as in progress (max_requests=1: the next dump's retention
+    removes it)."""
+    root = str(tmp_path / "dumps")
+    d = start(str(tmp_path), {"dir": root, "max_requests": 1})
+    try:
+        bad = {"ops": [{"crop": [100, 100, 1000, 1000]}], "normalize": {}}
+        r = post(d, "/v1/preprocess", bad)
+        assert r.status == 400, r
+        assert r.h("X-Dvpp-Dump") is None
+        names = folders(root)
+        assert len(names) == 1
+        m = manifest(os.path.join(root, names[0]))
+        assert m["request"] == names[0]
+        assert m["error"] == r.json()["error"]["message"]
+        assert m["spec"] == bad and m["files"] == [] and m["tensor"] is None
+        assert m["input"]["format"] == "jpeg" and m["input"]["width"] == 227
+        ok = post(d, "/v1/preprocess", SPEC)
+        assert ok.status == 200, ok
+        assert folders(root) == [ok.h("X-Dvpp-Dump")]
+    finally:
+        stop_daemon(d)
+
+
+def test_failed_batch_start_leaves_manifests(tmp_path):
+    """A batch the device refuses at start (device.max_bytes_in_flight too
+    small for an item's work), after its dump and item folders were made:
+    the top folder and every item folder get a manifest with the error."""
+    root = str(tmp_path / "dumps")
+    port = free_port()
+    cfg = {"http": {"listen": f"127.0.0.1:{port}"}, "socket": {"path": ""},
+           "device": {"channels": 2, "max_bytes_in_flight": 120000}, "dump": {"dir": root}}
+    d = daemon_util.start_daemon(str(tmp_path), cfg, "d", port)
+    try:
+        body, hdr = daemon_util.multipart([("image", photo())] * 3
+                                          + [("spec", json.dumps(BATCH_SPEC))])
+        r = d.post("/v1/batch?dump=1", body, hdr)
+        assert r.status >= 400, r
+        assert r.h("X-Dvpp-Dump") is None
+        names = folders(root)
+        assert len(names) == 1, (r, names)
+        folder = os.path.join(root, names[0])
+        m = manifest(folder)
+        assert m["error"] == r.json()["error"]["message"], (m, r)
+        for i in range(3):
+            assert manifest(os.path.join(folder, "item-%04d" % i))["error"] == m["error"]
+    finally:
+        stop_daemon(d)
+
+
+def test_batch_top_tensor_fits(tmp_path):
+    """A batch of 8 whose dump.max_bytes (600000) an equal split (1/9 each,
+    66666) left too small for the batch's tensor (8 x 14400 bytes): the
+    top folder's room for the tensor comes first now, the items share the
+    rest, and everything stays within the bound."""
+    root = str(tmp_path / "dumps")
+    d = start(str(tmp_path), {"dir": root, "max_bytes": 600000})
+    rgb = np.zeros((37, 53, 3), np.uint8)
+    rgb[..., 0] = np.arange(53, dtype=np.uint8)[None, :] * 4
+    rgb[..., 1] = np.arange(37, dtype=np.uint8)[:, None] * 6
+    pngb = daemon_util.encode_image(Image.fromarray(rgb))
+    try:
+        body, hdr = daemon_util.multipart([("image", pngb)] * 8
+                                          + [("spec", json.dumps(BATCH_SPEC))])
+        r = d.post("/v1/batch?dump=1", body, hdr)
+        assert r.status == 200, r
+        folder = os.path.join(root, r.h("X-Dvpp-Dump"))
+        m = manifest(folder)
+        t = {f["name"]: f for f in m["files"]}["tensor.npy"]
+        assert not t.get("skipped"), m["notes"]
+        with open(os.path.join(folder, "tensor.npy"), "rb") as f:
+            assert f.read() == r.body
+        whole = np.load(io.BytesIO(r.body))
+        assert whole.shape == (8, 3, 30, 40)
+        for i in range(8):
+            item = os.path.join(folder, "item-%04d" % i)
+            assert np.array_equal(np.load(os.path.join(item, "tensor.npy"))[0], whole[i])
+            assert np.array_equal(png(os.path.join(item, "00-decoded.png")), rgb)
+        assert write_failures(folder) == []
+        assert disk_bytes(folder) <= 600000
+    finally:
+        stop_daemon(d)
