@@ -229,6 +229,29 @@ dvpp_status ctl_write_tensor(const char *path, const dvpp_tensor *t,
 
 void ctl_usage(FILE *f);
 
+/* --- preprocess's local pipeline run (ctl_local.c) -------------------------------
+ * The daemon's pipeline for the preset (--preset) or the preprocess flags,
+ * run here: --preset, --dump and --trace without a daemon. */
+typedef struct ctl_local {
+    dvpp_pipeline p;            /* its watch is the caller's to set before the run */
+    dvpp_buf file;              /* the input */
+    dvpp_worker w;
+    dvpp_pipeline_out out;      /* out.tensor points into @npy */
+    dvpp_pipe_source src;       /* the input's probe */
+    uint8_t *npy;               /* .npy header + tensor, as dvppd answers; owned */
+    size_t npy_len;
+    uint64_t read_t0, read_t1;  /* dvpp_now_ns around the input's read */
+} ctl_local;
+
+/* Ready @l (a worker with a->lim); ctl_local_fini frees all it holds. */
+void ctl_local_init(ctl_local *l, const ctl_args *a);
+void ctl_local_fini(ctl_local *l);
+/* The pipeline, the input (a->inputs[0]) read, validated, probed and
+ * planned, the tensor allocated behind its .npy header. */
+dvpp_status ctl_local_prepare(ctl_local *l, const ctl_args *a, dvpp_err *err);
+/* The run, on this thread, watched by l->p.watch (NULL: none). */
+dvpp_status ctl_local_run(ctl_local *l, dvpp_err *err);
+
 /* preprocess --dump DIR (ctl_dump.c): the pipeline of the preprocess flags
  * run here, watched, every intermediate written into DIR (made 0700 if
  * missing, files replaced) as dvppd's ?dump=1 writes them, the tensor to -o
@@ -236,7 +259,7 @@ void ctl_usage(FILE *f);
 int ctl_dump_preprocess(const ctl_args *a);
 
 /* preprocess --trace FILE without a daemon (ctl_trace.c): the pipeline of
- * the preprocess flags (as --dump) run here on one worker, recorded with
+ * the preset or the preprocess flags (as --dump) run here on one worker, recorded with
  * dvppd's trace recorder ("preprocess" around "read", the pipeline's
  * watch spans, "write"), the tensor to -o, the trace JSON to FILE.
  * Returns the exit code. */

@@ -249,11 +249,7 @@ static int preprocess_preset(ctl_args *a)
         return ctl_dump_preprocess(a);
     if (ctl_use_socket(a))
         return ctl_remote_run("preprocess", a);
-    if (a->trace) {
-        fprintf(stderr, "dvppctl preprocess: --trace with --preset needs --socket\n");
-        return 2;
-    }
-    return ctl_preset_preprocess(a);
+    return a->trace ? ctl_trace_preprocess(a) : ctl_preset_preprocess(a);
 }
 
 int ctl_cmd_preprocess(int argc, char **argv)

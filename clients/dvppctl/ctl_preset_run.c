@@ -125,60 +125,16 @@ out:
 
 /* --- the local run ------------------------------------------------------------- */
 
-typedef struct preset_run {
-    dvpp_pipeline p;
-    dvpp_buf file;
-    dvpp_worker w;
-    dvpp_pipeline_out out;
-    uint8_t *npy;               /* .npy header + tensor, as dvppd answers */
-    size_t npy_len;
-} preset_run;
-
-/* The tensor of @plan behind its .npy header, into r->npy. */
-static dvpp_status tensor_alloc(preset_run *r, const dvpp_pipeline_plan *plan,
-                                dvpp_err *err)
-{
-    char hdr[DVPP_NPY_HEADER_MAX];
-    dvpp_tensor *t = &r->out.tensor;
-    size_t hl;
-    dvpp_status st = dvpp_tensor_init(t, plan->dtype, plan->layout, 1, plan->c, plan->h,
-                                      plan->w, err);
-
-    if (st != DVPP_OK)
-        return st;
-    hl = dvpp_npy_header(hdr, dvpp_dtype_npy(t->dtype), t->shape, t->ndim);
-    r->npy_len = hl + t->bytes;
-    r->npy = calloc(1, r->npy_len);
-    if (!r->npy)
-        return dvpp_err_set(err, DVPP_ENOMEM, "tensor", "out of memory");
-    memcpy(r->npy, hdr, hl);
-    t->data = r->npy + hl;
-    r->out.n = 0;
-    return DVPP_OK;
-}
-
 /* Resolve, plan, run, write; the cleanup is the caller's. */
-static dvpp_status run_steps(preset_run *r, const ctl_args *a, dvpp_err *err)
+static dvpp_status run_steps(ctl_local *l, const ctl_args *a, dvpp_err *err)
 {
-    dvpp_pipe_source src;
-    dvpp_pipeline_plan plan;
-    const dvpp_pipe_geom *g = &r->out.plan.geom;
-    dvpp_status st = ctl_preset_pipeline(a, &r->p, err);
+    const dvpp_pipe_geom *g = &l->out.plan.geom;
+    dvpp_status st = ctl_local_prepare(l, a, err);
 
     if (st == DVPP_OK)
-        st = dvpp_buf_read_file(&r->file, a->inputs[0], a->lim.max_encoded_bytes, err);
+        st = ctl_local_run(l, err);
     if (st == DVPP_OK)
-        st = dvpp_pipeline_validate(&r->p, &a->lim, err);
-    if (st == DVPP_OK)
-        st = dvpp_pipeline_probe(&r->p, r->file.data, r->file.len, &a->lim, &src, err);
-    if (st == DVPP_OK)
-        st = dvpp_pipeline_plan_make(&r->p, &src, &plan, err);
-    if (st == DVPP_OK)
-        st = tensor_alloc(r, &plan, err);
-    if (st == DVPP_OK)
-        st = dvpp_pipeline_run(&r->w, &r->p, r->file.data, r->file.len, &r->out, err);
-    if (st == DVPP_OK)
-        st = dvpp_write_file(a->out, r->npy, r->npy_len, err);
+        st = dvpp_write_file(a->out, l->npy, l->npy_len, err);
     if (st == DVPP_OK)
         printf("{\"scale_x\": %.17g, \"scale_y\": %.17g, \"pad_x\": %.17g, "
                "\"pad_y\": %.17g}\n", g->scale_x, g->scale_y, g->pad_x, g->pad_y);
@@ -187,24 +143,19 @@ static dvpp_status run_steps(preset_run *r, const ctl_args *a, dvpp_err *err)
 
 int ctl_preset_preprocess(const ctl_args *a)
 {
-    preset_run *r = calloc(1, sizeof(*r));
+    ctl_local *l = malloc(sizeof(*l));
     dvpp_err err;
     dvpp_status st;
 
-    if (!r) {
+    if (!l) {
         fprintf(stderr, "dvppctl preprocess: out of memory\n");
         return 1;
     }
     dvpp_err_clear(&err);
-    dvpp_buf_init(&r->file);
-    dvpp_buf_init(&r->out.encoded);
-    dvpp_worker_init(&r->w, &a->lim);
-    st = run_steps(r, a, &err);
-    dvpp_worker_fini(&r->w);
-    dvpp_buf_fini(&r->out.encoded);
-    dvpp_buf_fini(&r->file);
-    free(r->npy);
-    free(r);
+    ctl_local_init(l, a);
+    st = run_steps(l, a, &err);
+    ctl_local_fini(l);
+    free(l);
     return st == DVPP_OK ? 0 : ctl_fail(a->inputs[0], &err);
 }
 

@@ -4,7 +4,8 @@
  * the daemon's trace of it fetched (TraceGet) into FILE (a command that
  * submits several jobs leaves the last one's). Without a daemon,
  * preprocess (the one command whose local run is the daemon's pipeline,
- * the path --dump uses) runs the pipeline of its flags here on one worker
+ * ctl_local.c, the path --dump and --preset use) runs the pipeline of its
+ * preset or flags here on one worker
  * with dvppd's own recorder on its watch: "preprocess" (the whole
  * command) around "read" (the input file), the pipeline's spans ("run"
  * and inside it "plan", "decode", each op, "normalise"/"aipp") and
@@ -18,7 +19,6 @@
 #include "ctl.h"
 #include "ctl_remote.h"
 #include "device/dvpp_device.h"
-#include "dvpp_npy.h"
 #include "dvppd/dvppd_trace.h"
 
 /* A local run's events: a few per stage; far more than preprocess makes. */
@@ -43,12 +43,7 @@ dvpp_status ctl_trace_fetch(dvppc_conn *c, uint64_t id, const char *path, dvpp_e
 
 /* The run's state: everything the cleanup releases. */
 typedef struct trace_run {
-    dvpp_pipeline p;
-    dvpp_buf file;
-    dvpp_worker w;
-    dvpp_pipeline_out out;
-    uint8_t *npy;               /* .npy header + tensor */
-    size_t npy_len;
+    ctl_local l;
     dvppd_trace *t;
     dvpp_pipe_watch watch;
 } trace_run;
@@ -66,69 +61,42 @@ static void run_span(void *ctx, const char *name, int index, uint32_t item, uint
     dvppd_trace_span(r->t, name, "pipeline", t0_ns, t1_ns, &a);
 }
 
-static void span(trace_run *r, const char *name, uint64_t t0_ns, int64_t bytes)
+static void span_at(trace_run *r, const char *name, uint64_t t0_ns, uint64_t t1_ns,
+                    int64_t bytes)
 {
     dvppd_trace_args a = DVPPD_TRACE_NO_ARGS;
 
     a.bytes = bytes;
     a.thread = "dvppctl";
-    dvppd_trace_span(r->t, name, "dvppctl", t0_ns, dvpp_now_ns(), &a);
+    dvppd_trace_span(r->t, name, "dvppctl", t0_ns, t1_ns, &a);
 }
 
-/* The tensor of @plan with its .npy header in front, into r->npy. */
-static dvpp_status tensor_alloc(trace_run *r, const dvpp_pipeline_plan *plan, dvpp_err *err)
+static void span(trace_run *r, const char *name, uint64_t t0_ns, int64_t bytes)
 {
-    char hdr[DVPP_NPY_HEADER_MAX];
-    dvpp_tensor *t = &r->out.tensor;
-    size_t hl;
-    dvpp_status st = dvpp_tensor_init(t, plan->dtype, plan->layout, 1, plan->c, plan->h,
-                                      plan->w, err);
-
-    if (st != DVPP_OK)
-        return st;
-    hl = dvpp_npy_header(hdr, dvpp_dtype_npy(t->dtype), t->shape, t->ndim);
-    r->npy_len = hl + t->bytes;
-    r->npy = malloc(r->npy_len);
-    if (!r->npy)
-        return dvpp_err_set(err, DVPP_ENOMEM, "tensor", "out of memory");
-    memcpy(r->npy, hdr, hl);
-    t->data = r->npy + hl;
-    r->out.n = 0;
-    return DVPP_OK;
+    span_at(r, name, t0_ns, dvpp_now_ns(), bytes);
 }
 
 /* Read, plan, run (watched), write the tensor; the cleanup is the
  * caller's. The trace is written by the caller, also for a failed run. */
 static dvpp_status trace_steps(trace_run *r, const ctl_args *a, dvpp_err *err)
 {
-    dvpp_pipe_source src;
-    dvpp_pipeline_plan plan;
-    uint64_t t0 = dvpp_now_ns();
-    dvpp_status st = ctl_preprocess_pipeline(a, &r->p, err);
+    ctl_local *l = &r->l;
+    uint64_t t0;
+    dvpp_status st = ctl_local_prepare(l, a, err);
 
-    if (st == DVPP_OK)
-        st = dvpp_buf_read_file(&r->file, a->inputs[0], a->lim.max_encoded_bytes, err);
-    if (st != DVPP_OK)
-        return st;
-    span(r, "read", t0, (int64_t)r->file.len);
-    st = dvpp_pipeline_validate(&r->p, &a->lim, err);
-    if (st == DVPP_OK)
-        st = dvpp_pipeline_probe(&r->p, r->file.data, r->file.len, &a->lim, &src, err);
-    if (st == DVPP_OK)
-        st = dvpp_pipeline_plan_make(&r->p, &src, &plan, err);
-    if (st == DVPP_OK)
-        st = tensor_alloc(r, &plan, err);
+    if (l->file.len)
+        span_at(r, "read", l->read_t0, l->read_t1, (int64_t)l->file.len);
     if (st != DVPP_OK)
         return st;
     r->watch = (dvpp_pipe_watch){.ctx = r, .span = run_span, .image = NULL};
-    r->p.watch = &r->watch;
-    st = dvpp_pipeline_run(&r->w, &r->p, r->file.data, r->file.len, &r->out, err);
+    l->p.watch = &r->watch;
+    st = ctl_local_run(l, err);
     if (st != DVPP_OK || !a->out)
         return st;
     t0 = dvpp_now_ns();
-    st = dvpp_write_file(a->out, r->npy, r->npy_len, err);
+    st = dvpp_write_file(a->out, l->npy, l->npy_len, err);
     if (st == DVPP_OK)
-        span(r, "write", t0, (int64_t)r->npy_len);
+        span(r, "write", t0, (int64_t)l->npy_len);
     return st;
 }
 
@@ -159,9 +127,7 @@ int ctl_trace_preprocess(const ctl_args *a)
     }
     dvpp_err_clear(&err);
     dvpp_err_clear(&werr);
-    dvpp_buf_init(&r->file);
-    dvpp_buf_init(&r->out.encoded);
-    dvpp_worker_init(&r->w, &a->lim);
+    ctl_local_init(&r->l, a);
     st = dvppd_trace_new(CTL_TRACE_EVENTS, "dvppctl preprocess", &r->t, &err);
     if (st == DVPP_OK) {
         st = trace_steps(r, a, &err);
@@ -170,10 +136,7 @@ int ctl_trace_preprocess(const ctl_args *a)
         wst = write_trace(r, a->trace, &werr);
     }
     dvppd_trace_unref(r->t);
-    dvpp_worker_fini(&r->w);
-    dvpp_buf_fini(&r->out.encoded);
-    dvpp_buf_fini(&r->file);
-    free(r->npy);
+    ctl_local_fini(&r->l);
     free(r);
     if (st != DVPP_OK)
         return ctl_fail(a->inputs[0], &err);

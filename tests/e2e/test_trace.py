@@ -452,3 +452,24 @@ def test_dvppctl_trace_socket_and_local(ssrv, jpg, tmp_path):
     r = daemon_util.ctl("resize", src, "--size", "64x48", "--trace", tmp_path / "x.json",
                         "-o", tmp_path / "x.jpg", check=False)
     assert r.returncode == 2 and "--trace needs --socket" in r.stderr
+
+
+def test_dvppctl_trace_local_preset(ssrv, jpg, tmp_path):
+    """--preset with --trace and no daemon: the preset's pipeline run here
+    and recorded (every op of imagenet: resize, then the centre crop), the
+    tensor the very bytes of the daemon's ?preset=imagenet answer."""
+    src = tmp_path / "in.jpg"
+    src.write_bytes(jpg)
+    tfile, npy = tmp_path / "p.json", tmp_path / "p.npy"
+    daemon_util.ctl("preprocess", src, "--preset", "imagenet", "--trace", tfile, "-o", npy)
+    tr = json.loads(tfile.read_text())
+    xs, named = check_format(tr)
+    check_nesting(xs)
+    run, = [e for e in xs if e["name"] == "run"]
+    ops = sorted((e["args"]["index"], e["name"]) for e in xs
+                 if e["name"] in ("resize", "crop") and inside(e, run))
+    assert ops == [(0, "resize"), (1, "crop")], ops
+    assert {"read", "write", "preprocess"} <= {e["name"] for e in xs}
+    api = ssrv.post("/v1/preprocess?preset=imagenet", jpg)
+    assert api.status == 200, api
+    assert npy.read_bytes() == api.body
