@@ -78,15 +78,16 @@ DEB_BUILD := gcc make pkg-config libc6-dev libjpeg62-turbo-dev libpng-dev \
 	libjansson-dev libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler \
 	protobuf-compiler libavcodec-dev libavformat-dev libavutil-dev libswscale-dev \
 	libsystemd-dev
+# Building the .deb packages (make deb) and testing them (tests/pkg): the
+# packaging tools, lintian, and a Debian 12 root booted under systemd-nspawn.
+# (defined before DEB_TEST, whose := expands it at once)
+DEB_PKG := dpkg-dev debhelper dh-python lintian mmdebstrap systemd-container
 DEB_TEST := libcmocka-dev python3 python3-numpy python3-pil python3-opencv \
 	python3-pytest libjpeg-turbo-progs libturbojpeg0 ca-certificates \
 	python3-protobuf ffmpeg systemd cmake g++ clang python3-torch python3-torchvision \
 	python3-venv python3-setuptools python3-wheel forensics-samples-files \
 	haproxy nginx python3-distributed python3-zarr python3-yaml kubernetes-client \
 	chromium chromium-driver python3-selenium $(DEB_PKG)
-# Building the .deb packages (make deb) and testing them (tests/pkg): the
-# packaging tools, lintian, and a Debian 12 root booted under systemd-nspawn.
-DEB_PKG := dpkg-dev debhelper dh-python lintian mmdebstrap systemd-container
 DEB_FUZZ := clang libclang-rt-14-dev
 DEB_BENCH := wrk nginx libnginx-mod-http-image-filter
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
