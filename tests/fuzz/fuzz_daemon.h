@@ -307,7 +307,7 @@ static inline void fuzz_daemon_start(fuzz_daemon *d, const char *name, uint32_t 
         abort();
     }
     unlink(aipp);
-    env = (dvppd_sock_env){&d->cfg, d->device, d->live, -1};
+    env = (dvppd_sock_env){&d->cfg, d->device, d->live, -1, NULL}; /* no traces */
     if (dvppd_sock_start(&env, &d->sock, &err) != DVPP_OK) {
         fprintf(stderr, "fuzz: cannot start the socket: %s\n", err.msg);
         abort();
