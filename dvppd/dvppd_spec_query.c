@@ -410,11 +410,13 @@ static dvpp_status from_preset(const dvppd_spec_env *env, const dvppd_kv *kv, si
     dvpp_status st;
 
     for (size_t i = 0; i < n; i++)
-        if (i != at)
-            return dvpp_err_set(err, DVPP_EINVAL, kv[i].key ? kv[i].key : "query",
+        if (i != at) { /* an empty key ("?=&preset=x") is named "query" */
+            const char *key = kv[i].key && *kv[i].key ? kv[i].key : "query";
+            return dvpp_err_set(err, DVPP_EINVAL, key,
                                 "%.64s: not beside preset= (use a JSON spec "
                                 "{\"preset\": ..., \"KEY\": ...} to override a key)",
-                                kv[i].key ? kv[i].key : "");
+                                key);
+        }
     st = dvppd_spec_preset_get(env, kv[at].value, &ref, err);
     return st == DVPP_OK ? dvppd_spec_from_json(env, ref.json, ref.len, out, err) : st;
 }
