@@ -40,6 +40,20 @@ struct http_dump {
     dvpp_pipe_watch batch_watch; /* image hook -> items[item] */
 };
 
+/* What the top folder's manifest says of the request's input (a batch:
+ * the body's bytes); the caller adds the outcome. */
+static dvpp_dump_meta top_meta(const struct http_dump *d)
+{
+    return (dvpp_dump_meta){
+        .request = d->name,
+        .spec_json = d->spec_json,
+        .input_format = d->input_format,
+        .input_width = d->in_w,
+        .input_height = d->in_h,
+        .input_bytes = d->in_bytes,
+    };
+}
+
 /* Item @i's folder name, "item-NNNN". */
 static void item_folder(char out[32], size_t i)
 {
@@ -76,15 +90,8 @@ static void dump_abort(struct http_dump *d, const char *why)
             dvpp_dump_finish(&d->items[i], &m, &err) != DVPP_OK)
             dvpp_log(DVPP_LOG_WARN, "dump %s: %s", request, err.msg);
     }
-    m = (dvpp_dump_meta){
-        .request = d->name,
-        .spec_json = d->spec_json,
-        .input_format = d->input_format,
-        .input_width = d->in_w,
-        .input_height = d->in_h,
-        .input_bytes = d->in_bytes,
-        .error = why,
-    };
+    m = top_meta(d);
+    m.error = why;
     dvpp_err_clear(&err);
     if (d->d.dirfd >= 0 && dvpp_dump_finish(&d->d, &m, &err) != DVPP_OK)
         dvpp_log(DVPP_LOG_WARN, "dump %s: %s", d->name, err.msg);
@@ -284,6 +291,7 @@ dvpp_status http_dump_batch_start(http_req *r, dvpp_err *err)
     if (st != DVPP_OK || !d)
         return st;
     r->dump = d; /* freed with the request, also on a failure below */
+    d->in_bytes = r->body_len; /* the top manifest's input: the whole body */
     st = batch_items_open(r, d, r->ninputs, err);
     if (st != DVPP_OK)
         return st;
@@ -340,19 +348,12 @@ void http_dump_finish(http_req *r)
         return;
     if (r->status == DVPP_OK)
         dump_answer(r, d);
-    m = (dvpp_dump_meta){
-        .request = d->name,
-        .spec_json = d->spec_json,
-        .input_format = d->input_format,
-        .input_width = d->in_w,
-        .input_height = d->in_h,
-        .input_bytes = d->in_bytes,
-        .tensor = r->status == DVPP_OK && r->spec.pipe.output == DVPP_PIPE_OUT_TENSOR
-                      ? &r->out.tensor
-                      : NULL,
-        .geom = r->status == DVPP_OK ? &r->out.geom : NULL,
-        .error = r->status == DVPP_OK ? NULL : r->err.msg,
-    };
+    m = top_meta(d);
+    m.tensor = r->status == DVPP_OK && r->spec.pipe.output == DVPP_PIPE_OUT_TENSOR
+                   ? &r->out.tensor
+                   : NULL;
+    m.geom = r->status == DVPP_OK ? &r->out.geom : NULL;
+    m.error = r->status == DVPP_OK ? NULL : r->err.msg;
     dvpp_err_clear(&err);
     if (dvpp_dump_finish(&d->d, &m, &err) != DVPP_OK)
         dvpp_log(DVPP_LOG_WARN, "dump %s: %s", d->name, err.msg);
@@ -433,13 +434,9 @@ void http_dump_batch_finish(http_req *r, dvpp_status st, const dvpp_err *e)
         batch_item_finish(r, d, i);
     if (st == DVPP_OK)
         dump_answer(r, d);
-    m = (dvpp_dump_meta){
-        .request = d->name,
-        .spec_json = d->spec_json,
-        .input_bytes = r->body_len,
-        .tensor = st == DVPP_OK ? &r->out.tensor : NULL,
-        .error = st == DVPP_OK ? NULL : e->msg,
-    };
+    m = top_meta(d);
+    m.tensor = st == DVPP_OK ? &r->out.tensor : NULL;
+    m.error = st == DVPP_OK ? NULL : e->msg;
     dvpp_err_clear(&err);
     if (dvpp_dump_finish(&d->d, &m, &err) != DVPP_OK)
         dvpp_log(DVPP_LOG_WARN, "dump %s: %s", d->name, err.msg);
