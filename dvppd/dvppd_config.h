@@ -36,7 +36,7 @@ typedef struct dvppd_aipp_entry {
 
 /* The HTTP front end's serving limits (http.*). */
 typedef struct dvppd_http_config {
-    uint32_t threads;            /* epoll worker threads */
+    uint32_t threads;            /* libmicrohttpd poll() worker threads */
     uint32_t max_connections;
     uint32_t max_per_ip;         /* max_connections_per_ip, 0 = unlimited */
     uint32_t idle_timeout_s;     /* inactivity before a connection is closed */

@@ -7,7 +7,7 @@
  * suspends its connection; the job's completion resumes it, so long jobs
  * never hold a server thread.
  *
- * Threads: libmicrohttpd's epoll thread pool (http.threads). Completion
+ * Threads: libmicrohttpd's poll() thread pool (http.threads). Completion
  * callbacks run on device workers and only resume connections.
  *
  * Settings: each request takes the current dvppd_live snapshot when it

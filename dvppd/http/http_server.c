@@ -1,6 +1,6 @@
 /* http_server: the HTTP front end's lifecycle and libmicrohttpd's
  * callbacks. dvppd_http_start binds (or takes systemd's socket) and starts
- * libmicrohttpd's epoll thread pool; on_request routes each request
+ * libmicrohttpd's poll() thread pool; on_request routes each request
  * (404/405), starts its body (http_body), and once the body is whole
  * dispatches it: the device routes submit a job and suspend the
  * connection until http_finish resumes it, the others answer at once.
@@ -417,7 +417,14 @@ static struct MHD_Daemon *mhd_start(dvppd_http *h, unsigned flags, const dvppd_c
 dvpp_status dvppd_http_start(const dvppd_http_env *env, dvppd_http **out, dvpp_err *err)
 {
     const dvppd_config *c = env->cfg;
-    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+    /* poll(), not epoll: libmicrohttpd 0.9.75's MHD_quiesce_daemon races its
+     * own epoll workers for the listen fd's removal (both test, neither
+     * under a lock; the loser's epoll_ctl answers ENOENT and MHD_PANIC
+     * aborts the process, "Failed to remove listen FD from epoll set": seen
+     * on a SIGINT stop under ASan in CI). With poll() quiesce only sets each
+     * worker's flag and wakes it through its ITC; a worker polls its own
+     * connections (http.max_connections / http.threads of them at most). */
+    unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG;
     struct sockaddr_storage ss;
     const union MHD_DaemonInfo *info;
@@ -507,10 +514,8 @@ void dvppd_http_drain(dvppd_http *h)
         return;
     http_trace_cancel(h); /* a GET /v1/trace answers now, not at its N seconds */
     fd = MHD_quiesce_daemon(h->mhd);
-    /* MHD's internal thread may still remove the fd from its epoll set, so
-     * it must not be closed before MHD_stop_daemon (libmicrohttpd's rule;
-     * closing it here made MHD panic, "Failed to remove listen FD from epoll
-     * set", under load). A listener of our own is shut down now: new
+    /* A worker may still be in poll() on the fd, so it must not be closed
+     * before MHD_stop_daemon (libmicrohttpd's rule). A listener of our own is shut down now: new
      * connections are refused while the requests in flight drain. A passed
      * one is systemd's too (the same socket, not a copy): shutdown() would
      * end it for systemd as well ("Got POLLHUP on a listening socket", the
