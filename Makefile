@@ -24,6 +24,27 @@
 # ($(PREFIX)/lib/systemd/system), SYSUSERSDIR, TMPFILESDIR, ACLDIR
 # ($(PREFIX)/lib/dvpp/acl, the AscendCL tree).
 
+# Cross builds (docs/arm64.md): CROSS=aarch64-linux-gnu- builds everything
+# for aarch64 with Debian's cross toolchain against the :arm64 dev packages
+# (make deps-arm64) into build/arm64; `make test-arm64` runs its unit suites
+# under qemu-aarch64. CC and AR follow CROSS unless given; pkg-config reads
+# the target's .pc files only.
+CROSS ?=
+ifneq ($(CROSS),)
+CROSS_TRIPLE := $(CROSS:%-=%)
+ARCH := $(firstword $(subst -, ,$(CROSS_TRIPLE)))
+ifeq ($(origin CC),default)
+CC := $(CROSS)gcc
+endif
+AR := $(CROSS)ar
+BUILD ?= build/$(if $(filter aarch64,$(ARCH)),arm64,$(ARCH))
+PKG_CONFIG ?= PKG_CONFIG_LIBDIR=/usr/lib/$(CROSS_TRIPLE)/pkgconfig:/usr/share/pkgconfig \
+	PKG_CONFIG_SYSROOT_DIR= pkg-config
+else
+ARCH := $(shell uname -m)
+PKG_CONFIG ?= pkg-config
+endif
+
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
@@ -92,14 +113,14 @@ DEB_FUZZ := clang libclang-rt-14-dev
 DEB_BENCH := wrk nginx libnginx-mod-http-image-filter
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
 
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-PROTO_CFLAGS := $(shell pkg-config --cflags $(PROTO_PKGS) 2>/dev/null)
-PROTO_LIBS := $(shell pkg-config --libs $(PROTO_PKGS) 2>/dev/null)
-DVPPD_CFLAGS := $(shell pkg-config --cflags $(DVPPD_PKGS) 2>/dev/null)
-DVPPD_LIBS := $(shell pkg-config --libs $(DVPPD_PKGS) 2>/dev/null)
-TEST_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
-TEST_LIBS := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+PROTO_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PROTO_PKGS) 2>/dev/null)
+PROTO_LIBS := $(shell $(PKG_CONFIG) --libs $(PROTO_PKGS) 2>/dev/null)
+DVPPD_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DVPPD_PKGS) 2>/dev/null)
+DVPPD_LIBS := $(shell $(PKG_CONFIG) --libs $(DVPPD_PKGS) 2>/dev/null)
+TEST_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 # --- flags ------------------------------------------------------------------
 STD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
@@ -118,13 +139,15 @@ ISA_sse41 := -msse4.1
 ISA_avx2 := -mavx2 -mfma -mf16c -mbmi2
 ISA_avx512 := $(ISA_avx2) -mavx512f -mavx512bw -mavx512dq -mavx512vl
 
-ARCH := $(shell uname -m)
-
 # --- sources ----------------------------------------------------------------
 LIB_DIRS := core codecs vpc aipp device
 LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 ifeq ($(ARCH),x86_64)
 LIB_SRCS += $(wildcard $(addsuffix /x86/*.c,$(LIB_DIRS)))
+endif
+# NEON is part of ARMv8-A: the arm/ kernels need no flag of their own.
+ifeq ($(ARCH),aarch64)
+LIB_SRCS += $(wildcard $(addsuffix /arm/*.c,$(LIB_DIRS)))
 endif
 LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o)
 LIB := $(BUILD)/libdvpp.a

@@ -209,12 +209,12 @@ void dvpp_norm_kern_init(dvpp_norm_kern *k, dvpp_simd_level level)
 }
 
 static pthread_once_t g_norm_once = PTHREAD_ONCE_INIT;
-static dvpp_norm_kern g_norm[DVPP_SIMD_AVX512 + 1]; /* per level, written once */
+static dvpp_norm_kern g_norm[DVPP_SIMD_LEVELS]; /* per level, written once */
 
 static void norm_once(void)
 {
     dvpp_simd_level top = dvpp_cpu_detect();
-    for (int l = 0; l <= DVPP_SIMD_AVX512; l++)
+    for (int l = 0; l < DVPP_SIMD_LEVELS; l++)
         dvpp_norm_kern_init(&g_norm[l], (dvpp_simd_level)l < top
                                             ? (dvpp_simd_level)l : top);
 }
@@ -222,7 +222,7 @@ static void norm_once(void)
 static const dvpp_norm_kern *kern_for(dvpp_simd_level level)
 {
     pthread_once(&g_norm_once, norm_once);
-    if ((int)level < 0 || level > DVPP_SIMD_AVX512)
+    if ((int)level < 0 || level >= DVPP_SIMD_LEVELS)
         level = DVPP_SIMD_SCALAR;
     return &g_norm[level];
 }

@@ -1052,8 +1052,12 @@ static void set_encoder_params(AVCodecContext *c, const dvpp_venc_opts *o)
         av_opt_set(c->priv_data, "x265-params", p, 0);
         return;
     }
+#if defined(__x86_64__)
     snprintf(p, sizeof(p), "scenecut=0%s",
              dvpp_cpu_detect() >= DVPP_SIMD_AVX512 ? ":asm=AVX2" : "");
+#else
+    snprintf(p, sizeof(p), "scenecut=0");
+#endif
     av_opt_set(c->priv_data, "x264-params", p, 0);
 }
 

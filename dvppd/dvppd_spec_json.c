@@ -278,7 +278,7 @@ static dvpp_status j_border(json_t *v, const char *path, dvpp_pipe_op *op, dvpp_
     op->kind = DVPP_PIPE_OP_BORDER;
     memset(b, 0, sizeof(*b));
     b->type = DVPP_BORDER_CONSTANT;
-    b->level = DVPP_SIMD_AVX512; /* the best the CPU has */
+    b->level = DVPP_SIMD_BEST; /* the best the CPU has */
     st = only_keys(v, path, keys, err);
     if (st == DVPP_OK)
         st = j_u32(v, "top", path, 0, 1u << 16, &b->top, err);

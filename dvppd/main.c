@@ -160,9 +160,9 @@ static void report_start(const dvppd_config *c)
 {
     dvpp_log(DVPP_LOG_INFO, "dvppd %s starting (pid %ld), config: %s",
              DVPP_VERSION, (long)getpid(), c->source);
-    dvpp_log(DVPP_LOG_INFO, "simd: %s (cpu supports %s; cap with DVPP_SIMD)",
-             dvpp_simd_name(dvpp_simd_active()),
-             dvpp_simd_name(dvpp_cpu_detect()));
+    dvpp_log(DVPP_LOG_INFO, "simd: %s (cpu supports %s%s%s; cap with DVPP_SIMD)",
+             dvpp_simd_name(dvpp_simd_active()), dvpp_simd_name(dvpp_cpu_detect()),
+             *dvpp_cpu_extras() ? "; not used: " : "", dvpp_cpu_extras());
     dvpp_log(DVPP_LOG_INFO, "codecs: jpeg (%s), png", dvpp_jpeg_library());
     dvpp_log(DVPP_LOG_INFO, "limits: %llu encoded bytes, %llu pixels, %u px "
              "per side, %u JPEG scans",

@@ -51,11 +51,11 @@ void dvpp__border_kern_init(dvpp__border_kern *k, dvpp_simd_level level)
 }
 
 static pthread_once_t g_border_once = PTHREAD_ONCE_INIT;
-static dvpp__border_kern g_border[DVPP_SIMD_AVX512 + 1]; /* written once */
+static dvpp__border_kern g_border[DVPP_SIMD_LEVELS]; /* written once */
 
 static void border_once(void)
 {
-    for (int l = DVPP_SIMD_SCALAR; l <= DVPP_SIMD_AVX512; l++)
+    for (int l = DVPP_SIMD_SCALAR; l < DVPP_SIMD_LEVELS; l++)
         dvpp__border_kern_init(&g_border[l], (dvpp_simd_level)l);
 }
 

@@ -321,11 +321,11 @@ void dvpp__csc_kern_init(dvpp__csc_kern *k, dvpp_simd_level level)
 }
 
 static pthread_once_t g_csc_once = PTHREAD_ONCE_INIT;
-static dvpp__csc_kern g_csc[DVPP_SIMD_AVX512 + 1]; /* written once */
+static dvpp__csc_kern g_csc[DVPP_SIMD_LEVELS]; /* written once */
 
 static void csc_once(void)
 {
-    for (int l = DVPP_SIMD_SCALAR; l <= DVPP_SIMD_AVX512; l++)
+    for (int l = DVPP_SIMD_SCALAR; l < DVPP_SIMD_LEVELS; l++)
         dvpp__csc_kern_init(&g_csc[l], (dvpp_simd_level)l);
 }
 
@@ -421,7 +421,7 @@ void dvpp_csc_init(dvpp_csc *c)
     c->matrix = DVPP_CSC_BT601;
     c->full_range = false;
     c->alpha = -1;
-    c->level = DVPP_SIMD_AVX512;
+    c->level = DVPP_SIMD_BEST;
     c->pil_luma = false;
 }
 

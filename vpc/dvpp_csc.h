@@ -56,7 +56,7 @@ typedef struct dvpp_csc {
     int alpha;          /* alpha written to outputs with alpha when the source
                            has none (0..255); -1 = 255. A source alpha is
                            carried over when both sides have one. */
-    dvpp_simd_level level; /* kernels to use; DVPP_SIMD_AVX512 or the
+    dvpp_simd_level level; /* kernels to use; DVPP_SIMD_BEST or the
                               active level means "best available" */
     bool pil_luma;      /* RGB -> GRAY with Pillow's weights instead of the
                            matrix's: Image.convert('L'), (19595 R + 38470 G +

@@ -633,7 +633,7 @@ static void defaults(ctl_args *a)
     a->matrix = DVPP_CSC_BT601;
     a->range = -1;
     a->border.type = DVPP_BORDER_CONSTANT;
-    a->border.level = DVPP_SIMD_AVX512;
+    a->border.level = DVPP_SIMD_BEST;
     a->std[0] = a->std[1] = a->std[2] = 1.0;
     a->socket = getenv("DVPPD_SOCKET");
     a->count = 100;

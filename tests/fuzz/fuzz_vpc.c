@@ -162,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         b.left = take(&r, 40), b.right = take(&r, 40);
         b.type = (dvpp_border_type)take(&r, 5);
         b.value[0] = take(&r, 0), b.value[1] = (double)take(&r, 0) * 1.5;
-        b.level = DVPP_SIMD_AVX512;
+        b.level = DVPP_SIMD_BEST;
         if (dvpp_image_init(&bdst, src.format, src.width + b.left + b.right,
                             src.height + b.top + b.bottom, 1, 1, NULL) == DVPP_OK &&
             dvpp_image_alloc(&bdst, NULL) == DVPP_OK)
