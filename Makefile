@@ -123,7 +123,10 @@ TEST_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
 TEST_LIBS := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 # --- flags ------------------------------------------------------------------
-STD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+# -ffp-contract=off: no compiler fuses a*b+c into one FMA behind our back
+# (clang does by default, on aarch64 in plain C too): the float kernels and
+# the coefficient tables must round the same on every compiler and CPU.
+STD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -ffp-contract=off
 WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wshadow -Wformat=2 \
 	-Wno-format-nonliteral -Wvla -Wpointer-arith
 DEBUG := -g
@@ -282,7 +285,8 @@ ACL_SRCS_NOW := $(ACL_RT_SRCS) / $(ACL_DVPP_SRCS) / $(ACL_CBLAS_SRCS) / $(LIB_SR
 $(shell mkdir -p $(ACL) && (echo '$(ACL_SRCS_NOW)' | cmp -s - $(ACL_SRCS_FILE) || echo '$(ACL_SRCS_NOW)' > $(ACL_SRCS_FILE)))
 
 .PHONY: all run test check unit e2e scale pkg deb bench install uninstall deps clean \
-	test-data distclean fuzz fuzz-bins fuzz-replay tsan-unit
+	test-data distclean fuzz fuzz-bins fuzz-replay tsan-unit deps-arm64 arm64 unit-bins \
+	test-arm64 run-unit-qemu
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(DVPPD) $(DVPPCTL) $(CLIENT_A) $(CLIENT_SO) $(PROTO_PY) $(EXAMPLE_BINS) \
@@ -733,6 +737,51 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
 			--no-install-recommends $$missing >/dev/null || exit 1; \
 	fi
+
+# --- aarch64 (docs/arm64.md) --------------------------------------------------
+# Debian's cross toolchain, qemu-user, and the :arm64 dev packages the build
+# links (multiarch: beside the native ones, same versions).
+ARM64_TRIPLE := aarch64-linux-gnu
+DEB_ARM64 := crossbuild-essential-arm64 qemu-user $(addsuffix :arm64,libc6-dev \
+	libjpeg62-turbo-dev libpng-dev libjansson-dev libmicrohttpd-dev libprotobuf-c-dev \
+	libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libsystemd-dev \
+	libcmocka-dev)
+ARM64_BUILD ?= build/arm64
+# qemu-user runs the aarch64 programs here with the multiarch loader and
+# libraries (libc6:arm64, /lib/ld-linux-aarch64.so.1). Not with -L
+# /usr/aarch64-linux-gnu: that loader is the cross package's glibc build,
+# while libc.so.6 still resolves to the multiarch one (a newer Debian
+# revision), and the mismatched pair hangs in the first pthread call.
+QEMU_ARM64 ?= qemu-aarch64
+
+deps-arm64:
+	@dpkg --print-foreign-architectures | grep -qx arm64 || { \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		echo "make deps-arm64: adding the arm64 architecture"; \
+		$$SUDO dpkg --add-architecture arm64 && $$SUDO apt-get update -qq; }
+	@$(MAKE) --no-print-directory deps DEB_ALL="$(DEB_BUILD) $(DEB_ARM64)"
+
+# Everything for aarch64 in $(ARM64_BUILD): libdvpp.a, dvppd, dvppctl, the
+# clients, the AscendCL tree and every unit-test binary.
+arm64: deps-arm64
+	$(Q)$(MAKE) --no-print-directory CROSS=$(ARM64_TRIPLE)- BUILD=$(ARM64_BUILD) all unit-bins
+
+unit-bins: $(UNIT_BINS) $(ACL_TEST_BINS)
+
+# Every unit binary under qemu-aarch64, at the NEON level and capped to
+# scalar; then dvppctl for aarch64 against this machine's build on real
+# photos (tests/arm64/compare-dvppctl: the same bytes).
+test-arm64: arm64
+	$(Q)$(MAKE) --no-print-directory all test-data
+	$(Q)$(MAKE) --no-print-directory CROSS=$(ARM64_TRIPLE)- BUILD=$(ARM64_BUILD) \
+		QEMU_ARM64="$(QEMU_ARM64)" run-unit-qemu
+	$(Q)$(PYTHON) tests/arm64/compare_dvppctl.py --native $(BUILD)/dvppctl \
+		--cross $(ARM64_BUILD)/dvppctl --qemu "$(QEMU_ARM64)"
+
+run-unit-qemu:
+	$(Q)DVPP_UNIT_RUNNER="$(QEMU_ARM64)" tests/tools/run-unit $(UNIT_BINS) $(ACL_TEST_BINS)
+	$(Q)DVPP_SIMD=scalar DVPP_UNIT_RUNNER="$(QEMU_ARM64)" tests/tools/run-unit $(UNIT_BINS) \
+		$(ACL_TEST_BINS)
 
 clean:
 	rm -rf build

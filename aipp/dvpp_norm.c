@@ -203,6 +203,11 @@ void dvpp_norm_kern_init(dvpp_norm_kern *k, dvpp_simd_level level)
         k->level = DVPP_SIMD_AVX512;
         dvpp__norm_kern_avx512(k);
     }
+#elif defined(__aarch64__)
+    if (level >= DVPP_SIMD_NEON) {
+        k->level = DVPP_SIMD_NEON;
+        dvpp__norm_kern_neon(k);
+    }
 #else
     (void)level;
 #endif

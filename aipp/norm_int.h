@@ -39,13 +39,14 @@ dvpp_norm_row_fn dvpp__norm_scalar_row(dvpp_layout l, dvpp_dtype dt);
 void dvpp__norm_kern_sse41(dvpp_norm_kern *k);
 void dvpp__norm_kern_avx2(dvpp_norm_kern *k);
 void dvpp__norm_kern_avx512(dvpp_norm_kern *k);
+void dvpp__norm_kern_neon(dvpp_norm_kern *k);
 
 /* All zeros: the table spare NC1HWC0 lanes read (any element size). */
 extern const float dvpp__norm_zero[256];
 
 /* The table and source byte of output lanes 0..3 for element size @es
  * (4 f32, 2 f16, 1 i8/u8); lanes >= C read dvpp__norm_zero at byte 0. The
- * SSE4.1 and AVX2 NC1HWC0 assemblies share it. */
+ * SSE4.1, AVX2 and NEON NC1HWC0 assemblies share it. */
 static inline void dvpp__norm_lanes(const dvpp_norm_plan *p, unsigned es,
                                     const void *t[4], unsigned off[4])
 {

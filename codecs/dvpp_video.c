@@ -357,6 +357,12 @@ static dvpp_status demux_pick(demux *d, dvpp_err *err)
         /* Read the name before demux_close frees the context. */
         enum AVCodecID id = d->fmt->streams[d->stream]->codecpar->codec_id;
         demux_close(d);
+        /* A video stream whose codec the demuxer never learnt: an MP4 cut
+         * inside its sample description (found by the aarch64 run, whose
+         * encoder wrote a stream of another length, so the cut landed there). */
+        if (id == AV_CODEC_ID_NONE)
+            return dvpp_err_set(err, DVPP_ECORRUPT, "video", "no readable stream: the file is "
+                                "damaged or truncated");
         return dvpp_err_set(err, DVPP_EUNSUPPORTED, "codec",
                             "video codec %s: dvppd decodes H.264 and H.265",
                             avcodec_get_name(id));

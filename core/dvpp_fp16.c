@@ -95,6 +95,12 @@ void dvpp_fp16_kern_init(dvpp_fp16_kern *k, dvpp_simd_level level)
         k->f32_to_f16 = dvpp__f32_to_f16_avx512;
         k->f16_to_f32 = dvpp__f16_to_f32_avx512;
     }
+#elif defined(__aarch64__)
+    if (level >= DVPP_SIMD_NEON) {
+        k->level = DVPP_SIMD_NEON;
+        k->f32_to_f16 = dvpp__f32_to_f16_neon;
+        k->f16_to_f32 = dvpp__f16_to_f32_neon;
+    }
 #else
     (void)level;
 #endif

@@ -43,6 +43,12 @@ void dvpp_pack_kern_init(dvpp_pack_kern *k, dvpp_simd_level level)
         k->interleave = dvpp__interleave_uv_avx512;
         k->deinterleave = dvpp__deinterleave_uv_avx512;
     }
+#elif defined(__aarch64__)
+    if (level >= DVPP_SIMD_NEON) {
+        k->level = DVPP_SIMD_NEON;
+        k->interleave = dvpp__interleave_uv_neon;
+        k->deinterleave = dvpp__deinterleave_uv_neon;
+    }
 #else
     (void)level;
 #endif

@@ -1,12 +1,13 @@
 /* Folder-private: the kernels behind dvpp_csc and dvpp_border.
  *
  * Row kernels work on one or two rows at a time and form one dispatch
- * table per SIMD level (scalar first, then SSE4.1, AVX2, AVX-512 override
- * the entries they implement). Every variant is bit-exact with the scalar
- * one: they evaluate the same integer formulas on the same coefficient
- * tables (dvpp__csc_coef), only more lanes at a time. The ISA variants live
- * in vpc/x86/<family>_<isa>.c, the only files built with that ISA's -m
- * flags; callers reach them only through the tables.
+ * table per SIMD level (scalar first, then SSE4.1, AVX2, AVX-512 on x86_64
+ * or NEON on aarch64 override the entries they implement). Every variant
+ * is bit-exact with the scalar one: they evaluate the same integer
+ * formulas on the same coefficient tables (dvpp__csc_coef), only more
+ * lanes at a time. The ISA variants live in vpc/x86/<family>_<isa>.c, the
+ * only files built with that ISA's -m flags, and vpc/arm/<family>_neon.c
+ * (baseline ARMv8.0, no flag); callers reach them only through the tables.
  *
  * Kernels never allocate, never read or write outside the rows and widths
  * they are given, and are thread-safe (all state is in their arguments).
@@ -164,6 +165,15 @@ void dvpp__rgb_y_avx512(const uint8_t *s, uint8_t *y, size_t w,
 void dvpp__shuffle_avx512(const uint8_t *s, uint8_t *d, size_t w,
                           const dvpp__csc_shuf *m);
 
+void dvpp__yuv_rgb_sub_neon(const dvpp__yuv_rows *r, size_t w,
+                            const dvpp__csc_coef *k, const dvpp__csc_pix *o);
+void dvpp__rgb_yuv_sub_neon(const dvpp__rgb_rows *r, size_t w,
+                            const dvpp__csc_coef *k, const dvpp__csc_pix *in);
+void dvpp__rgb_y_neon(const uint8_t *s, uint8_t *y, size_t w,
+                      const dvpp__csc_coef *k, const dvpp__csc_pix *in);
+void dvpp__shuffle_neon(const uint8_t *s, uint8_t *d, size_t w,
+                        const dvpp__csc_shuf *m);
+
 /* Shuffle tables shared by the x86 kernels (dvpp_csc.c explains them). */
 extern const uint8_t dvpp__csc_pi_inv[16];
 extern const uint8_t dvpp__csc_pi_rgb3[3][3][16];
@@ -240,5 +250,6 @@ void dvpp__fill_scalar(uint8_t *dst, size_t n, const uint8_t *px, unsigned cn);
 void dvpp__fill_sse41(uint8_t *dst, size_t n, const uint8_t *px, unsigned cn);
 void dvpp__fill_avx2(uint8_t *dst, size_t n, const uint8_t *px, unsigned cn);
 void dvpp__fill_avx512(uint8_t *dst, size_t n, const uint8_t *px, unsigned cn);
+void dvpp__fill_neon(uint8_t *dst, size_t n, const uint8_t *px, unsigned cn);
 
 #endif

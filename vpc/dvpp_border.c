@@ -45,6 +45,11 @@ void dvpp__border_kern_init(dvpp__border_kern *k, dvpp_simd_level level)
         k->level = DVPP_SIMD_AVX512;
         k->fill = dvpp__fill_avx512;
     }
+#elif defined(__aarch64__)
+    if (level >= DVPP_SIMD_NEON) {
+        k->level = DVPP_SIMD_NEON;
+        k->fill = dvpp__fill_neon;
+    }
 #else
     (void)level;
 #endif

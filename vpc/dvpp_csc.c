@@ -315,6 +315,14 @@ void dvpp__csc_kern_init(dvpp__csc_kern *k, dvpp_simd_level level)
         k->rgb_y = dvpp__rgb_y_avx512;
         k->shuffle = dvpp__shuffle_avx512;
     }
+#elif defined(__aarch64__)
+    if (level >= DVPP_SIMD_NEON) {
+        k->level = DVPP_SIMD_NEON;
+        k->yuv_rgb_sub = dvpp__yuv_rgb_sub_neon;
+        k->rgb_yuv_sub = dvpp__rgb_yuv_sub_neon;
+        k->rgb_y = dvpp__rgb_y_neon;
+        k->shuffle = dvpp__shuffle_neon;
+    }
 #else
     (void)level;
 #endif

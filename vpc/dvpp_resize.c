@@ -131,6 +131,21 @@ void dvpp__resize_kern_init(resize_kern *k, dvpp_simd_level level)
         k->area_v = dvpp__resize_area_v_avx512;
         k->tf_v = dvpp__resize_tf_v_avx512;
     }
+#elif defined(__aarch64__)
+    if (level >= DVPP_SIMD_NEON) {
+        k->level = DVPP_SIMD_NEON;
+        k->nearest = dvpp__resize_nearest_neon;
+        k->cv_h = dvpp__resize_cv_h_neon;
+        k->cv_v2 = dvpp__resize_cv_v2_neon;
+        k->cv_v4 = dvpp__resize_cv_v4_neon;
+        k->pil_h = dvpp__resize_pil_h_neon;
+        k->pil_v = dvpp__resize_pil_v_neon;
+        k->area_h = dvpp__resize_area_h_neon;
+        k->area_v = dvpp__resize_area_v_neon;
+        k->area_fast = dvpp__resize_area_fast_neon;
+        k->tf_h = dvpp__resize_tf_h_neon;
+        k->tf_v = dvpp__resize_tf_v_neon;
+    }
 #else
     (void)level;
 #endif

@@ -3,9 +3,10 @@
  * A plan is built once (dvpp_resize.c: coefficients in the exact arithmetic
  * of the library each parity imitates) and then only read. Kernels see only
  * tables of integers or floats, never the parity: every variant of a kernel
- * (scalar in resize_scalar.c, x86/resize_<isa>.c) reads the same tables and
- * must give the same bytes. The ISA files are the only ones built with their
- * -m flags and are reached only through resize_kern.
+ * (scalar in resize_scalar.c, x86/resize_<isa>.c, arm/resize_neon.c) reads
+ * the same tables and must give the same bytes. The ISA files are the only
+ * ones built with their -m flags (NEON needs none) and are reached only
+ * through resize_kern.
  *
  * Memory rules every kernel relies on (the driver guarantees them):
  *   - A source row may be read up to RESIZE_OVERREAD bytes past the last
@@ -293,5 +294,33 @@ void dvpp__resize_area_v_avx512(const float *const *rows, const float *beta,
                                 uint32_t taps, uint8_t *dst, size_t n);
 void dvpp__resize_tf_v_avx512(const float *top, const float *bot, float lerp,
                               uint8_t *dst, size_t n);
+
+/* NEON (arm/resize_neon.c) */
+void dvpp__resize_nearest_neon(const uint8_t *src, uint8_t *dst,
+                               const int32_t *xofs, uint32_t pixels,
+                               unsigned cn);
+void dvpp__resize_cv_h_neon(const uint8_t *src, int32_t *dst,
+                            const resize_tab *t, unsigned cn);
+void dvpp__resize_cv_v2_neon(const int32_t *s0, const int32_t *s1,
+                             const int16_t *beta, uint8_t *dst, size_t n);
+void dvpp__resize_cv_v4_neon(const int32_t *const *rows, const int16_t *beta,
+                             uint8_t *dst, size_t n, size_t nf);
+void dvpp__resize_pil_h_neon(const uint8_t *src, uint8_t *dst,
+                             const resize_tab *t, unsigned cn);
+void dvpp__resize_pil_v_neon(const uint8_t *const *rows, const int32_t *k,
+                             uint32_t taps, uint8_t *dst, size_t n);
+void dvpp__resize_area_h_neon(const uint8_t *src, float *dst,
+                              const resize_tab *t, unsigned cn);
+void dvpp__resize_area_v_neon(const float *const *rows, const float *beta,
+                              uint32_t taps, uint8_t *dst, size_t n);
+void dvpp__resize_area_fast_neon(const uint8_t *src, size_t stride,
+                                 uint8_t *dst, uint32_t pixels, unsigned cn,
+                                 uint32_t kx, uint32_t ky, float scale,
+                                 int round_up);
+void dvpp__resize_tf_h_neon(const uint8_t *src, float *dst, const int32_t *x0,
+                            const int32_t *x1, const float *lerp,
+                            uint32_t pixels, unsigned cn);
+void dvpp__resize_tf_v_neon(const float *top, const float *bot, float lerp,
+                            uint8_t *dst, size_t n);
 
 #endif

@@ -101,9 +101,12 @@ static uint8_t *ctl_encode(const uint8_t *frames, uint32_t w, uint32_t h, bool n
     snprintf(npy, sizeof(npy), "%s/frames.npy", vdir());
     snprintf(out, sizeof(out), "%s/ctl.264", vdir());
     write_npy(npy, frames, w, h);
-    n = snprintf(cmd, sizeof(cmd), "'%s' video-encode '%s' --input %s:%ux%u --low-delay %s "
-                 "-o '%s' > /dev/null", dvppctl(), npy, nv21 ? "nv21" : "nv12", w, h, flags,
-                 out);
+    /* DVPP_UNIT_RUNNER: this build's dvppctl runs under the same emulator
+     * as the test (make test-arm64: qemu-aarch64, no binfmt needed). */
+    n = snprintf(cmd, sizeof(cmd), "%s '%s' video-encode '%s' --input %s:%ux%u --low-delay %s "
+                 "-o '%s' > /dev/null", getenv("DVPP_UNIT_RUNNER") ? getenv("DVPP_UNIT_RUNNER")
+                                                                    : "",
+                 dvppctl(), npy, nv21 ? "nv21" : "nv12", w, h, flags, out);
     assert_true(n > 0 && (size_t)n < sizeof(cmd));
     assert_int_equal(vrun(cmd), 0);
     d = vread_file(out, len);

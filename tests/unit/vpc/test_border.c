@@ -54,9 +54,10 @@ static void test_fill_kernels_equal_scalar(void **state)
             continue;
         for (size_t n = 0; n <= 4100; n = n < 67 ? n + 1 : n * 2 + 1) {
             for (unsigned cn = 1; cn <= 4; cn++) {
-                uint8_t px[4];
+                uint8_t px[4], px_copy[4];
                 size_t off = 1 + rng() % 31;
                 fill_random(px, 4);
+                memcpy(px_copy, px, 4);
                 memset(ref, GUARD, sizeof(ref));
                 memset(got, GUARD, sizeof(got));
                 s.fill(ref + off, n, px, cn);
@@ -64,6 +65,7 @@ static void test_fill_kernels_equal_scalar(void **state)
                 assert_memory_equal(ref, got, sizeof(ref));
                 assert_int_equal(got[off - 1], GUARD);
                 assert_int_equal(got[off + n * cn], GUARD);
+                assert_memory_equal(px, px_copy, 4);
             }
         }
     }

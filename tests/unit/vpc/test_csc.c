@@ -1,7 +1,7 @@
 /* Tests of vpc/dvpp_csc: the row kernels in the checkasm style (every SIMD
  * level the CPU has against the scalar reference, seeded random data,
  * widths 1..67 and large, unaligned pointers, guard bytes, inputs
- * unchanged), whole conversions for every format pair at every level,
+ * unchanged) and on every input of their arithmetic, whole conversions for every format pair at every level,
  * hand vectors from OpenCV's constants and the float formulas, round
  * trips, the error contract and allocation failure. */
 #include <math.h>
@@ -88,8 +88,24 @@ typedef struct yuv_case {
     gbuf y0, y1, uv, v;     /* inputs (uv: paired chroma or U plane) */
     gbuf ref0, ref1;        /* scalar outputs */
     gbuf got0, got1;        /* SIMD outputs */
-    uint8_t copy[4 * MAXW]; /* input snapshot */
+    uint8_t copy[4 * MAXW]; /* input snapshot: y0, y1, uv, v back to back */
 } yuv_case;
+
+/* Snapshot (or compare with the snapshot) every input of a YUV case, so a
+ * kernel that writes to any of its four input rows is caught. */
+static void yuv_inputs(yuv_case *t, size_t w, size_t cw, int check)
+{
+    const gbuf *in[4] = {&t->y0, &t->y1, &t->uv, &t->v};
+    size_t n[4] = {w, w, 2 * cw, cw}, at = 0;
+
+    for (int i = 0; i < 4; i++) {
+        if (check)
+            assert_memory_equal(t->copy + at, in[i]->p, n[i]);
+        else
+            memcpy(t->copy + at, in[i]->p, n[i]);
+        at += n[i];
+    }
+}
 
 /* One YUV->RGB comparison: chroma paired (U first or V first) or planar,
  * one or two rows, every layout and matrix. */
@@ -109,7 +125,7 @@ static void yuv_rgb_once(yuv_case *t, const dvpp__csc_kern *s,
     fill_random(t->y1.p, w);
     fill_random(t->uv.p, 2 * cw);
     fill_random(t->v.p, cw);
-    memcpy(t->copy, t->uv.p, 2 * cw);
+    yuv_inputs(t, w, cw, 0);
     r.y0 = t->y0.p;
     r.y1 = two ? t->y1.p : NULL;
     r.cstep = mode == 2 ? 1 : 2;
@@ -130,7 +146,7 @@ static void yuv_rgb_once(yuv_case *t, const dvpp__csc_kern *s,
         assert_memory_equal(t->ref1.p, t->got1.p, w * o->cn);
     gbuf_check(&t->got0);
     gbuf_check(&t->got1);
-    assert_memory_equal(t->copy, t->uv.p, 2 * cw);
+    yuv_inputs(t, w, cw, 1);
 }
 
 static void test_yuv_rgb_kernels_equal_scalar(void **state)
@@ -164,7 +180,7 @@ typedef struct rgb_case {
     gbuf s0, s1;
     gbuf ry0, ry1, ruv, rv; /* scalar outputs */
     gbuf gy0, gy1, guv, gv; /* SIMD outputs */
-    uint8_t copy[4 * MAXW];
+    uint8_t copy[4 * MAXW], copy1[4 * MAXW]; /* s0 and s1 snapshots */
 } rgb_case;
 
 static void rgb_yuv_once(rgb_case *t, const dvpp__csc_kern *s,
@@ -181,6 +197,7 @@ static void rgb_yuv_once(rgb_case *t, const dvpp__csc_kern *s,
     fill_random(t->s0.p, w * in->cn);
     fill_random(t->s1.p, w * in->cn);
     memcpy(t->copy, t->s0.p, w * in->cn);
+    memcpy(t->copy1, t->s1.p, w * in->cn);
     for (int i = 0; i < 2; i++) {
         gbuf_set(outs[i][0], w);
         gbuf_set(outs[i][1], w);
@@ -205,12 +222,20 @@ static void rgb_yuv_once(rgb_case *t, const dvpp__csc_kern *s,
     if (mode == 0 || mode == 1)
         gbuf_check(&t->guv); /* the pair row is exactly 2*cw bytes */
     assert_memory_equal(t->copy, t->s0.p, w * in->cn);
+    assert_memory_equal(t->copy1, t->s1.p, w * in->cn);
 }
+
+/* Pillow's grey weights as dvpp_csc's k_pil_luma holds them (only the
+ * luma row is used): the largest luma coefficient any table has. */
+static const dvpp__csc_coef k_pil = {
+    .yr = 19595 << 4, .yg = 38470 << 4, .yb = 7471 << 4, .y_bias = DVPP__CSC_HALF,
+};
 
 static void test_rgb_yuv_kernels_equal_scalar(void **state)
 {
     static rgb_case t;
     static gbuf src, ref, got;
+    static uint8_t copy[4 * MAXW];
     dvpp__csc_kern s, k;
 
     (void)state;
@@ -224,14 +249,18 @@ static void test_rgb_yuv_kernels_equal_scalar(void **state)
                 rgb_yuv_once(&t, &s, &k, w, (int)(rng() % 4), (int)(rng() & 1), in, c);
             if (k.rgb_y == s.rgb_y)
                 continue;
+            if (rng() % 3 == 0)
+                c = &k_pil; /* RGB -> GRAY with pil_luma */
             gbuf_set(&src, w * in->cn);
             fill_random(src.p, w * in->cn);
+            memcpy(copy, src.p, w * in->cn);
             gbuf_set(&ref, w);
             gbuf_set(&got, w);
             s.rgb_y(src.p, ref.p, w, c, in);
             k.rgb_y(src.p, got.p, w, c, in);
             assert_memory_equal(ref.p, got.p, w);
             gbuf_check(&got);
+            assert_memory_equal(copy, src.p, w * in->cn);
         }
         if (k.rgb_yuv_sub != s.rgb_yuv_sub)
             for (int p = 0; p < 6; p++)
@@ -277,6 +306,154 @@ static void test_shuffle_kernels_equal_scalar(void **state)
                     assert_memory_equal(copy, src.p, w * m.scn);
                 }
             }
+        }
+    }
+}
+
+/* Every input of the arithmetic kernels for every matrix and range: each
+ * (Y, U, V) through yuv_rgb_sub, each RGB through rgb_yuv_sub's luma and
+ * chroma, and through rgb_y with Pillow's weights (the one luma table
+ * rgb_yuv_sub never takes; rgb_y's other tables run the same luma code
+ * and are held by the random cases). The random cases cannot stand in for
+ * this: a sum meets a rounding boundary about once in 2^20 (a rounding
+ * constant off by one passes them). One layout (the others are a reorder,
+ * checked above); the scalar result is computed once per row for all
+ * levels. Levels up to the active one only: under DVPP_SIMD=scalar (the
+ * second pass of make test-arm64) the comparison would repeat unchanged. */
+#define EX_W 512 /* pixels per call: 256 chroma samples */
+#define EX_MAXK 8
+
+/* The tables of the levels above scalar, up to the active one. */
+static int ex_tables(dvpp__csc_kern *ks)
+{
+    int n = 0;
+
+    for (int lvl = DVPP_SIMD_SSE41; lvl <= (int)dvpp_simd_active() && n < EX_MAXK;
+         lvl++)
+        dvpp__csc_kern_init(&ks[n++], (dvpp_simd_level)lvl);
+    return n;
+}
+
+/* How many of the @nk tables have their own kernel for each entry
+ * (none: nothing to compare, and the scalar rows are not worth making). */
+typedef struct ex_own {
+    int yuv_rgb, rgb_yuv, rgb_y;
+} ex_own;
+
+static ex_own ex_count(const dvpp__csc_kern *s, const dvpp__csc_kern *ks, int nk)
+{
+    ex_own n = {0, 0, 0};
+
+    for (int i = 0; i < nk; i++) {
+        n.yuv_rgb += ks[i].yuv_rgb_sub != s->yuv_rgb_sub;
+        n.rgb_yuv += ks[i].rgb_yuv_sub != s->rgb_yuv_sub;
+        n.rgb_y += ks[i].rgb_y != s->rgb_y;
+    }
+    return n;
+}
+
+/* Chroma sample i = (i, @v); luma pairs (i + 4p + 0/1) on row 0 and
+ * (i + 4p + 2/3) on row 1, so p = 0..63 meets every Y with every sample. */
+static void ex_yuv_rows(uint8_t *y0, uint8_t *y1, uint8_t *u, uint8_t *v,
+                        unsigned vv, unsigned p)
+{
+    for (unsigned i = 0; i < EX_W / 2; i++) {
+        u[i] = (uint8_t)i;
+        v[i] = (uint8_t)vv;
+        y0[2 * i] = (uint8_t)(i + 4 * p);
+        y0[2 * i + 1] = (uint8_t)(i + 4 * p + 1);
+        y1[2 * i] = (uint8_t)(i + 4 * p + 2);
+        y1[2 * i + 1] = (uint8_t)(i + 4 * p + 3);
+    }
+}
+
+static void test_yuv_rgb_every_input(void **state)
+{
+    static uint8_t y0[EX_W], y1[EX_W], u[EX_W / 2], v[EX_W / 2];
+    static uint8_t ref[2][3 * EX_W], got[2][3 * EX_W];
+    dvpp__csc_kern s, ks[EX_MAXK];
+    int nk = ex_tables(ks);
+
+    (void)state;
+    dvpp__csc_kern_init(&s, DVPP_SIMD_SCALAR);
+    if (!ex_count(&s, ks, nk).yuv_rgb)
+        return;
+    for (int m = 0; m < 4; m++) {
+        const dvpp__csc_coef *c = dvpp__csc_coef_get(m / 2, m % 2);
+        for (unsigned vv = 0; vv < 256; vv++) {
+            for (unsigned p = 0; p < 64; p++) {
+                dvpp__yuv_rows r = {y0, y1, u, v, ref[0], ref[1], 1};
+                ex_yuv_rows(y0, y1, u, v, vv, p);
+                s.yuv_rgb_sub(&r, EX_W, c, &k_pix[0]);
+                r.d0 = got[0];
+                r.d1 = got[1];
+                for (int i = 0; i < nk; i++) {
+                    if (ks[i].yuv_rgb_sub == s.yuv_rgb_sub)
+                        continue;
+                    ks[i].yuv_rgb_sub(&r, EX_W, c, &k_pix[0]);
+                    assert_memory_equal(ref, got, sizeof(ref));
+                }
+            }
+        }
+    }
+}
+
+/* 512 RGB pixels: R = pixel index / 2, G and B fixed on the even pixels,
+ * so the even pixels of the 65536 (G, B) rows are every RGB. */
+static void ex_rgb_row(uint8_t *px, unsigned g, unsigned b)
+{
+    for (unsigned i = 0; i < EX_W; i++) {
+        px[3 * i] = (uint8_t)(i / 2);
+        px[3 * i + 1] = (uint8_t)(g ^ (i & 1)); /* odd pixels differ */
+        px[3 * i + 2] = (uint8_t)b;
+    }
+}
+
+/* rgb_yuv_sub of one row at every level against scalar. */
+static void ex_rgb_yuv_row(const dvpp__csc_kern *s, const dvpp__csc_kern *ks,
+                           int nk, const uint8_t *px, const dvpp__csc_coef *c)
+{
+    static uint8_t ry[EX_W], gy[EX_W];
+    static uint8_t ru[EX_W / 2], rv[EX_W / 2], gu[EX_W / 2], gv[EX_W / 2];
+    dvpp__rgb_rows r = {px, NULL, ry, NULL, ru, rv, 1};
+
+    s->rgb_yuv_sub(&r, EX_W, c, &k_pix[0]);
+    r.y0 = gy;
+    r.u = gu;
+    r.v = gv;
+    for (int i = 0; i < nk; i++) {
+        if (ks[i].rgb_yuv_sub == s->rgb_yuv_sub)
+            continue;
+        ks[i].rgb_yuv_sub(&r, EX_W, c, &k_pix[0]);
+        assert_memory_equal(ry, gy, EX_W);
+        assert_memory_equal(ru, gu, EX_W / 2);
+        assert_memory_equal(rv, gv, EX_W / 2);
+    }
+}
+
+static void test_rgb_yuv_every_input(void **state)
+{
+    static uint8_t px[3 * EX_W], ry[EX_W], gy[EX_W];
+    dvpp__csc_kern s, ks[EX_MAXK];
+    int nk = ex_tables(ks);
+    ex_own own;
+
+    (void)state;
+    dvpp__csc_kern_init(&s, DVPP_SIMD_SCALAR);
+    own = ex_count(&s, ks, nk);
+    for (unsigned gb = 0; gb < 65536 && (own.rgb_yuv || own.rgb_y); gb++) {
+        ex_rgb_row(px, gb >> 8, gb & 255);
+        for (int m = 0; m < 4 && own.rgb_yuv; m++)
+            ex_rgb_yuv_row(&s, ks, nk, px, dvpp__csc_coef_get(m / 2, m % 2));
+        if (!own.rgb_y || ((gb >> 8) & 1))
+            continue; /* luma of every RGB: rows of even G suffice, their
+                       * odd pixels hold G + 1 */
+        s.rgb_y(px, ry, EX_W, &k_pil, &k_pix[0]);
+        for (int i = 0; i < nk; i++) {
+            if (ks[i].rgb_y == s.rgb_y)
+                continue;
+            ks[i].rgb_y(px, gy, EX_W, &k_pil, &k_pix[0]);
+            assert_memory_equal(ry, gy, EX_W);
         }
     }
 }
@@ -839,6 +1016,8 @@ int main(void)
         cmocka_unit_test(test_yuv_rgb_kernels_equal_scalar),
         cmocka_unit_test(test_rgb_yuv_kernels_equal_scalar),
         cmocka_unit_test(test_shuffle_kernels_equal_scalar),
+        cmocka_unit_test(test_yuv_rgb_every_input),
+        cmocka_unit_test(test_rgb_yuv_every_input),
         cmocka_unit_test(test_dispatch_follows_active_level),
         cmocka_unit_test(test_every_pair_every_level),
         cmocka_unit_test(test_hot_paths_widths),

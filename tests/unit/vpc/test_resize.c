@@ -3,6 +3,7 @@
  * - checkasm style: one plan run at every SIMD level the CPU has must give
  *   the scalar level's bytes, for every parity and method, 1-4 channels,
  *   widths 1..67 on both sides, up and down scales including 1/32 and 16x,
+ *   cv2's integer area factors up to 5 x 5,
  *   unaligned planes, padded strides, guard bytes around destination rows,
  *   and an unchanged source (whose buffer ends exactly at its last byte,
  *   so ASan sees any read past it).
@@ -217,6 +218,40 @@ static void test_levels_extreme_scales(void **state)
             for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
                 check_levels(&k_modes[m], k[i][0], k[i][1], k[i][2], k[i][3],
                              cn, &s);
+    dvpp_scratch_fini(&s);
+}
+
+/* cv2's integer-factor area path (and linear at exactly 1/2) for every
+ * factor pair up to 5 x 5: each factor has its own SIMD shape (the 2x2
+ * round-up, per-factor column sums), so random sizes alone rarely reach
+ * them all. Destination widths 1..67 cross every vector step and tail;
+ * the wide rows cross the kernels' column-sum segments. */
+static void test_levels_area_fast_factors(void **state)
+{
+    static const mode area = {DVPP_PARITY_CV2, DVPP_INTERP_AREA};
+    static const mode linear = {DVPP_PARITY_CV2, DVPP_INTERP_BILINEAR};
+    static const uint32_t wide[] = {700, 2100};
+    dvpp_scratch s;
+
+    (void)state;
+    dvpp_scratch_init(&s);
+    for (uint32_t kx = 1; kx <= 5; kx++)
+        for (uint32_t ky = 1; ky <= 5; ky++) {
+            if (kx == 1 && ky == 1)
+                continue; /* a copy */
+            for (unsigned cn = 1; cn <= 4; cn++) {
+                for (uint32_t dw = 1; dw <= 67; dw++) {
+                    uint32_t dh = 1 + rng() % 3;
+                    check_levels(&area, dw * kx, dh * ky, dw, dh, cn, &s);
+                }
+                for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+                    check_levels(&area, wide[i] * kx, 2 * ky, wide[i], 2, cn,
+                                 &s);
+            }
+        }
+    for (unsigned cn = 1; cn <= 4; cn++)
+        for (uint32_t dw = 1; dw <= 67; dw++)
+            check_levels(&linear, 2 * dw, 4, dw, 2, cn, &s);
     dvpp_scratch_fini(&s);
 }
 
@@ -538,6 +573,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_levels_equal_scalar),
         cmocka_unit_test(test_levels_extreme_scales),
+        cmocka_unit_test(test_levels_area_fast_factors),
         cmocka_unit_test(test_vector_cv2_bilinear_up),
         cmocka_unit_test(test_vector_pil_bilinear_down),
         cmocka_unit_test(test_vector_tf_bilinear),
