@@ -778,10 +778,17 @@ test-arm64: arm64
 	$(Q)$(PYTHON) tests/arm64/compare_dvppctl.py --native $(BUILD)/dvppctl \
 		--cross $(ARM64_BUILD)/dvppctl --qemu "$(QEMU_ARM64)"
 
+# One binary per core at a time, the slowest under qemu first (test_video
+# alone is ~3 min emulated) so that the others fill the remaining cores.
+ARM64_JOBS ?= $(shell nproc)
+QEMU_SLOW := $(filter %/test_video %/test_pipeline_sweep %/test_csc %/test_resize \
+	%/test_video_venc %/test_resize_window,$(UNIT_BINS) $(ACL_TEST_BINS))
+QEMU_ORDER := $(QEMU_SLOW) $(filter-out $(QEMU_SLOW),$(UNIT_BINS) $(ACL_TEST_BINS))
 run-unit-qemu:
-	$(Q)DVPP_UNIT_RUNNER="$(QEMU_ARM64)" tests/tools/run-unit $(UNIT_BINS) $(ACL_TEST_BINS)
-	$(Q)DVPP_SIMD=scalar DVPP_UNIT_RUNNER="$(QEMU_ARM64)" tests/tools/run-unit $(UNIT_BINS) \
-		$(ACL_TEST_BINS)
+	$(Q)DVPP_UNIT_JOBS=$(ARM64_JOBS) DVPP_UNIT_RUNNER="$(QEMU_ARM64)" \
+		tests/tools/run-unit $(QEMU_ORDER)
+	$(Q)DVPP_SIMD=scalar DVPP_UNIT_JOBS=$(ARM64_JOBS) DVPP_UNIT_RUNNER="$(QEMU_ARM64)" \
+		tests/tools/run-unit $(QEMU_ORDER)
 
 clean:
 	rm -rf build
