@@ -4,8 +4,10 @@
  * keeps subnormals and signed zeros (numpy npy_floatbits_to_halfbits; the
  * F16C instruction VCVTPS2PH with _MM_FROUND_TO_NEAREST_INT gives the same
  * bits for every non-NaN input, which the tests check). A NaN keeps the top
- * bits of its payload, quiet or signalling as it was; F16C quiets
- * signalling NaNs, the NEON kernels rebuild NaN lanes as scalar does.
+ * bits of its payload, quiet or signalling as it was. The hardware
+ * conversions (F16C, AVX-512, NEON) quiet signalling NaNs, so every SIMD
+ * kernel rebuilds its NaN lanes as scalar does: all levels give the same
+ * bits for every input.
  *
  * The array kernels form a dispatch table chosen once from the SIMD level.
  */

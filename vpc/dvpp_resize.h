@@ -126,7 +126,9 @@ dvpp_status dvpp_resize_run(const dvpp_resize_plan *p, const uint8_t *src,
 
 /* Source rows produced on demand. @fn writes source row @y (src_w *
  * channels bytes) into @buf and returns the row to read (@buf, or a row of
- * its own that stays valid until the next call). Rows are asked for in
+ * its own that stays valid until the next call and has 64 readable bytes
+ * after its end, as @buf has: the horizontal kernels may read that far,
+ * vpc/resize_int.h's RESIZE_OVERREAD). Rows are asked for in
  * increasing order, each at most once, and only the rows the resize reads:
  * a producer can compute just those (NV12 -> RGB converted only where a
  * downscale samples it). */
