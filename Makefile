@@ -742,7 +742,9 @@ deps:
 # Debian's cross toolchain, qemu-user, and the :arm64 dev packages the build
 # links (multiarch: beside the native ones, same versions).
 ARM64_TRIPLE := aarch64-linux-gnu
-DEB_ARM64 := crossbuild-essential-arm64 qemu-user $(addsuffix :arm64,libc6-dev \
+# (libc6-dev-arm64-cross is only a Recommends of the cross gcc, and make deps
+# installs without recommends.)
+DEB_ARM64 := crossbuild-essential-arm64 libc6-dev-arm64-cross qemu-user $(addsuffix :arm64,libc6-dev \
 	libjpeg62-turbo-dev libpng-dev libjansson-dev libmicrohttpd-dev libprotobuf-c-dev \
 	libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libsystemd-dev \
 	libcmocka-dev)
