@@ -18,6 +18,11 @@ void dvpp_aipp_ctx_fini(dvpp_aipp_ctx *c)
         dvpp_image_free(&c->tmp[i]);
 }
 
+size_t dvpp_aipp_ctx_trim(dvpp_aipp_ctx *c, size_t keep)
+{
+    return dvpp_images_trim(c->tmp, 2, keep) + dvpp_vpc_ctx_trim(&c->vpc, keep);
+}
+
 static bool four_byte(dvpp_pixfmt f)
 {
     return f == DVPP_PIXEL_ARGB || f == DVPP_PIXEL_ABGR || f == DVPP_PIXEL_RGBA ||

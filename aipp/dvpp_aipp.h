@@ -37,6 +37,9 @@ typedef struct dvpp_aipp_ctx {
 
 void dvpp_aipp_ctx_init(dvpp_aipp_ctx *c);
 void dvpp_aipp_ctx_fini(dvpp_aipp_ctx *c);
+/* Release the intermediates (its own and its VPC context's) larger than
+ * @keep bytes; the context stays usable. Returns the bytes released. */
+size_t dvpp_aipp_ctx_trim(dvpp_aipp_ctx *c, size_t keep);
 
 /* The pixel formats an aipp_op input_format accepts (rbuv_swap lets NV21
  * stand for YUV420SP_U8 and BGR for RGB888_U8). */

@@ -218,3 +218,16 @@ void dvpp_image_free(dvpp_image *img)
     img->data = NULL;
     img->size = 0;
 }
+
+size_t dvpp_images_trim(dvpp_image *imgs, int n, size_t keep)
+{
+    size_t freed = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (imgs[i].data && imgs[i].size > keep) {
+            freed += imgs[i].size;
+            dvpp_image_free(&imgs[i]);
+        }
+    }
+    return freed;
+}

@@ -132,6 +132,10 @@ dvpp_status dvpp_image_alloc(dvpp_image *img, dvpp_err *err);
 
 /* Release data allocated by dvpp_image_alloc() or a decoder; sets it NULL. */
 void dvpp_image_free(dvpp_image *img);
+/* dvpp_image_free on each of the @n images at @imgs whose memory is larger
+ * than @keep bytes (kept intermediates of an idle worker); returns the
+ * bytes released. */
+size_t dvpp_images_trim(dvpp_image *imgs, int n, size_t keep);
 
 /* Pointer to row @y of plane @plane. No checks: use after dvpp_image_planes. */
 static inline uint8_t *dvpp_image_row(const dvpp_image *img,

@@ -38,3 +38,18 @@ void dvpp_scratch_fini(dvpp_scratch *s)
         dvpp_free(s->block[i], s->cap[i]);
     dvpp_scratch_init(s);
 }
+
+size_t dvpp_scratch_trim(dvpp_scratch *s, size_t keep)
+{
+    size_t freed = 0;
+
+    for (int i = 0; i < DVPP_SCRATCH_SLOTS; i++) {
+        if (s->block[i] && s->cap[i] > keep) {
+            freed += s->cap[i];
+            dvpp_free(s->block[i], s->cap[i]);
+            s->block[i] = NULL;
+            s->cap[i] = 0;
+        }
+    }
+    return freed;
+}

@@ -31,4 +31,8 @@ void *dvpp_scratch_get(dvpp_scratch *s, int slot, size_t size);
 /* Release every block. */
 void dvpp_scratch_fini(dvpp_scratch *s);
 
+/* Release the blocks larger than @keep bytes (their slots start empty
+ * again); returns the bytes released. An idle worker's trim. */
+size_t dvpp_scratch_trim(dvpp_scratch *s, size_t keep);
+
 #endif

@@ -1,6 +1,7 @@
 /* dvpp_batchjob: batch jobs of one pipeline on the device model. */
 #include "dvpp_batchjob.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -50,6 +51,24 @@ static void pipe_fini(void *ctx, dvpp_engine engine, unsigned channel, void *sta
     dvpp_free(w, sizeof(*w));
 }
 
+/* An idle worker: its buffers above @keep go back to the allocator, and
+ * the allocator's free pages back to the system (glibc keeps freed heap
+ * memory mapped until told; blocks above its mmap threshold are unmapped
+ * by free already). */
+static uint64_t pipe_idle(void *ctx, dvpp_engine engine, unsigned channel, void *state,
+                          uint64_t keep_bytes)
+{
+    size_t freed;
+
+    (void)ctx, (void)engine, (void)channel;
+    freed = dvpp_worker_trim(state, keep_bytes > SIZE_MAX ? SIZE_MAX : (size_t)keep_bytes);
+#if defined(__GLIBC__)
+    if (freed)
+        malloc_trim(0);
+#endif
+    return freed;
+}
+
 dvpp_status dvpp_pipe_device_new(const dvpp_device_config *cfg, uint32_t channels,
                                  const dvpp_limits *lim, dvpp_device **out,
                                  dvpp_err *err)
@@ -78,6 +97,7 @@ dvpp_status dvpp_pipe_device_new(const dvpp_device_config *cfg, uint32_t channel
     pb->table.name = "pipeline";
     pb->table.init = pipe_init;
     pb->table.fini = pipe_fini;
+    pb->table.idle = pipe_idle;
     pb->table.ctx = pb;
     c.backend[DVPP_BATCHJOB_ENGINE] = &pb->table;
     st = dvpp_device_new(&c, &pb->dev, err);

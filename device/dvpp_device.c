@@ -55,6 +55,8 @@ typedef struct worker {
     void *state;
     bool state_ok;
     pthread_t thread;
+    bool ran;         /* a task since the last idle trim (under d->mu) */
+    uint64_t last_ns; /* when that task ended */
 } worker;
 
 struct engine {
@@ -127,6 +129,7 @@ struct dvpp_device {
     uint64_t outstanding; /* admitted jobs not yet completed */
     uint64_t batches_open;
     uint64_t rejected[DVPP_REJECT_COUNT];
+    uint64_t idle_trims, idle_trimmed_bytes;
     bool stopping;
     atomic_bool stop_flag;
     atomic_uint_fast64_t beats; /* tasks checking in (dvpp_task_canceled) */
@@ -151,7 +154,7 @@ const char *dvpp_reject_name(int reason)
     return g_reject_names[reason];
 }
 
-static const dvpp_engine_backend g_cpu_backend = {"cpu", NULL, NULL, NULL};
+static const dvpp_engine_backend g_cpu_backend = {"cpu", NULL, NULL, NULL, NULL};
 
 const dvpp_engine_backend *dvpp_backend_cpu(void)
 {
@@ -176,6 +179,8 @@ void dvpp_device_config_default(dvpp_device_config *cfg)
         cfg->queue_depth[i] = 64;
     }
     cfg->max_batches = 16;
+    cfg->idle_trim_ms = DVPP_DEVICE_IDLE_TRIM_MS;
+    cfg->idle_keep_bytes = DVPP_DEVICE_IDLE_KEEP_BYTES;
 }
 
 /* --- task helpers ----------------------------------------------------------- */
@@ -534,6 +539,43 @@ static void worker_name_thread(const worker *w)
     prctl(PR_SET_NAME, name, 0, 0, 0);
 }
 
+/* A worker with a task behind it and nothing to do waits only until
+ * idle_trim_ms after that task; then its backend trims its state, outside
+ * the lock (the state is this worker's alone). Under d->mu; false when
+ * there is nothing to trim (the caller then waits as usual). */
+static bool idle_wait(worker *w)
+{
+    engine *e = w->eng;
+    dvpp_device *d = e->dev;
+    uint64_t due, freed;
+
+    if (!w->ran || !d->cfg.idle_trim_ms || !e->backend->idle || !w->state_ok)
+        return false;
+    due = w->last_ns + (uint64_t)d->cfg.idle_trim_ms * 1000000u;
+    if (dvpp_now_ns() < due) {
+        /* e->cv runs on CLOCK_MONOTONIC, dvpp_now_ns()'s clock. A wake-up
+         * (work, a stop, or none at all) sends the loop round again. */
+        struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+        pthread_cond_timedwait(&e->cv, &d->mu, &ts);
+        return true;
+    }
+    w->ran = false;
+    pthread_mutex_unlock(&d->mu);
+    freed = e->backend->idle(e->backend->ctx, e->id, w->channel, w->state,
+                             d->cfg.idle_keep_bytes);
+    pthread_mutex_lock(&d->mu);
+    d->idle_trims++;
+    d->idle_trimmed_bytes += freed;
+    return true;
+}
+
+/* Note that @w just ran a task (under d->mu). */
+static void worker_ran(worker *w)
+{
+    w->ran = true;
+    w->last_ns = dvpp_now_ns();
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -555,12 +597,14 @@ static void *worker_main(void *arg)
         } else if (e->head && (!e->batches || e->toggle)) {
             e->toggle = !e->toggle;
             run_job(w, ready_pop(e));
+            worker_ran(w);
         } else if (pick_item(e, &b, &idx)) {
             e->toggle = !e->toggle;
             run_item(w, b, idx);
+            worker_ran(w);
         } else if (d->stopping && d->outstanding == 0 && d->batches_open == 0) {
             break;
-        } else {
+        } else if (d->stopping || !idle_wait(w)) {
             pthread_cond_wait(&e->cv, &d->mu);
         }
     }
@@ -569,6 +613,22 @@ static void *worker_main(void *arg)
 }
 
 /* --- device ---------------------------------------------------------------- */
+
+/* A condition variable whose timed waits read CLOCK_MONOTONIC (idle_wait's
+ * deadlines come from dvpp_now_ns(); a wall-clock step must not move them). */
+static int monotonic_cond_init(pthread_cond_t *cv)
+{
+    pthread_condattr_t a;
+    int r = pthread_condattr_init(&a);
+
+    if (r != 0)
+        return r;
+    r = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    if (r == 0)
+        r = pthread_cond_init(cv, &a);
+    pthread_condattr_destroy(&a);
+    return r;
+}
 
 static void engine_fini_states(engine *e)
 {
@@ -701,7 +761,7 @@ dvpp_status dvpp_device_new(const dvpp_device_config *cfg, dvpp_device **out,
         e->dev = d;
         e->id = (dvpp_engine)i;
         e->backend = cfg->backend[i] ? cfg->backend[i] : &g_cpu_backend;
-        if (pthread_cond_init(&e->cv, NULL) != 0) {
+        if (monotonic_cond_init(&e->cv) != 0) {
             device_release(d, true, cv_ok);
             return dvpp_err_set(err, DVPP_ESYS, NULL, "pthread_cond_init");
         }
@@ -866,6 +926,8 @@ void dvpp_device_get_counters(dvpp_device *d, dvpp_device_counters *out)
     out->inflight_bytes = d->inflight_bytes;
     out->held_bytes = d->held_bytes;
     out->batches_open = d->batches_open;
+    out->idle_trims = d->idle_trims;
+    out->idle_trimmed_bytes = d->idle_trimmed_bytes;
     out->progress = atomic_load_explicit(&d->beats, memory_order_relaxed);
     for (int i = 0; i < DVPP_ENGINE_COUNT; i++)
         out->progress += d->eng[i].c.done + d->eng[i].c.failed;

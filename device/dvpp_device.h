@@ -113,6 +113,14 @@ typedef struct dvpp_engine_backend {
                         void **state, dvpp_err *err);
     void (*fini)(void *ctx, dvpp_engine engine, unsigned channel, void *state);
     void *ctx;
+    /* May be NULL. Called on the channel's own worker thread, outside the
+     * device lock, once the worker has had no task for the device's
+     * idle_trim_ms after one: release what @state holds above @keep_bytes
+     * per buffer (a burst's memory goes back to the system; steady work
+     * keeps its buffers, so it still allocates nothing). Returns the bytes
+     * released. */
+    uint64_t (*idle)(void *ctx, dvpp_engine engine, unsigned channel, void *state,
+                     uint64_t keep_bytes);
 } dvpp_engine_backend;
 
 /* The built-in backend: no per-worker state. A static table. */
@@ -133,13 +141,19 @@ typedef struct dvpp_device_config {
                                 looking at neither its cancellation nor its
                                 deadline (a task stuck where it cannot),
                                 then as fault_stall_ns; 0 = off */
+    uint32_t idle_trim_ms;    /* a worker idle this long after a task has its
+                                 backend's idle hook trim it; 0 = never */
+    uint64_t idle_keep_bytes; /* what a trim leaves: buffers up to this size */
 } dvpp_device_config;
 
 #define DVPP_DEVICE_MAX_CHANNELS 256u
 #define DVPP_DEVICE_MAX_QUEUE (1u << 20)
 
 /* Defaults: channels from the CPU count (capped at 8), queue depth 64,
- * cpu backend, no budgets, 16 batch jobs. */
+ * cpu backend, no budgets, 16 batch jobs, idle trim after 5 s keeping
+ * buffers up to 8 MiB (a 1080p RGB image is 6.2 MB). */
+#define DVPP_DEVICE_IDLE_TRIM_MS 5000u
+#define DVPP_DEVICE_IDLE_KEEP_BYTES ((uint64_t)8 << 20)
 void dvpp_device_config_default(dvpp_device_config *cfg);
 
 /* Create a device and start its worker threads. DVPP_EINVAL for a bad
@@ -302,6 +316,8 @@ typedef struct dvpp_device_counters {
      * tasks poll between frames or strips): moves while workers make
      * progress, stands still when they hang. */
     uint64_t progress;
+    uint64_t idle_trims;      /* idle hooks run (workers trimmed) */
+    uint64_t idle_trimmed_bytes; /* what they released */
 } dvpp_device_counters;
 
 /* Change the channels of @engine while the device runs (a reload): more

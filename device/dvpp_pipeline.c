@@ -471,6 +471,21 @@ void dvpp_worker_fini(dvpp_worker *w)
     dvpp_aipp_ctx_fini(&w->aipp);
 }
 
+size_t dvpp_worker_trim(dvpp_worker *w, size_t keep)
+{
+    size_t freed = 0;
+
+    for (int i = 0; i < DVPP_PIPE_BUFS; i++) {
+        if (w->buf[i] && w->cap[i] > keep) {
+            freed += w->cap[i];
+            dvpp_free(w->buf[i], w->cap[i]);
+            w->buf[i] = NULL, w->cap[i] = 0;
+        }
+    }
+    freed += dvpp_scratch_trim(&w->decode_scratch, keep);
+    return freed + dvpp_aipp_ctx_trim(&w->aipp, keep);
+}
+
 /* Buffer @i with at least @size bytes, kept across runs. */
 static dvpp_status worker_buf(dvpp_worker *w, int i, size_t size, dvpp_err *err)
 {

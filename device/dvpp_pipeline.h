@@ -409,6 +409,10 @@ void dvpp_worker_follow(dvpp_worker *w, dvpp_limits_feed *feed);
 const dvpp_limits *dvpp_worker_limits(dvpp_worker *w);
 /* Release every buffer of @w. */
 void dvpp_worker_fini(dvpp_worker *w);
+/* Release the buffers of @w larger than @keep bytes (images, strips,
+ * intermediates); @w stays usable and grows them again on demand. Returns
+ * the bytes released. On the worker's own thread, between runs. */
+size_t dvpp_worker_trim(dvpp_worker *w, size_t keep);
 
 /* Stages a run is timed in: decode (or raw wrap), the VPC ops, the rest
  * (normalise/AIPP, or output conversion + copy/encode). */

@@ -24,6 +24,8 @@ void dvppd_config_defaults(dvppd_config *c)
     c->queue_depth = 256;
     c->max_pixels_in_flight = (uint64_t)256 << 20;
     c->max_bytes_in_flight = (uint64_t)1 << 30;
+    c->idle_trim_ms = DVPP_DEVICE_IDLE_TRIM_MS;
+    c->idle_keep_bytes = DVPP_DEVICE_IDLE_KEEP_BYTES;
     c->limits = dvpp_limits_default();
     c->sock.max_connections = 64;
     c->sock.max_inline = 64u << 10;
@@ -162,6 +164,8 @@ static const key_def k_keys[] = {
     {"device", "queue_depth", KEY_U32, OFF(queue_depth), 0, 1, 1u << 20},
     {"device", "max_pixels_in_flight", KEY_U64, OFF(max_pixels_in_flight), 0, 1, UINT64_MAX},
     {"device", "max_bytes_in_flight", KEY_U64, OFF(max_bytes_in_flight), 0, 1, UINT64_MAX},
+    {"device", "idle_trim_ms", KEY_U32, OFF(idle_trim_ms), 0, 0, 86400000},
+    {"device", "idle_keep_bytes", KEY_U64, OFF(idle_keep_bytes), 0, 0, UINT64_MAX},
     {"limits", "max_encoded_bytes", KEY_U64, OFF(limits.max_encoded_bytes), 0, 1, UINT64_MAX},
     {"limits", "max_pixels", KEY_U64, OFF(limits.max_pixels), 0, 1, UINT64_MAX},
     {"limits", "max_side", KEY_U32, OFF(limits.max_side), 0, 1, 65535},
@@ -568,14 +572,16 @@ char *dvppd_config_dump(const dvppd_config *c)
 
     snprintf(listen, sizeof(listen), "%s:%u", c->http_addr, c->http_port);
     snprintf(mode, sizeof(mode), "%04o", c->socket_mode);
-    j = json_pack("{s:{s:s}, s:{s:s, s:s}, s:{s:I, s:I, s:I, s:I}, "
+    j = json_pack("{s:{s:s}, s:{s:s, s:s}, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
                   "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:s}}",
                   "http", "listen", listen,
                   "socket", "path", c->socket_path, "mode", mode,
                   "device", "channels", (json_int_t)c->channels, "queue_depth",
                   (json_int_t)c->queue_depth, "max_pixels_in_flight",
                   (json_int_t)c->max_pixels_in_flight, "max_bytes_in_flight",
-                  (json_int_t)c->max_bytes_in_flight,
+                  (json_int_t)c->max_bytes_in_flight, "idle_trim_ms",
+                  (json_int_t)c->idle_trim_ms, "idle_keep_bytes",
+                  (json_int_t)c->idle_keep_bytes,
                   "limits", "max_encoded_bytes",
                   (json_int_t)c->limits.max_encoded_bytes, "max_pixels",
                   (json_int_t)c->limits.max_pixels, "max_side",

@@ -102,6 +102,8 @@ typedef struct dvppd_config {
     uint32_t queue_depth;        /* device.queue_depth per engine */
     uint64_t max_pixels_in_flight; /* device.max_pixels_in_flight */
     uint64_t max_bytes_in_flight;  /* device.max_bytes_in_flight */
+    uint32_t idle_trim_ms;         /* device.idle_trim_ms; 0 = never */
+    uint64_t idle_keep_bytes;      /* device.idle_keep_bytes */
     dvpp_limits limits;          /* limits.* */
     dvpp_log_level log_level;    /* log.level */
     uint32_t drain_timeout_s;    /* service.drain_timeout_s: stop waits this long */

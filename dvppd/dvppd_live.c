@@ -75,6 +75,8 @@ static const restart_key k_restart[] = {
     RK("device.queue_depth", queue_depth),
     RK("device.max_pixels_in_flight", max_pixels_in_flight),
     RK("device.max_bytes_in_flight", max_bytes_in_flight),
+    RK("device.idle_trim_ms", idle_trim_ms),
+    RK("device.idle_keep_bytes", idle_keep_bytes),
 };
 
 unsigned dvppd_settings_carry(const dvppd_config *running, dvppd_config *next,

@@ -284,6 +284,12 @@ static void emit_device(out *o, dvpp_device *dev, dvppd_metrics *m)
             "wait to be sent or fetched.\n"
             "# TYPE dvppd_held_bytes gauge\ndvppd_held_bytes %llu\n",
          (unsigned long long)c.held_bytes);
+    emit(o, "# HELP dvppd_idle_trims_total Idle workers trimmed (device.idle_trim_ms).\n"
+            "# TYPE dvppd_idle_trims_total counter\ndvppd_idle_trims_total %llu\n"
+            "# HELP dvppd_idle_trimmed_bytes_total Bytes idle trims released.\n"
+            "# TYPE dvppd_idle_trimmed_bytes_total counter\n"
+            "dvppd_idle_trimmed_bytes_total %llu\n",
+         (unsigned long long)c.idle_trims, (unsigned long long)c.idle_trimmed_bytes);
 }
 
 void dvppd_metrics_reload(dvppd_metrics *m, bool ok, uint64_t generation)

@@ -101,6 +101,8 @@ static dvpp_status start_device(const dvppd_config *c, const dvppd_faults *fault
     dc.fault_deaf_ns = faults->deaf_ns;
     dc.pixel_budget = c->max_pixels_in_flight;
     dc.byte_budget = c->max_bytes_in_flight;
+    dc.idle_trim_ms = c->idle_trim_ms;
+    dc.idle_keep_bytes = c->idle_keep_bytes;
     st = dvpp_pipe_device_new(&dc, 0, &c->limits, out, err);
     if (st == DVPP_OK)
         dvpp_log(DVPP_LOG_INFO, "device: %u channel(s) per engine%s, queue %u, "

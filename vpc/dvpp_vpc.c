@@ -38,6 +38,11 @@ void dvpp_vpc_ctx_fini(dvpp_vpc_ctx *c)
     memset(c->plans, 0, sizeof(c->plans));
 }
 
+size_t dvpp_vpc_ctx_trim(dvpp_vpc_ctx *c, size_t keep)
+{
+    return dvpp_images_trim(c->tmp, DVPP_VPC_TEMPS, keep) + dvpp_scratch_trim(&c->scratch, keep);
+}
+
 /* --- resize plans, cached per context ------------------------------------- */
 
 /* The plan of a whole resize, cut to output window @win when not NULL. */

@@ -98,6 +98,9 @@ typedef struct dvpp_vpc_ctx {
  * the ascend profiles (DVPP's default BT601_WIDE), 4096 ROIs per batch. */
 void dvpp_vpc_ctx_init(dvpp_vpc_ctx *c, dvpp_profile profile);
 void dvpp_vpc_ctx_fini(dvpp_vpc_ctx *c);
+/* Release the intermediates and scratch blocks larger than @keep bytes
+ * (plans stay cached); the context stays usable. Returns the bytes released. */
+size_t dvpp_vpc_ctx_trim(dvpp_vpc_ctx *c, size_t keep);
 
 /* Crop @crop (NULL: all of @src) of @src, scale it to @paste (NULL: all of
  * @dst) and write it there; the rest of @dst is untouched. @dst's

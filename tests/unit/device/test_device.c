@@ -787,7 +787,7 @@ static void test_backend_hooks(void **state)
     dvpp_device *d;
     dvpp_stream *s;
     be_ctx c = {0};
-    dvpp_engine_backend be = {"test", be_init, be_fini, &c};
+    dvpp_engine_backend be = {"test", be_init, be_fini, &c, NULL};
 
     (void)state;
     assert_string_equal(dvpp_backend_cpu()->name, "cpu");
@@ -822,6 +822,111 @@ static void test_backend_hooks(void **state)
     assert_int_equal(c.finis, 3);
     cfg.queue_depth[DVPP_ENGINE_VPC] = 0;
     assert_int_equal(dvpp_device_new(&cfg, &d, NULL), DVPP_EINVAL);
+}
+
+/* The idle hook: runs once per worker that ran a task, idle_trim_ms after
+ * that task, on that worker's own state, with the configured keep size; not
+ * again until the worker runs again; never with idle_trim_ms 0. */
+typedef struct idle_ctx {
+    int states[2];
+    atomic_int calls[2];
+    atomic_ullong keep;
+} idle_ctx;
+
+static dvpp_status idle_init(void *ctx, dvpp_engine e, unsigned ch, void **state,
+                             dvpp_err *err)
+{
+    idle_ctx *c = ctx;
+    (void)e, (void)err;
+    c->states[ch] = (int)ch;
+    *state = &c->states[ch];
+    return DVPP_OK;
+}
+
+static uint64_t idle_hook(void *ctx, dvpp_engine e, unsigned ch, void *state, uint64_t keep)
+{
+    idle_ctx *c = ctx;
+    (void)e;
+    if (ch < 2 && state == &c->states[ch])
+        atomic_fetch_add(&c->calls[ch], 1);
+    atomic_store(&c->keep, keep);
+    return 1000 + ch;
+}
+
+static dvpp_status idle_task(dvpp_task *t, void *ctx, void *ws, dvpp_err *err)
+{
+    (void)t, (void)ctx, (void)ws, (void)err;
+    return DVPP_OK;
+}
+
+/* Counters' idle trims, polled up to 5 s until they reach @n. */
+static uint64_t wait_trims(dvpp_device *d, uint64_t n)
+{
+    dvpp_device_counters c;
+
+    for (int i = 0; i < 500; i++) {
+        dvpp_device_get_counters(d, &c);
+        if (c.idle_trims >= n)
+            break;
+        sleep_us(10000);
+    }
+    return c.idle_trims;
+}
+
+static void run_one(dvpp_device *d)
+{
+    dvpp_stream *s;
+    dvpp_job j = {DVPP_ENGINE_JPEGD, idle_task, NULL, NULL, 0, 0, 0};
+
+    assert_int_equal(dvpp_stream_new(d, 0, &s, NULL), DVPP_OK);
+    assert_int_equal(dvpp_device_submit(s, &j, NULL, NULL), DVPP_OK);
+    assert_int_equal(dvpp_stream_synchronize(s, NULL), DVPP_OK);
+    dvpp_stream_free(s);
+}
+
+static void test_idle_trim_hook(void **state)
+{
+    dvpp_device_config cfg;
+    dvpp_device *d;
+    idle_ctx c;
+    dvpp_engine_backend be = {"idle", idle_init, NULL, &c, idle_hook};
+    dvpp_device_counters k;
+
+    (void)state;
+    memset(&c, 0, sizeof(c));
+    dvpp_device_config_default(&cfg);
+    assert_int_equal(cfg.idle_trim_ms, DVPP_DEVICE_IDLE_TRIM_MS);
+    assert_int_equal(cfg.idle_keep_bytes, DVPP_DEVICE_IDLE_KEEP_BYTES);
+    cfg.channels[DVPP_ENGINE_JPEGD] = 2;
+    cfg.backend[DVPP_ENGINE_JPEGD] = &be;
+    cfg.idle_trim_ms = 30;
+    cfg.idle_keep_bytes = 12345;
+    assert_int_equal(dvpp_device_new(&cfg, &d, NULL), DVPP_OK);
+    /* No task yet: no worker trims however long it waits. */
+    sleep_us(100000);
+    assert_int_equal(wait_trims(d, 0), 0);
+    run_one(d);
+    assert_int_equal(wait_trims(d, 1), 1);
+    sleep_us(150000); /* five more periods: no second trim without work */
+    dvpp_device_get_counters(d, &k);
+    assert_int_equal(k.idle_trims, 1);
+    assert_int_equal(atomic_load(&c.calls[0]) + atomic_load(&c.calls[1]), 1);
+    assert_true(k.idle_trimmed_bytes == 1000 || k.idle_trimmed_bytes == 1001);
+    assert_int_equal(atomic_load(&c.keep), 12345);
+    run_one(d);
+    assert_int_equal(wait_trims(d, 2), 2);
+    dvpp_device_free(d);
+
+    /* idle_trim_ms 0: never. */
+    memset(&c, 0, sizeof(c));
+    cfg.idle_trim_ms = 0;
+    assert_int_equal(dvpp_device_new(&cfg, &d, NULL), DVPP_OK);
+    run_one(d);
+    sleep_us(100000);
+    dvpp_device_get_counters(d, &k);
+    assert_int_equal(k.idle_trims, 0);
+    dvpp_device_free(d);
+    assert_int_equal(atomic_load(&c.calls[0]) + atomic_load(&c.calls[1]), 0);
 }
 
 /* --- allocation failure ------------------------------------------------------ */
@@ -976,6 +1081,7 @@ int main(void)
         cmocka_unit_test(test_batch_admission),
         cmocka_unit_test(test_free_with_queued),
         cmocka_unit_test(test_backend_hooks),
+        cmocka_unit_test(test_idle_trim_hook),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_set_channels),
     };

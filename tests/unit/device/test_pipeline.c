@@ -846,6 +846,75 @@ static void test_steady_state_jpeg(void **state)
     dvpp_buf_fini(&jpg);
 }
 
+/* The raw NV12 @w x @h -> [stretch to @mid x @mid] -> letterbox 96x64 ->
+ * normalise pipeline (@mid 0: no middle resize). The middle resize's
+ * output is an image the worker keeps between runs. */
+static void nv12_letterbox(dvpp_pipeline *p, uint32_t w, uint32_t h, uint32_t mid)
+{
+    dvpp_pipeline_init(p);
+    p->input = DVPP_PIPE_IN_RAW;
+    p->raw = (dvpp_pipe_raw){DVPP_PIXEL_NV12, w, h, 0, 0};
+    if (mid)
+        add_resize(p, DVPP_RESIZE_STRETCH, mid, mid);
+    add_resize(p, DVPP_RESIZE_LETTERBOX, 96, 64);
+    p->post = DVPP_PIPE_POST_NORM;
+    p->output = DVPP_PIPE_OUT_TENSOR;
+}
+
+/* An idle worker's trim (the device's idle hook): after a burst (a 2400x2400
+ * input through a 1500x1500 intermediate), the buffers above the keep size go and the small job's stay; the
+ * worker still runs, gives the same bytes, and is back at zero allocations
+ * per run after one run has grown it again. */
+static void test_idle_trim(void **state)
+{
+    dvpp_image small = make_nv12(224, 224), big = make_nv12(2400, 2400);
+    dvpp_buf in_small = {small.data, small.size, small.size};
+    dvpp_buf in_big = {big.data, big.size, big.size};
+    dvpp_worker *w = worker_new();
+    dvpp_pipeline_out *out = calloc(1, sizeof(*out));
+    dvpp_pipeline ps, pb;
+    dvpp_tensor t, first;
+    size_t steady, burst, freed, calls;
+    const size_t keep = 1u << 20;
+
+    (void)state;
+    assert_non_null(out);
+    nv12_letterbox(&ps, 224, 224, 0);
+    nv12_letterbox(&pb, 2400, 2400, 1500);
+    tensor_alloc(&t, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 64, 96);
+    tensor_alloc(&first, DVPP_DTYPE_F32, DVPP_LAYOUT_NCHW, 1, 3, 64, 96);
+    test_alloc_install();
+    run_into(w, &ps, &in_small, out, &first, 0);
+    steady = test_alloc()->live_bytes;
+    assert_int_equal(dvpp_worker_trim(w, keep), 0); /* nothing above 1 MiB yet */
+    run_into(w, &pb, &in_big, out, &t, 0);
+    burst = test_alloc()->live_bytes;
+    assert_true(burst > steady + (size_t)1500 * 1500); /* the NV12 intermediate */
+    freed = dvpp_worker_trim(w, keep);
+    assert_int_equal(freed, burst - test_alloc()->live_bytes);
+    /* What stays: the small job's buffers and the cached resize plans. */
+    assert_true(test_alloc()->live_bytes < steady + keep);
+    assert_int_equal(dvpp_worker_trim(w, keep), 0); /* a second trim: nothing left */
+    memset(t.data, 0xa5, t.bytes);
+    run_into(w, &ps, &in_small, out, &t, 0);
+    assert_memory_equal(t.data, first.data, t.bytes);
+    calls = test_alloc()->calls;
+    run_into(w, &ps, &in_small, out, &t, 0);
+    assert_int_equal(test_alloc()->calls, calls);
+    /* keep = 0 empties it; it still runs. */
+    assert_true(dvpp_worker_trim(w, 0) > 0);
+    run_into(w, &ps, &in_small, out, &t, 0);
+    assert_memory_equal(t.data, first.data, t.bytes);
+    worker_del(w);
+    assert_int_equal(test_alloc()->live, 0);
+    test_alloc_uninstall();
+    dvpp_free(t.data, t.bytes);
+    dvpp_free(first.data, first.bytes);
+    dvpp_image_free(&small);
+    dvpp_image_free(&big);
+    free(out);
+}
+
 static void test_corrupt_input(void **state)
 {
     dvpp_buf jpg = make_jpeg();
@@ -1245,6 +1314,7 @@ int main(void)
         cmocka_unit_test(test_work_bytes),
         cmocka_unit_test(test_steady_state_no_alloc),
         cmocka_unit_test(test_steady_state_jpeg),
+        cmocka_unit_test(test_idle_trim),
         cmocka_unit_test(test_corrupt_input),
         cmocka_unit_test(test_alloc_failure_loop),
         cmocka_unit_test(test_image_output),
