@@ -379,6 +379,7 @@ static void tick(daemon_state *d, uint64_t now)
     unsigned conns = 0;
 
     d->ticks++;
+    dvppd_http_idle(d->http, d->cfg.idle_trim_ms);
     dvpp_device_get_counters(d->device, &c);
     for (int e = 0; e < DVPP_ENGINE_COUNT; e++)
         done += c.engine[e].done;

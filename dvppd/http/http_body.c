@@ -62,6 +62,7 @@ static void *pool_get(dvppd_http *h, size_t size)
             h->pool.bytes -= b->cap;
             break;
         }
+    h->pool.last_use_ns = dvpp_now_ns();
     pthread_mutex_unlock(&h->pool.mu);
     if (!b) {
         if (size > SIZE_MAX - sizeof(http_blob))
@@ -97,6 +98,7 @@ void http_buf_put(dvppd_http *h, void *data)
         h->pool.bytes += b->cap;
         b = NULL;
     }
+    h->pool.last_use_ns = dvpp_now_ns();
     pthread_mutex_unlock(&h->pool.mu);
     if (b)
         dvpp_free(b, sizeof(http_blob) + b->cap);
@@ -175,6 +177,28 @@ void http_pool_fini(http_pool *p)
         dvpp_free(b, sizeof(http_blob) + b->cap);
     }
     pthread_mutex_destroy(&p->mu);
+}
+
+size_t http_pool_trim(http_pool *p, uint64_t now_ns, uint64_t idle_ns)
+{
+    http_blob *list = NULL;
+    size_t freed = 0;
+
+    pthread_mutex_lock(&p->mu);
+    if (p->free && now_ns - p->last_use_ns >= idle_ns) {
+        list = p->free;
+        freed = p->bytes;
+        p->free = NULL;
+        p->count = 0;
+        p->bytes = 0;
+    }
+    pthread_mutex_unlock(&p->mu);
+    while (list) { /* freed outside the leaf lock */
+        http_blob *b = list;
+        list = b->next;
+        dvpp_free(b, sizeof(http_blob) + b->cap);
+    }
+    return freed;
 }
 
 /* --- body intake -------------------------------------------------------------------- */

@@ -18,6 +18,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,6 +528,20 @@ void dvppd_http_drain(dvppd_http *h)
             shutdown(fd, SHUT_RDWR);
         h->quiesced_fd = fd;
     }
+}
+
+size_t dvppd_http_idle(dvppd_http *h, uint32_t idle_ms)
+{
+    size_t freed;
+
+    if (!h || !idle_ms)
+        return 0;
+    freed = http_pool_trim(&h->pool, dvpp_now_ns(), (uint64_t)idle_ms * 1000000u);
+#if defined(__GLIBC__)
+    if (freed)
+        malloc_trim(0);
+#endif
+    return freed;
 }
 
 long dvppd_http_inflight(dvppd_http *h)

@@ -103,12 +103,56 @@ static void test_chunk_in_time_after_an_early_answer(void **unused)
     assert_metrics(&m, "dvppd_rejections_total{reason=\"deadline\"} 0", "code=\"408\"");
 }
 
+/* The result pool keeps freed buffers for the next request, and gives
+ * them all back once it has been idle for the trim time: not before. */
+static void test_pool_trimmed_when_idle(void **unused)
+{
+    dvppd_metrics m;
+    dvppd_http h;
+    dvpp_device_config dc;
+    dvpp_limits lim = dvpp_limits_default();
+    void *a, *b, *again;
+    uint64_t now;
+
+    (void)unused;
+    memset(&h, 0, sizeof(h));
+    dvppd_metrics_init(&m);
+    h.metrics = &m;
+    http_pool_init(&h.pool);
+    dvpp_device_config_default(&dc);
+    assert_int_equal(dvpp_device_new(&dc, &h.device, NULL), DVPP_OK);
+    assert_int_equal(http_result_get(&h, &lim, 3 << 20, &a, NULL), DVPP_OK);
+    assert_int_equal(http_result_get(&h, &lim, 1 << 20, &b, NULL), DVPP_OK);
+    memset(a, 1, 3 << 20);
+    http_buf_put(&h, a);
+    http_buf_put(&h, b);
+    assert_int_equal(h.pool.count, 2);
+    assert_int_equal(h.pool.bytes, (3 << 20) + (1 << 20));
+    now = dvpp_now_ns();
+    /* Used just now: kept (the steady state reuses them). */
+    assert_int_equal(http_pool_trim(&h.pool, now, 5000000000ull), 0);
+    assert_int_equal(http_result_get(&h, &lim, 3 << 20, &again, NULL), DVPP_OK);
+    assert_ptr_equal(again, a); /* the pooled buffer came back */
+    http_buf_put(&h, again);
+    /* Idle past the trim time: every buffer freed, the pool empty and usable. */
+    assert_int_equal(http_pool_trim(&h.pool, h.pool.last_use_ns + 5000000000ull, 5000000000ull),
+                     (3 << 20) + (1 << 20));
+    assert_int_equal(h.pool.count, 0);
+    assert_int_equal(h.pool.bytes, 0);
+    assert_int_equal(dvppd_http_idle(NULL, 1000), 0);
+    assert_int_equal(http_result_get(&h, &lim, 1 << 20, &b, NULL), DVPP_OK);
+    http_buf_put(&h, b);
+    http_pool_fini(&h.pool);
+    dvpp_device_free(h.device);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_late_chunk_while_reading),
         cmocka_unit_test(test_late_chunk_after_an_early_answer),
         cmocka_unit_test(test_chunk_in_time_after_an_early_answer),
+        cmocka_unit_test(test_pool_trimmed_when_idle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
