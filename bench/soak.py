@@ -824,6 +824,15 @@ def _soak(args, d):
     # every driver connection is closed now: the daemon back at idle
     fds_idle_after = d.settled_fds() if d.alive() else None
     after = d.sample() if d.alive() else None
+    # Memory at rest: RSS polled for up to 30 s of idleness (the daemon's
+    # idle trim, device.idle_trim_ms, gives a burst's buffers back), until
+    # it is within 10 % of the fresh daemon's.
+    rest, rest_s = after, 0.0
+    t_idle = time.time()
+    while rest and d.alive() and rest[0] > fresh[0] * 1.10 and time.time() - t_idle < 30:
+        time.sleep(0.5)
+        rest = d.sample() or rest
+        rest_s = time.time() - t_idle
     exit_status = d.stop() if died is None else d.proc.poll()
     log_tail = d.tail()
 
@@ -965,7 +974,9 @@ def _soak(args, d):
                     "after_warmup": mib(rss_warm), "end": mib(rss_end),
                     "max": mib(max((s[2] for s in load), default=None)),
                     "growth_pct": round(growth * 100, 2) if growth is not None else None,
-                    "idle_after": mib(after[0]) if after else None},
+                    "idle_after": mib(after[0]) if after else None,
+                    "at_rest": mib(rest[0]) if rest else None,
+                    "at_rest_after_s": round(rest_s, 1)},
         "fds": {"idle_before": fds_idle_before, "with_connections": connected[1],
                 "after_warmup": fd_warm, "end": fd_end,
                 "min": min((s[3] for s in during), default=None),
@@ -1065,7 +1076,9 @@ def main():
         log(f"SOAK {'PASS' if summary['pass'] else 'FAIL'}: {summary['requests']['answered']:,} "
             f"requests in {summary['rate']['duration_s']} s "
             f"({summary['rate']['achieved_per_s']} req/s); RSS after warm-up "
-            f"{r['after_warmup']} MiB, end {r['end']} MiB ({r['growth_pct']}%), max {r['max']}; "
+            f"{r['after_warmup']} MiB, end {r['end']} MiB ({r['growth_pct']}%), max {r['max']}, "
+            f"at rest {r['at_rest']} MiB after {r['at_rest_after_s']} s idle (fresh "
+            f"{r['fresh']}); "
             f"fds {ss['after_warmup']} -> {ss['end']} (idle {ss['idle_before']} -> "
             f"{ss['idle_after']}); threads {summary['threads']['during']}; summary: {where}")
         return 0 if summary["pass"] else 1
