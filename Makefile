@@ -33,12 +33,15 @@ CROSS ?=
 ifneq ($(CROSS),)
 CROSS_TRIPLE := $(CROSS:%-=%)
 ARCH := $(firstword $(subst -, ,$(CROSS_TRIPLE)))
-ifeq ($(origin CC),default)
+# CC from make's default or the environment (a global CC=gcc would build
+# host objects into the cross folder) follows CROSS; CC on the command line
+# is kept (e.g. CC="clang --target=aarch64-linux-gnu").
+ifneq ($(filter default environment,$(origin CC)),)
 CC := $(CROSS)gcc
 endif
 AR := $(CROSS)ar
 BUILD ?= build/$(if $(filter aarch64,$(ARCH)),arm64,$(ARCH))
-PKG_CONFIG ?= PKG_CONFIG_LIBDIR=/usr/lib/$(CROSS_TRIPLE)/pkgconfig:/usr/share/pkgconfig \
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/$(CROSS_TRIPLE)/pkgconfig:/usr/share/pkgconfig \
 	PKG_CONFIG_SYSROOT_DIR= pkg-config
 else
 ARCH := $(shell uname -m)
@@ -761,7 +764,7 @@ deps-arm64:
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		echo "make deps-arm64: adding the arm64 architecture"; \
 		$$SUDO dpkg --add-architecture arm64 && $$SUDO apt-get update -qq; }
-	@$(MAKE) --no-print-directory deps DEB_ALL="$(DEB_BUILD) $(DEB_ARM64)"
+	@$(MAKE) --no-print-directory deps DEB_ALL="$(DEB_ALL) $(DEB_ARM64)"
 
 # Everything for aarch64 in $(ARM64_BUILD): libdvpp.a, dvppd, dvppctl, the
 # clients, the AscendCL tree and every unit-test binary.
@@ -774,7 +777,10 @@ unit-bins: $(UNIT_BINS) $(ACL_TEST_BINS)
 # scalar; then dvppctl for aarch64 against this machine's build on real
 # photos (tests/arm64/compare-dvppctl: the same bytes).
 test-arm64: arm64
-	$(Q)$(MAKE) --no-print-directory all test-data
+ifneq ($(CROSS),)
+	$(error make test-arm64 compares with this machine's build: run it without CROSS=)
+endif
+	$(Q)$(MAKE) --no-print-directory CROSS= BUILD=$(BUILD) all test-data
 	$(Q)$(MAKE) --no-print-directory CROSS=$(ARM64_TRIPLE)- BUILD=$(ARM64_BUILD) \
 		QEMU_ARM64="$(QEMU_ARM64)" run-unit-qemu
 	$(Q)$(PYTHON) tests/arm64/compare_dvppctl.py --native $(BUILD)/dvppctl \

@@ -20,7 +20,8 @@ void dvpp_aipp_ctx_fini(dvpp_aipp_ctx *c)
 
 size_t dvpp_aipp_ctx_trim(dvpp_aipp_ctx *c, size_t keep)
 {
-    return dvpp_images_trim(c->tmp, 2, keep) + dvpp_vpc_ctx_trim(&c->vpc, keep);
+    return dvpp_images_trim(c->tmp, (int)(sizeof(c->tmp) / sizeof(c->tmp[0])), keep) +
+           dvpp_vpc_ctx_trim(&c->vpc, keep);
 }
 
 static bool four_byte(dvpp_pixfmt f)

@@ -72,8 +72,7 @@ static dvpp_simd_level detect_hw(void)
 #endif
 }
 
-/* Whether @l is a level of this build's architecture. */
-static bool level_of_this_arch(dvpp_simd_level l)
+bool dvpp_simd_of_this_arch(dvpp_simd_level l)
 {
     return l == DVPP_SIMD_SCALAR || (l >= LEVEL_LO && l <= LEVEL_HI);
 }
@@ -86,7 +85,7 @@ static void detect_once(void)
     g_detected = detect_hw();
     g_active = g_detected;
     if (cap && *cap) {
-        if (dvpp_simd_parse(cap, &want) && level_of_this_arch(want)) {
+        if (dvpp_simd_parse(cap, &want) && dvpp_simd_of_this_arch(want)) {
             if (want < g_active)
                 g_active = want;
         } else {

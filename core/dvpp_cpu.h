@@ -29,7 +29,9 @@ typedef enum dvpp_simd_level {
 /* Levels, for tables indexed by level. */
 #define DVPP_SIMD_LEVELS (DVPP_SIMD_NEON + 1)
 /* Above every level: "the best this CPU has" where a level is asked for
- * (a table getter clamps it to dvpp_simd_active()). */
+ * (a table getter clamps it to dvpp_simd_active()). The *_kern_init
+ * functions do not clamp: they build the table of the level given, which
+ * tests use for each level the CPU has, never above dvpp_cpu_detect(). */
 #define DVPP_SIMD_BEST DVPP_SIMD_NEON
 
 /* What the CPU and OS support (cached after the first call; thread-safe). */
@@ -44,6 +46,10 @@ const char *dvpp_simd_name(dvpp_simd_level l);
 /* Parse a level name ("none" is accepted for scalar). Any level parses;
  * one of another architecture is refused as a DVPP_SIMD cap. */
 bool dvpp_simd_parse(const char *s, dvpp_simd_level *out);
+
+/* True when @l is scalar or a level of this build's architecture (the
+ * levels a DVPP_SIMD cap accepts). */
+bool dvpp_simd_of_this_arch(dvpp_simd_level l);
 
 /* The CPU's optional extensions that dvppd knows of but does not use,
  * for the start-up line (aarch64: "asimddp fphp asimdhp" where present;

@@ -541,9 +541,10 @@ static void worker_name_thread(const worker *w)
 
 /* A worker with a task behind it and nothing to do waits only until
  * idle_trim_ms after that task; then its backend trims its state, outside
- * the lock (the state is this worker's alone). Under d->mu; false when
- * there is nothing to trim (the caller then waits as usual). */
-static bool idle_wait(worker *w)
+ * the lock (the state is this worker's alone). A @parked worker (a reload
+ * lowered the channels) trims at once. Under d->mu; false when there is
+ * nothing to trim (the caller then waits as usual). */
+static bool idle_wait(worker *w, bool parked)
 {
     engine *e = w->eng;
     dvpp_device *d = e->dev;
@@ -552,7 +553,7 @@ static bool idle_wait(worker *w)
     if (!w->ran || !d->cfg.idle_trim_ms || !e->backend->idle || !w->state_ok)
         return false;
     due = w->last_ns + (uint64_t)d->cfg.idle_trim_ms * 1000000u;
-    if (dvpp_now_ns() < due) {
+    if (!parked && dvpp_now_ns() < due) {
         /* e->cv runs on CLOCK_MONOTONIC, dvpp_now_ns()'s clock. A wake-up
          * (work, a stop, or none at all) sends the loop round again. */
         struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
@@ -593,7 +594,8 @@ static void *worker_main(void *arg)
              * count grows again, and nothing to finish at a stop. */
             if (d->stopping)
                 break;
-            pthread_cond_wait(&e->park_cv, &d->mu);
+            if (!idle_wait(w, true))
+                pthread_cond_wait(&e->park_cv, &d->mu);
         } else if (e->head && (!e->batches || e->toggle)) {
             e->toggle = !e->toggle;
             run_job(w, ready_pop(e));
@@ -604,7 +606,7 @@ static void *worker_main(void *arg)
             worker_ran(w);
         } else if (d->stopping && d->outstanding == 0 && d->batches_open == 0) {
             break;
-        } else if (d->stopping || !idle_wait(w)) {
+        } else if (d->stopping || !idle_wait(w, false)) {
             pthread_cond_wait(&e->cv, &d->mu);
         }
     }

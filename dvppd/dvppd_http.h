@@ -69,9 +69,9 @@ void dvppd_http_drain(dvppd_http *h);
 /* Requests being read, processed or answered. */
 long dvppd_http_inflight(dvppd_http *h);
 
-/* The main loop's tick: when the body/result buffer pool has not been used
- * for @idle_ms, its buffers are freed (a 256-item batch's 154 MB tensor is
- * not kept for ever) and the allocator's free pages returned. 0: never.
+/* The main loop's tick: the body/result pool's buffers unused for @idle_ms
+ * are freed (a 256-item batch's 154 MB tensor is not kept for ever) and
+ * the allocator's free pages returned. 0: never.
  * Returns the bytes freed. Thread-safe; NULL is a no-op. */
 size_t dvppd_http_idle(dvppd_http *h, uint32_t idle_ms);
 

@@ -28,8 +28,9 @@ typedef struct http_blob {
     size_t cap;             /* bytes after the header */
     struct dvppd_http *h;
     uint64_t held;          /* bytes of the device's budget held; 0: none */
+    uint64_t pooled_ns;     /* when it went onto the free list (dvpp_now_ns) */
     atomic_uint refs;       /* result buffers: references */
-    uint8_t pad[28];
+    uint8_t pad[20];
 } http_blob;
 
 _Static_assert(sizeof(http_blob) == 64, "blob header keeps the data 64-byte aligned");
@@ -62,7 +63,6 @@ static void *pool_get(dvppd_http *h, size_t size)
             h->pool.bytes -= b->cap;
             break;
         }
-    h->pool.last_use_ns = dvpp_now_ns();
     pthread_mutex_unlock(&h->pool.mu);
     if (!b) {
         if (size > SIZE_MAX - sizeof(http_blob))
@@ -92,13 +92,13 @@ void http_buf_put(dvppd_http *h, void *data)
     }
     pthread_mutex_lock(&h->pool.mu);
     if (h->pool.count < POOL_MAX && h->pool.bytes + b->cap <= POOL_MAX_BYTES) {
+        b->pooled_ns = dvpp_now_ns();
         b->next = h->pool.free;
         h->pool.free = b;
         h->pool.count++;
         h->pool.bytes += b->cap;
         b = NULL;
     }
-    h->pool.last_use_ns = dvpp_now_ns();
     pthread_mutex_unlock(&h->pool.mu);
     if (b)
         dvpp_free(b, sizeof(http_blob) + b->cap);
@@ -181,16 +181,24 @@ void http_pool_fini(http_pool *p)
 
 size_t http_pool_trim(http_pool *p, uint64_t now_ns, uint64_t idle_ns)
 {
-    http_blob *list = NULL;
+    http_blob *list = NULL, **pp;
     size_t freed = 0;
 
     pthread_mutex_lock(&p->mu);
-    if (p->free && now_ns - p->last_use_ns >= idle_ns) {
-        list = p->free;
-        freed = p->bytes;
-        p->free = NULL;
-        p->count = 0;
-        p->bytes = 0;
+    for (pp = &p->free; *pp;) {
+        http_blob *b = *pp;
+        /* A sum, not now - pooled: a blob put back after @now_ns was read
+         * is newer than the cut, never "idle for ever". */
+        if (b->pooled_ns + idle_ns <= now_ns) {
+            *pp = b->next;
+            p->count--;
+            p->bytes -= b->cap;
+            freed += b->cap;
+            b->next = list;
+            list = b;
+        } else {
+            pp = &b->next;
+        }
     }
     pthread_mutex_unlock(&p->mu);
     while (list) { /* freed outside the leaf lock */

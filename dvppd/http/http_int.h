@@ -65,11 +65,10 @@ struct http_blob;
 
 /* Reusable buffers (http_body.c): a free list, bounded in count and bytes. */
 typedef struct http_pool {
-    pthread_mutex_t mu;            /* guards the four below; a leaf lock */
+    pthread_mutex_t mu;            /* guards the three below; a leaf lock */
     struct http_blob *free;
     unsigned count;
     size_t bytes;
-    uint64_t last_use_ns;          /* the last get or put (dvpp_now_ns) */
 } http_pool;
 
 struct dvppd_http {
@@ -203,8 +202,10 @@ struct MHD_Response *http_req_result_response(http_req *r);
 void http_pool_init(http_pool *p);
 /* Free the pooled buffers (none may be in use). */
 void http_pool_fini(http_pool *p);
-/* Free every pooled buffer when the pool has not been used for @idle_ns
- * by @now_ns; returns the bytes freed. */
+/* Free the pooled buffers that have waited on the free list for @idle_ns
+ * or more by @now_ns (each is stamped when put back: a steady stream
+ * reuses its buffers, a burst's big one goes even while small requests
+ * keep coming); returns the bytes freed. */
 size_t http_pool_trim(http_pool *p, uint64_t now_ns, uint64_t idle_ns);
 
 /* --- body intake (http_body.c) ---------------------------------------------------- */

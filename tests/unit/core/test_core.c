@@ -307,9 +307,19 @@ static void test_profiles_and_cpu(void **state)
     assert_true(dvpp_simd_parse("avx2", &l));
     assert_false(dvpp_simd_parse("neon9", &l));
     assert_true(dvpp_simd_active() <= dvpp_cpu_detect());
-    /* The DVPP_SIMD cap is honoured when the suite runs under it. */
-    if (getenv("DVPP_SIMD") && dvpp_simd_parse(getenv("DVPP_SIMD"), &l))
+    /* The DVPP_SIMD cap is honoured when the suite runs under it (a level
+     * of the other architecture is refused, not a cap). */
+    if (getenv("DVPP_SIMD") && dvpp_simd_parse(getenv("DVPP_SIMD"), &l) &&
+        dvpp_simd_of_this_arch(l))
         assert_true(dvpp_simd_active() <= l);
+    assert_true(dvpp_simd_of_this_arch(DVPP_SIMD_SCALAR));
+#if defined(__x86_64__)
+    assert_true(dvpp_simd_of_this_arch(DVPP_SIMD_AVX2));
+    assert_false(dvpp_simd_of_this_arch(DVPP_SIMD_NEON));
+#elif defined(__aarch64__)
+    assert_true(dvpp_simd_of_this_arch(DVPP_SIMD_NEON));
+    assert_false(dvpp_simd_of_this_arch(DVPP_SIMD_AVX2));
+#endif
 }
 
 int main(void)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -103,16 +104,19 @@ static void test_chunk_in_time_after_an_early_answer(void **unused)
     assert_metrics(&m, "dvppd_rejections_total{reason=\"deadline\"} 0", "code=\"408\"");
 }
 
-/* The result pool keeps freed buffers for the next request, and gives
- * them all back once it has been idle for the trim time: not before. */
+/* The result pool keeps freed buffers for the next request, and frees each
+ * once it has waited on the free list for the trim time: not before, and
+ * not one put back later. */
 static void test_pool_trimmed_when_idle(void **unused)
 {
+    const uint64_t idle = 5000000000ull;
+    struct timespec ms = {0, 2000000};
     dvppd_metrics m;
     dvppd_http h;
     dvpp_device_config dc;
     dvpp_limits lim = dvpp_limits_default();
     void *a, *b, *again;
-    uint64_t now;
+    uint64_t cut;
 
     (void)unused;
     memset(&h, 0, sizeof(h));
@@ -125,18 +129,22 @@ static void test_pool_trimmed_when_idle(void **unused)
     assert_int_equal(http_result_get(&h, &lim, 1 << 20, &b, NULL), DVPP_OK);
     memset(a, 1, 3 << 20);
     http_buf_put(&h, a);
-    http_buf_put(&h, b);
-    assert_int_equal(h.pool.count, 2);
-    assert_int_equal(h.pool.bytes, (3 << 20) + (1 << 20));
-    now = dvpp_now_ns();
-    /* Used just now: kept (the steady state reuses them). */
-    assert_int_equal(http_pool_trim(&h.pool, now, 5000000000ull), 0);
+    /* Just put back: kept (the steady state reuses them). */
+    assert_int_equal(http_pool_trim(&h.pool, dvpp_now_ns(), idle), 0);
     assert_int_equal(http_result_get(&h, &lim, 3 << 20, &again, NULL), DVPP_OK);
     assert_ptr_equal(again, a); /* the pooled buffer came back */
     http_buf_put(&h, again);
-    /* Idle past the trim time: every buffer freed, the pool empty and usable. */
-    assert_int_equal(http_pool_trim(&h.pool, h.pool.last_use_ns + 5000000000ull, 5000000000ull),
-                     (3 << 20) + (1 << 20));
+    nanosleep(&ms, NULL);
+    cut = dvpp_now_ns();
+    nanosleep(&ms, NULL);
+    http_buf_put(&h, b); /* put back after the cut */
+    assert_int_equal(h.pool.count, 2);
+    assert_int_equal(h.pool.bytes, (3 << 20) + (1 << 20));
+    /* Idle past the trim time at @cut: the 3 MiB one goes, the later one stays. */
+    assert_int_equal(http_pool_trim(&h.pool, cut + idle, idle), 3 << 20);
+    assert_int_equal(h.pool.count, 1);
+    assert_int_equal(h.pool.bytes, 1 << 20);
+    assert_int_equal(http_pool_trim(&h.pool, dvpp_now_ns() + idle, idle), 1 << 20);
     assert_int_equal(h.pool.count, 0);
     assert_int_equal(h.pool.bytes, 0);
     assert_int_equal(dvppd_http_idle(NULL, 1000), 0);
