@@ -616,9 +616,7 @@ static void *worker_main(void *arg)
 
 /* --- device ---------------------------------------------------------------- */
 
-/* A condition variable whose timed waits read CLOCK_MONOTONIC (idle_wait's
- * deadlines come from dvpp_now_ns(); a wall-clock step must not move them). */
-static int monotonic_cond_init(pthread_cond_t *cv)
+int dvpp_cond_init_monotonic(pthread_cond_t *cv)
 {
     pthread_condattr_t a;
     int r = pthread_condattr_init(&a);
@@ -763,7 +761,7 @@ dvpp_status dvpp_device_new(const dvpp_device_config *cfg, dvpp_device **out,
         e->dev = d;
         e->id = (dvpp_engine)i;
         e->backend = cfg->backend[i] ? cfg->backend[i] : &g_cpu_backend;
-        if (monotonic_cond_init(&e->cv) != 0) {
+        if (dvpp_cond_init_monotonic(&e->cv) != 0) {
             device_release(d, true, cv_ok);
             return dvpp_err_set(err, DVPP_ESYS, NULL, "pthread_cond_init");
         }

@@ -37,6 +37,7 @@
 #ifndef DVPP_DEVICE_H
 #define DVPP_DEVICE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -170,6 +171,11 @@ void dvpp_device_free(dvpp_device *d);
 
 /* CLOCK_MONOTONIC in ns, the clock of every deadline. */
 uint64_t dvpp_now_ns(void);
+
+/* pthread_cond_init with CLOCK_MONOTONIC for its timed waits, so their
+ * deadlines come from dvpp_now_ns() and a wall-clock step moves none of
+ * them. 0 or the pthread error. */
+int dvpp_cond_init_monotonic(pthread_cond_t *cv);
 
 /* --- streams ------------------------------------------------------------ */
 

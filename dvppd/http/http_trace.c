@@ -131,7 +131,6 @@ enum MHD_Result http_traces_serve(http_req *r)
 
 dvpp_status http_trace_init(dvppd_http *h, dvpp_err *err)
 {
-    pthread_condattr_t ca;
     http_capture *c;
 
     h->capture = NULL;
@@ -142,14 +141,8 @@ dvpp_status http_trace_init(dvppd_http *h, dvpp_err *err)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "trace capture");
     if (pthread_mutex_init(&c->mu, NULL) != 0)
         goto fail_mu;
-    if (pthread_condattr_init(&ca) != 0)
+    if (dvpp_cond_init_monotonic(&c->cv) != 0)
         goto fail_cv;
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    if (pthread_cond_init(&c->cv, &ca) != 0) {
-        pthread_condattr_destroy(&ca);
-        goto fail_cv;
-    }
-    pthread_condattr_destroy(&ca);
     c->store = h->traces;
     h->capture = c;
     return DVPP_OK;

@@ -377,16 +377,12 @@ dvpp_status sock_vdec_start(conn *c, sjob *j, vchan *ch, dvpp_err *err)
     uint32_t cap = c->s->set->cfg.sock.video_deadline_ms;
     uint32_t ms = ch->deadline_ms && ch->deadline_ms < cap ? ch->deadline_ms : cap;
     vdecode *vd = calloc(1, sizeof(*vd));
-    pthread_condattr_t ca;
     int rc;
 
     if (!vd)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "decode");
     pthread_mutex_init(&vd->mu, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&vd->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    dvpp_cond_init_monotonic(&vd->cv);
     vd->deadline_ms = ms;
     vd->deadline_ns = dvpp_now_ns() + (uint64_t)ms * 1000000u;
     j->vd = vd;
