@@ -95,6 +95,7 @@ static uint8_t *ctl_encode(const uint8_t *frames, uint32_t w, uint32_t h, bool n
                            const char *flags, size_t *len)
 {
     char npy[256], out[256], cmd[PATH_MAX + 1024];
+    const char *runner;
     uint8_t *d;
     int n;
 
@@ -103,10 +104,10 @@ static uint8_t *ctl_encode(const uint8_t *frames, uint32_t w, uint32_t h, bool n
     write_npy(npy, frames, w, h);
     /* DVPP_UNIT_RUNNER: this build's dvppctl runs under the same emulator
      * as the test (make test-arm64: qemu-aarch64, no binfmt needed). */
+    runner = getenv("DVPP_UNIT_RUNNER");
     n = snprintf(cmd, sizeof(cmd), "%s '%s' video-encode '%s' --input %s:%ux%u --low-delay %s "
-                 "-o '%s' > /dev/null", getenv("DVPP_UNIT_RUNNER") ? getenv("DVPP_UNIT_RUNNER")
-                                                                    : "",
-                 dvppctl(), npy, nv21 ? "nv21" : "nv12", w, h, flags, out);
+                 "-o '%s' > /dev/null", runner ? runner : "", dvppctl(), npy,
+                 nv21 ? "nv21" : "nv12", w, h, flags, out);
     assert_true(n > 0 && (size_t)n < sizeof(cmd));
     assert_int_equal(vrun(cmd), 0);
     d = vread_file(out, len);
