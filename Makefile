@@ -584,6 +584,8 @@ test: deps
 
 # libx265 leaks inside its own encoder setup (tests/tools/lsan.supp says why).
 export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/tools/lsan.supp
+# libavcodec's frame threads synchronise in uninstrumented code (tests/tools/tsan.supp).
+export TSAN_OPTIONS = suppressions=$(CURDIR)/tests/tools/tsan.supp
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory test-data

@@ -37,7 +37,7 @@
  *   an error: {"ok":false,"case":..,"status":..,"message":..} and exit 1.
  *
  *   bench_video [--case decode|pipe224|pipe_frame]... [--threads T] [--runs N]
- *               [--warm W] [--target S] [--cold-out] FILE
+ *               [--warm W] [--target S] [--cold-out] [--overlap] FILE
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -64,6 +64,7 @@ typedef struct opts {
     int runs, warm;
     double target;
     bool cold_out;
+    bool overlap;     /* pipe224: the pipeline on a helper thread */
     const char *path;
 } opts;
 
@@ -359,6 +360,7 @@ static int case_video(bench_case c, const dvpp_buf *in, const opts *o)
         j->rq.vdec.format = DVPP_PIXEL_NV12;
         j->rq.vdec.threads = o->threads;
         j->rq.has_pipe = true;
+        j->rq.overlap = o->overlap;
         st = make_pipeline(&j->rq.pipe, &err);
         dvpp_buf_init(&j->out);
         if (st != DVPP_OK) {
@@ -395,6 +397,7 @@ static int case_video(bench_case c, const dvpp_buf *in, const opts *o)
            case_names[c], o->threads ? o->threads : 1, info.width, info.height,
            dvpp_video_codec_name(info.codec));
     json_str(stdout, info.profile);
+    printf(",\"overlap\":%s", o->overlap && c == CASE_PIPE224 ? "true" : "false");
     printf(",\"frames\":%llu,\"probe_ms\":%.3f,\"cold_out\":%s,\"checksum\":%u,\"runs\":[",
            (unsigned long long)(o->runs ? rs[0].frames : 0), probe_ms,
            o->cold_out && c == CASE_PIPE224 ? "true" : "false", sum);
@@ -416,7 +419,7 @@ out:
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_video [--case decode|pipe224|pipe_frame]... [--threads T] "
-                    "[--runs N] [--warm W] [--target S] [--cold-out] FILE\n");
+                    "[--runs N] [--warm W] [--target S] [--cold-out] [--overlap] FILE\n");
     return 2;
 }
 
@@ -440,6 +443,8 @@ int main(int argc, char **argv)
             o.target = atof(argv[++i]);
         else if (strcmp(argv[i], "--cold-out") == 0)
             o.cold_out = true;
+        else if (strcmp(argv[i], "--overlap") == 0)
+            o.overlap = true;
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) {
             const char *c = argv[++i];
             int k;

@@ -642,7 +642,8 @@ typedef struct vdec {
     AVCodecContext *ctx;
     AVFrame *frame;
     AVPacket *pkt;
-    video_conv conv;            /* the converted frame, reused */
+    video_conv conv[2];         /* the converted frame, reused (in turn
+                                   with hold_one) */
     uint64_t decoded, kept;
     double fps, prev_kept_t;
     bool have_prev;
@@ -735,6 +736,7 @@ static dvpp_status take_frame(vdec *v, dvpp_err *err)
     const AVFrame *f = v->frame;
     uint64_t n = v->decoded++;
     double t = frame_time(v, f, n);
+    video_conv *conv;
     dvpp_vframe vf;
     dvpp_status st;
 
@@ -757,11 +759,12 @@ static dvpp_status take_frame(vdec *v, dvpp_err *err)
     }
     if (!keep_frame(v, n, t, f->key_frame))
         return DVPP_OK;
-    st = dvpp__video_conv_frame(&v->conv, f, v->o->format, v->o->align_w, v->o->align_h, v->lim,
+    conv = &v->conv[v->o->hold_one ? v->kept & 1 : 0];
+    st = dvpp__video_conv_frame(conv, f, v->o->format, v->o->align_w, v->o->align_h, v->lim,
                                 err);
     if (st != DVPP_OK)
         return st;
-    vf = (dvpp_vframe){&v->conv.out, n, v->kept, f->best_effort_timestamp, t, f->key_frame != 0};
+    vf = (dvpp_vframe){&conv->out, n, v->kept, f->best_effort_timestamp, t, f->key_frame != 0};
     st = v->sink(v->ctx_sink, &vf, err);
     v->kept++;
     v->prev_kept_t = t;
@@ -781,9 +784,10 @@ static dvpp_status drain(vdec *v, dvpp_err *err)
         dvpp_status st;
         if (e == AVERROR(EAGAIN) || e == AVERROR_EOF)
             return DVPP_OK;
-        if (e < 0)
-            return dvpp_err_set(err, DVPP_ECORRUPT, "video", "decoding frame %llu: %s",
-                                (unsigned long long)v->decoded, averr(e, eb));
+        if (e < 0) /* the words of send's: with frame threads a bad packet's
+                      error comes out here instead */
+            return dvpp_err_set(err, DVPP_ECORRUPT, "video", "damaged stream near frame %llu: "
+                                "%s", (unsigned long long)v->decoded, averr(e, eb));
         st = take_frame(v, err);
         av_frame_unref(v->frame);
         if (st != DVPP_OK)
@@ -845,6 +849,8 @@ dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_o
         o->format == DVPP_PIXEL_I420)
         return dvpp_err_set(err, DVPP_EINVAL, "format",
                             "video frames come out as nv12, nv21, rgb or bgr");
+    if (o->hold_one && !o->hold_end)
+        return dvpp_err_set(err, DVPP_EINVAL, "hold_end", "hold_one needs hold_end");
     if (o->threads > 64 || o->fps < 0 || o->start_s < 0 || o->end_s < 0 ||
         (o->end_s > 0 && o->end_s < o->start_s))
         return dvpp_err_set(err, DVPP_EINVAL, "options", "bad sampling options");
@@ -853,7 +859,8 @@ dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_o
     v.lim = lim ? lim : &def;
     v.sink = sink;
     v.ctx_sink = ctx;
-    dvpp__video_conv_init(&v.conv);
+    dvpp__video_conv_init(&v.conv[0]);
+    dvpp__video_conv_init(&v.conv[1]);
     st = demux_open(&v.d, data, len, v.lim, err);
     if (st != DVPP_OK)
         return st;
@@ -866,7 +873,10 @@ dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_o
         st = open_decoder(&v, err);
     if (st == DVPP_OK)
         st = run_decode(&v, err);
-    dvpp__video_conv_fini(&v.conv);
+    if (o->hold_one && v.kept)
+        o->hold_end(ctx);
+    dvpp__video_conv_fini(&v.conv[0]);
+    dvpp__video_conv_fini(&v.conv[1]);
     av_packet_free(&v.pkt);
     av_frame_free(&v.frame);
     avcodec_free_context(&v.ctx);

@@ -116,6 +116,16 @@ typedef struct dvpp_vdec_opts {
     double start_s, end_s;    /* keep pts in [start, end] seconds; end 0 = open */
     uint32_t max_frames;      /* stop after this many kept frames (0: no cap) */
     unsigned threads;         /* decoder threads, 0 = 1 */
+    /* Two converted-frame buffers, used in turn: a delivered frame's image
+     * stays valid until the sink call after it returns (a sink may hand
+     * frame n to another thread and take frame n + 1 while it is read).
+     * false: one buffer, valid during the sink call only. With it,
+     * @hold_end (required) is called with the sink's ctx once, after the
+     * last sink call and before dvpp_video_decode frees the buffers (on
+     * every path that called the sink): it returns once no one reads the
+     * last frame. */
+    bool hold_one;
+    void (*hold_end)(void *sink_ctx);
     /* Polled once per decoded frame (may be NULL): a status other than
      * DVPP_OK stops decoding and is returned (a canceled job, a passed
      * deadline: DVPP_ECANCELED, DVPP_ETIMEDOUT). */
@@ -125,7 +135,8 @@ typedef struct dvpp_vdec_opts {
 
 void dvpp_vdec_opts_init(dvpp_vdec_opts *o);
 
-/* One delivered frame; valid during the sink call only. */
+/* One delivered frame; valid during the sink call only (with
+ * dvpp_vdec_opts.hold_one, until the next sink call returns). */
 typedef struct dvpp_vframe {
     const dvpp_image *image;  /* the converted frame (decoder-owned buffer) */
     uint64_t index;           /* decoded frame number n (presentation order) */

@@ -221,6 +221,18 @@ unsigned dvpp_task_channel(const dvpp_task *t)
     return t->channel;
 }
 
+unsigned dvpp_task_idle_channels(const dvpp_task *t)
+{
+    engine *e = &t->dev->eng[t->engine];
+    uint64_t busy, active;
+
+    pthread_mutex_lock(&t->dev->mu);
+    busy = e->c.running + e->c.queued; /* running counts @t itself */
+    active = atomic_load(&e->active);
+    pthread_mutex_unlock(&t->dev->mu);
+    return busy < active ? (unsigned)(active - busy) : 0;
+}
+
 /* --- internals (d->mu held unless said otherwise) ------------------------------ */
 
 static void ready_push(engine *e, job_rec *r)

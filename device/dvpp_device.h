@@ -241,6 +241,11 @@ size_t dvpp_task_index(const dvpp_task *t);
 /* The engine and channel running the task. */
 dvpp_engine dvpp_task_engine(const dvpp_task *t);
 unsigned dvpp_task_channel(const dvpp_task *t);
+/* The channels of the task's engine other than its own that have nothing
+ * to run now (taking work, minus those running or queued): how many cores
+ * a long task may use beside its own without taking them from other work.
+ * A snapshot (the device lock, briefly). */
+unsigned dvpp_task_idle_channels(const dvpp_task *t);
 
 /* --- batch jobs ----------------------------------------------------------- */
 

@@ -463,6 +463,11 @@ const dvpp_limits *dvpp_worker_limits(dvpp_worker *w)
 
 void dvpp_worker_fini(dvpp_worker *w)
 {
+    if (w->aux) {
+        dvpp_worker_fini(w->aux);
+        dvpp_free(w->aux, sizeof(*w->aux));
+        w->aux = NULL;
+    }
     for (int i = 0; i < DVPP_PIPE_BUFS; i++) {
         dvpp_free(w->buf[i], w->cap[i]);
         w->buf[i] = NULL, w->cap[i] = 0;
@@ -483,7 +488,21 @@ size_t dvpp_worker_trim(dvpp_worker *w, size_t keep)
         }
     }
     freed += dvpp_scratch_trim(&w->decode_scratch, keep);
+    if (w->aux)
+        freed += dvpp_worker_trim(w->aux, keep);
     return freed + dvpp_aipp_ctx_trim(&w->aipp, keep);
+}
+
+dvpp_worker *dvpp_worker_aux(dvpp_worker *w)
+{
+    if (!w->aux) {
+        w->aux = dvpp_malloc(sizeof(*w->aux));
+        if (!w->aux)
+            return NULL;
+        dvpp_worker_init(w->aux, NULL);
+    }
+    w->aux->limits = *dvpp_worker_limits(w);
+    return w->aux;
 }
 
 /* Buffer @i with at least @size bytes, kept across runs. */

@@ -398,6 +398,10 @@ typedef struct dvpp_worker {
     uint8_t *buf[DVPP_PIPE_BUFS]; /* decode + ping-pong images */
     size_t cap[DVPP_PIPE_BUFS];
     dvpp_scratch decode_scratch;  /* JPEG strips, kept across runs */
+    /* A second worker's buffers, for a helper thread of this worker's job
+     * (dvpp_video_run's overlapped per-frame pipeline): made on first use
+     * by dvpp_worker_aux, trimmed and freed with @w (owned). */
+    struct dvpp_worker *aux;
 } dvpp_worker;
 
 /* Make a worker with @lim (NULL: defaults). Allocates nothing. */
@@ -413,6 +417,10 @@ void dvpp_worker_fini(dvpp_worker *w);
  * intermediates); @w stays usable and grows them again on demand. Returns
  * the bytes released. On the worker's own thread, between runs. */
 size_t dvpp_worker_trim(dvpp_worker *w, size_t keep);
+/* @w's aux worker (made on the first call; NULL: out of memory) with
+ * @w's current limits, for one helper thread while @w's job runs: the
+ * caller's thread must not run pipelines on it meanwhile. */
+dvpp_worker *dvpp_worker_aux(dvpp_worker *w);
 
 /* Stages a run is timed in: decode (or raw wrap), the VPC ops, the rest
  * (normalise/AIPP, or output conversion + copy/encode). */

@@ -5,12 +5,24 @@
 #include <string.h>
 
 #include "dvpp_mem.h"
+#include "dvpp_pipe_async.h"
 
 void dvpp_video_request_init(dvpp_video_request *rq)
 {
     memset(rq, 0, sizeof(*rq));
     dvpp_vdec_opts_init(&rq->vdec);
     dvpp_pipeline_init(&rq->pipe);
+}
+
+bool dvpp_video_spread(dvpp_vdec_opts *o, bool has_pipe, unsigned idle_channels)
+{
+    unsigned n = idle_channels + 2;
+
+    if (!idle_channels)
+        return false;
+    if (!o->threads)
+        o->threads = n < DVPP_VIDEO_SPREAD_MAX_THREADS ? n : DVPP_VIDEO_SPREAD_MAX_THREADS;
+    return has_pipe;
 }
 
 typedef struct vjob {
@@ -25,6 +37,7 @@ typedef struct vjob {
     size_t base;                 /* out->len at the start: the batch follows it */
     uint32_t sc, sh, sw;         /* TENSOR: one slice's shape */
     dvpp_video_shape shape;      /* the first kept frame's: every frame's */
+    dvpp_pipe_async *helper;     /* rq->overlap: the frames' pipelines */
 } vjob;
 
 dvpp_status dvpp_video_result_note(dvpp_video_result *r, size_t *cap,
@@ -252,6 +265,38 @@ static dvpp_status plan_frame(vjob *j, const dvpp_image *img, size_t len, dvpp_e
     return st;
 }
 
+/* Frame @t's pipeline failed with @st (@msg): the error names the frame. */
+static dvpp_status frame_failed(dvpp_status st, uint64_t t, const char *field, const char *msg,
+                                dvpp_err *err)
+{
+    return dvpp_err_set(err, st, field, "frame %llu: %.200s", (unsigned long long)t, msg);
+}
+
+/* Wait for the previous frame's pipeline; its geometry goes to the frame
+ * list (only this thread touches the list). */
+static dvpp_status helper_collect(vjob *j, dvpp_err *err)
+{
+    dvpp_pipe_geom geom;
+    dvpp_status st;
+    bool had;
+
+    if (!j->helper)
+        return DVPP_OK;
+    st = dvpp_pipe_async_collect(j->helper, &geom, &had, err);
+    if (st == DVPP_OK && had)
+        j->res->frame[j->res->frames - 1].geom = geom;
+    return st;
+}
+
+/* The decoder is done with its frames (dvpp_vdec_opts.hold_end): the last
+ * one's run ends before its buffer goes. */
+static void helper_hold_end(void *ctx)
+{
+    vjob *j = ctx;
+
+    (void)helper_collect(j, NULL); /* a failure stays for dvpp_pipe_async_stop */
+}
+
 static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
 {
     dvpp_video_result *r = j->res;
@@ -264,6 +309,10 @@ static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
     j->pipe.raw = (dvpp_pipe_raw){img->format, img->width, img->height, img->width_stride,
                                   img->height_stride};
     st = plan_frame(j, img, pl.total, err);
+    /* The previous frame is done before the output may move (room) and
+     * before its buffer is converted over (this call's return). */
+    if (st == DVPP_OK)
+        st = helper_collect(j, err);
     if (st == DVPP_OK)
         st = room(j, r->slice_bytes, err);
     if (st != DVPP_OK)
@@ -276,12 +325,18 @@ static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
         j->po.image.data = j->out->data + j->out->len;
         j->po.image.size = r->slice_bytes;
     }
+    if (j->helper) {
+        st = dvpp_pipe_async_give(j->helper, j->w, &j->pipe, img->data, pl.total, &j->po,
+                                  r->frames, err);
+        if (st == DVPP_OK)
+            j->out->len += r->slice_bytes;
+        return st;
+    }
     st = dvpp_pipeline_run(j->w, &j->pipe, img->data, pl.total, &j->po, err);
     if (st != DVPP_OK) {
         char msg[DVPP_ERR_LEN];
         memcpy(msg, err ? err->msg : "", err ? sizeof(msg) : 1);
-        return dvpp_err_set(err, st, err ? err->field : NULL, "frame %llu: %.200s",
-                            (unsigned long long)r->frames, msg);
+        return frame_failed(st, r->frames, err ? err->field : NULL, msg, err);
     }
     r->frame[r->frames].geom = j->po.geom;
     j->out->len += r->slice_bytes;
@@ -304,6 +359,7 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
                            const dvpp_video_request *rq, dvpp_buf *out,
                            dvpp_video_result *res, dvpp_err *err)
 {
+    dvpp_vdec_opts vdec;
     vjob j;
     dvpp_status st;
 
@@ -329,7 +385,16 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
         if (st != DVPP_OK)
             return st;
     }
-    st = dvpp_video_decode(data, len, &rq->vdec, &w->limits, on_frame, &j, &res->info, err);
+    vdec = rq->vdec;
+    if (rq->overlap && rq->has_pipe) {
+        st = dvpp_pipe_async_start(&j.helper, err);
+        if (st != DVPP_OK)
+            return st;
+        vdec.hold_one = true;
+        vdec.hold_end = helper_hold_end;
+    }
+    st = dvpp_video_decode(data, len, &vdec, &w->limits, on_frame, &j, &res->info, err);
+    st = dvpp_pipe_async_stop(j.helper, st, err);
     if (st == DVPP_OK && res->is_tensor) {
         dvpp_tensor t;
         st = dvpp_tensor_init(&t, res->tensor.dtype, res->tensor.layout, (uint32_t)res->frames,

@@ -21,7 +21,8 @@
  * kept frame: index, pts, time, key, geometry) is allocated here; free
  * with dvpp_free(frames, n * sizeof(*frames)).
  * Thread-safety: one call per worker at a time (the worker's buffers are
- * used for the per-frame pipeline).
+ * used for the per-frame pipeline; with @overlap also its aux buffers, on
+ * a helper thread started and joined within the call).
  */
 #ifndef DVPP_VIDEOJOB_H
 #define DVPP_VIDEOJOB_H
@@ -41,9 +42,28 @@ typedef struct dvpp_video_request {
     uint64_t max_bytes;       /* the batch's bytes at most (a front end's
                                  limits.max_output_bytes); 0: 4 x
                                  limits.max_decode_memory */
+    /* With @has_pipe: frame t's pipeline runs on a helper thread (with the
+     * worker's aux buffers, dvpp_worker_aux) while frame t + 1 is decoded
+     * and converted on the caller's, so one video keeps two cores busy
+     * beside the decoder's threads. Slices, their order and every byte
+     * are those of a run without it. */
+    bool overlap;
 } dvpp_video_request;
 
 void dvpp_video_request_init(dvpp_video_request *rq);
+
+/* The most decoder threads dvpp_video_spread gives. */
+#define DVPP_VIDEO_SPREAD_MAX_THREADS 16
+
+/* One video on the channels that are free: with @idle_channels channels
+ * beside the job's own with nothing to run (dvpp_task_idle_channels),
+ * decoder options @o that name no threads (0) get a frame thread for
+ * every channel the video may use and one more (ffmpeg's "auto" rule, so a
+ * thread waiting on a reference row leaves no core idle), and true is
+ * returned when a per-frame pipeline (@has_pipe) should run overlapped
+ * (dvpp_video_request.overlap). With none free @o stays as asked and the
+ * answer is false: work already queued keeps its channels. */
+bool dvpp_video_spread(dvpp_vdec_opts *o, bool has_pipe, unsigned idle_channels);
 
 typedef struct dvpp_video_frame_info {
     uint64_t index;           /* decoded frame number */

@@ -201,6 +201,8 @@ static dvpp_status video_decode_fn(dvpp_task *task, void *ctx, void *worker_stat
     v->task = task;
     v->rq.vdec.check = video_check;
     v->rq.vdec.check_ctx = v;
+    if (dvpp_video_spread(&v->rq.vdec, v->rq.has_pipe, dvpp_task_idle_channels(task)))
+        v->rq.overlap = true;
     st = dvpp_video_run(worker_state, v->in, v->in_len, &v->rq, &v->out->body, &v->res,
                         err);
     if (st == DVPP_OK && v->res.frames == 0)
@@ -440,6 +442,10 @@ enum MHD_Result http_video_answer(http_req *r)
         return MHD_NO;
     video_timing_headers(r, resp);
     http_header_printf(resp, "X-Dvpp-Frames", "%" PRIu64, res->frames);
+    /* how the decode used the device (dvpp_video_spread) */
+    http_header_printf(resp, "X-Dvpp-Decode-Threads", "%u",
+                       v->rq.vdec.threads ? v->rq.vdec.threads : 1);
+    http_header(resp, "X-Dvpp-Overlap", v->rq.overlap ? "1" : "0");
     frame_list_headers(resp, v, r->h->cfg.connection_memory);
     http_header_printf(resp, "X-Dvpp-Video", "%s %ux%u %.6g",
                        dvpp_video_codec_name(res->info.codec), res->info.width,

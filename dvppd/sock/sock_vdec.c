@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "device/dvpp_pipe_async.h"
+
 /* A socket decode runs on a thread of its own, so that its decoder (whose
  * state lives on that thread's stack) can wait for ring slots without
  * holding a VPC worker: it decodes only while it holds a baton, a device
@@ -178,6 +180,16 @@ typedef struct vdec_run {
     dvpp_worker *w;              /* the held baton's */
     dvpp_pipeline pipe;          /* the channel's, the frame as its raw input */
     dvpp_err stop;               /* why the check stopped the decoder */
+    /* Overlapped (the device had channels free at the start): frame t's
+     * pipeline runs on @helper into its slot while frame t + 1 is decoded;
+     * its notice is posted once it is collected, so notices keep the
+     * frames' order. */
+    dvpp_pipe_async *helper;
+    sjob *pending;               /* the frame the helper runs, its slot taken */
+    uint32_t pending_slot;
+    dvpp_status late;            /* the last frame's failure, found after the
+                                    decoder's last sink call */
+    dvpp_err late_err;
 } vdec_run;
 
 /* A free slot of the channel's ring. With none, the worker goes back
@@ -244,6 +256,15 @@ static dvpp_status plan_frame(vdec_run *v, const dvpp_vframe *f, size_t len, dvp
     return st;
 }
 
+/* Frame @f's pipeline output is in @n's slot (n->out.geom its geometry):
+ * the slot's descriptor, and the frame's size for its VideoFrame. */
+static void slot_done(sjob *n, const dvpp_vframe *f)
+{
+    dvppd_slot_meta_tensor(&n->meta, &n->out.tensor, &n->out.geom);
+    n->out.image = *f->image;
+    n->out.image.data = NULL;
+}
+
 /* Write frame @f into @slot: its pixels, or the pipeline's output. Every
  * frame is its own slot with its own descriptor, so each is planned on its
  * own: a stream whose resolution changes is delivered, every frame with
@@ -280,30 +301,23 @@ static dvpp_status fill_slot(vdec_run *v, const dvpp_vframe *f, uint32_t slot,
     memset(&n->out, 0, sizeof(n->out));
     n->out.tensor = t;
     n->out.tensor.data = dst;
+    if (v->helper)
+        return dvpp_pipe_async_give(v->helper, v->w, &v->pipe, f->image->data, pl.total,
+                                    &n->out, v->j->frames, err);
     st = dvpp_pipeline_run(v->w, &v->pipe, f->image->data, pl.total, &n->out, err);
     if (st != DVPP_OK)
         return st;
-    dvppd_slot_meta_tensor(&n->meta, &t, &n->out.geom); /* this frame's geometry */
-    n->out.image = *f->image; /* the frame's size, for its VideoFrame */
-    n->out.image.data = NULL;
+    slot_done(n, f);
     return DVPP_OK;
 }
 
-static dvpp_status vdec_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
+/* Frame @n in @slot is written (@st: or failed): lease the slot and post
+ * its notice, or give the slot back. */
+static dvpp_status post_frame(vdec_run *v, sjob *n, uint32_t slot, dvpp_status st,
+                              dvpp_err *err)
 {
-    vdec_run *v = ctx;
-    sjob *j = v->j, *n;
-    uint32_t slot = 0;
-    dvpp_status st = take_slot(v, &slot, err);
+    sjob *j = v->j;
 
-    if (st != DVPP_OK)
-        return st;
-    n = sock_job_new(j->c, JOB_VFRAME, j->vc->open_id, NULL);
-    if (!n) {
-        ipc_ring_abort(j->vc->ring, slot);
-        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame notice");
-    }
-    st = fill_slot(v, f, slot, n, err);
     if (st == DVPP_OK &&
         ipc_ring_lease(j->vc->ring, slot, &n->meta,
                        sock_now_ms() + j->vc->lease_timeout_ms, &n->generation) != 0)
@@ -319,13 +333,66 @@ static dvpp_status vdec_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
     ipc_ring_ref(n->ring);
     n->ring_id = j->vc->ring_id;
     n->slot = slot;
-    n->vf = *f;
-    n->vf.image = NULL;
     n->has_slot = false;
     n->spec.pipe.output = j->vc->has_pipe ? DVPP_PIPE_OUT_TENSOR : DVPP_PIPE_OUT_IMAGE;
     j->frames++;
     sock_post_done(j->c->s, n, true);
     return DVPP_OK;
+}
+
+/* The frame the helper runs, collected and posted (before the next frame
+ * takes a slot: taking one may hand the worker, whose aux buffers the
+ * helper uses, back). */
+static dvpp_status finish_pending(vdec_run *v, dvpp_err *err)
+{
+    sjob *n = v->pending;
+    dvpp_status st;
+
+    if (!n)
+        return DVPP_OK;
+    v->pending = NULL;
+    st = dvpp_pipe_async_collect(v->helper, &n->out.geom, NULL, err);
+    if (st == DVPP_OK) {
+        dvppd_slot_meta_tensor(&n->meta, &n->out.tensor, &n->out.geom);
+    }
+    return post_frame(v, n, v->pending_slot, st, err);
+}
+
+/* The decoder is done with its frames (dvpp_vdec_opts.hold_end). */
+static void vdec_hold_end(void *ctx)
+{
+    vdec_run *v = ctx;
+
+    v->late = finish_pending(v, &v->late_err);
+}
+
+static dvpp_status vdec_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
+{
+    vdec_run *v = ctx;
+    sjob *j = v->j, *n;
+    uint32_t slot = 0;
+    dvpp_status st = finish_pending(v, err);
+
+    if (st == DVPP_OK)
+        st = take_slot(v, &slot, err);
+    if (st != DVPP_OK)
+        return st;
+    n = sock_job_new(j->c, JOB_VFRAME, j->vc->open_id, NULL);
+    if (!n) {
+        ipc_ring_abort(j->vc->ring, slot);
+        return dvpp_err_set(err, DVPP_ENOMEM, NULL, "frame notice");
+    }
+    st = fill_slot(v, f, slot, n, err);
+    n->vf = *f;
+    n->vf.image = NULL;
+    if (st == DVPP_OK && v->helper && j->vc->has_pipe) {
+        n->out.image = *f->image; /* the frame's size, for its VideoFrame */
+        n->out.image.data = NULL;
+        v->pending = n;
+        v->pending_slot = slot;
+        return DVPP_OK;
+    }
+    return post_frame(v, n, slot, st, err);
 }
 
 /* Polled per decoded frame (the baton is held then): a canceled worker, a
@@ -359,10 +426,20 @@ static void *vdec_main(void *arg)
         opts = ch->vdec;
         opts.check = vdec_check;
         opts.check_ctx = &v;
-        st = dvpp_video_decode(ch->bytes.data, ch->bytes.len, &opts, &j->vd->lim, vdec_sink,
-                               &v, NULL, &err);
+        if (dvpp_video_spread(&opts, ch->has_pipe, dvpp_task_idle_channels(j->vd->task)))
+            st = dvpp_pipe_async_start(&v.helper, &err);
+        if (v.helper) {
+            opts.hold_one = true;
+            opts.hold_end = vdec_hold_end;
+        }
+        if (st == DVPP_OK)
+            st = dvpp_video_decode(ch->bytes.data, ch->bytes.len, &opts, &j->vd->lim,
+                                   vdec_sink, &v, NULL, &err);
         if (st != DVPP_OK && v.stop.status == st)
             err = v.stop; /* the check's own words */
+        if (st == DVPP_OK && v.late != DVPP_OK)
+            st = v.late, err = v.late_err;
+        st = dvpp_pipe_async_stop(v.helper, st, &err);
     }
     if (st != DVPP_OK)
         err.status = st;

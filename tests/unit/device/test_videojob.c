@@ -274,12 +274,179 @@ static void test_result_names_the_first_frame(void **state)
     dvpp_buf_fini(&v);
 }
 
+/* @n frames of @w x @h with a key frame every 5 (so frame threads have
+ * references to wait on). */
+static dvpp_buf one_size(uint32_t w, uint32_t h, unsigned n)
+{
+    dvpp_venc_opts o;
+    dvpp_venc *e = NULL;
+    dvpp_buf b;
+    dvpp_err err;
+
+    dvpp_buf_init(&b);
+    dvpp_venc_opts_init(&o);
+    o.codec = DVPP_VIDEO_H264;
+    o.width = w, o.height = h;
+    o.gop = 5;
+    o.container = DVPP_VENC_ANNEXB;
+    if (dvpp_venc_open(&o, &b, &e, &err) != DVPP_OK)
+        fail_msg("venc: %s", err.msg);
+    for (unsigned i = 0; i < n; i++) {
+        dvpp_image img;
+        make_frame(&img, w, h, i);
+        assert_int_equal(dvpp_venc_frame(e, &img, false, &err), DVPP_OK);
+        dvpp_image_free(&img);
+    }
+    assert_int_equal(dvpp_venc_finish(e, &err), DVPP_OK);
+    dvpp_venc_close(e);
+    return b;
+}
+
+/* dvpp_video_run of @v with @rq into a fresh, empty output (it grows and
+ * moves while frames arrive: the overlapped run must collect a frame
+ * before the output moves). */
+static dvpp_status run_grow(const dvpp_buf *v, const dvpp_video_request *rq, dvpp_buf *out,
+                            dvpp_video_result *res, dvpp_err *err)
+{
+    dvpp_worker *w = worker_new();
+    dvpp_status st;
+
+    dvpp_buf_init(out);
+    dvpp_err_clear(err);
+    st = dvpp_video_run(w, v->data, v->len, rq, out, res, err);
+    worker_del(w);
+    return st;
+}
+
+/* The overlapped video job (frame threads, each frame's pipeline on a
+ * helper) against the plain one: the same frames in the same order, every
+ * byte equal, each frame's own geometry, for tensors and images, every
+ * frame or every 3rd, a pre-sized output (canaries: every byte written)
+ * and a growing one, and a stream whose resolution changes. */
+static void test_overlap_is_byte_identical(void **state)
+{
+    (void)state;
+    for (int stream = 0; stream < 2; stream++)
+        for (int tensor = 0; tensor < 2; tensor++)
+            for (int every = 1; every <= 3; every += 2)
+                for (int grow = 0; grow < 2; grow++) {
+                    dvpp_buf v = stream ? two_sizes(true) : one_size(176, 144, 23);
+                    dvpp_buf out[2];
+                    dvpp_video_request rq;
+                    dvpp_video_result res[2];
+                    dvpp_err e;
+
+                    dvpp_video_request_init(&rq);
+                    rq.has_pipe = true;
+                    rq.vdec.every = (uint32_t)every;
+                    if (tensor) {
+                        add_resize(&rq.pipe, DVPP_RESIZE_STRETCH, 64, 48);
+                        rq.pipe.post = DVPP_PIPE_POST_NORM;
+                        rq.pipe.output = DVPP_PIPE_OUT_TENSOR;
+                    } else {
+                        add_resize(&rq.pipe, DVPP_RESIZE_LETTERBOX, 100, 100);
+                        rq.pipe.out_format = DVPP_PIXEL_RGB;
+                    }
+                    for (int k = 0; k < 2; k++) {
+                        dvpp_status st;
+                        rq.overlap = k == 1;
+                        rq.vdec.threads = k ? 3 : 1;
+                        st = grow ? run_grow(&v, &rq, &out[k], &res[k], &e)
+                                  : run(&v, &rq, k ? 0x5A : 0xA5, &out[k], &res[k], &e);
+                        if (st != DVPP_OK)
+                            fail_msg("stream %d tensor %d every %d grow %d overlap %d: %s: %s",
+                                     stream, tensor, every, grow, k, e.field, e.msg);
+                    }
+                    assert_int_equal(res[1].frames, res[0].frames);
+                    assert_true(res[0].frames >= 2);
+                    assert_int_equal(out[1].len, out[0].len);
+                    assert_int_equal(out[0].len, res[0].frames * res[0].slice_bytes);
+                    for (size_t i = 0; i < out[0].len; i++)
+                        if (out[0].data[i] != out[1].data[i])
+                            fail_msg("stream %d tensor %d every %d grow %d: byte %zu (frame "
+                                     "%zu) differs", stream, tensor, every, grow, i,
+                                     i / res[0].slice_bytes);
+                    for (uint64_t t = 0; t < res[0].frames; t++) {
+                        const dvpp_video_frame_info *a = &res[0].frame[t], *b = &res[1].frame[t];
+                        if (a->index != b->index || a->pts != b->pts ||
+                            a->geom.scale_x != b->geom.scale_x ||
+                            a->geom.scale_y != b->geom.scale_y ||
+                            a->geom.pad_x != b->geom.pad_x || a->geom.pad_y != b->geom.pad_y)
+                            fail_msg("frame %llu: index %llu/%llu, scale %g/%g",
+                                     (unsigned long long)t, (unsigned long long)a->index,
+                                     (unsigned long long)b->index, a->geom.scale_x,
+                                     b->geom.scale_x);
+                        assert_int_equal(a->index, t * (uint64_t)every);
+                    }
+                    for (int k = 0; k < 2; k++) {
+                        dvpp_video_result_fini(&res[k]);
+                        dvpp_buf_fini(&out[k]);
+                    }
+                    dvpp_buf_fini(&v);
+                }
+}
+
+/* Overlapped, a refusal at frame 4 (the previous frame still on the
+ * helper) ends the run with the same error, nothing leaked. */
+static void test_overlap_refusal_mid_stream(void **state)
+{
+    dvpp_buf v, out;
+    dvpp_video_request rq;
+    dvpp_video_result res;
+    dvpp_err e;
+    dvpp_pipe_op op = {.kind = DVPP_PIPE_OP_BORDER,
+                       .u.border = {.top = 4, .bottom = 4, .left = 4, .right = 4}};
+
+    (void)state;
+    v = two_sizes(false);
+    dvpp_video_request_init(&rq);
+    rq.has_pipe = true;
+    rq.overlap = true;
+    rq.vdec.threads = 3;
+    assert_int_equal(dvpp_pipeline_add_op(&rq.pipe, &op, NULL), DVPP_OK);
+    rq.pipe.post = DVPP_PIPE_POST_NORM;
+    rq.pipe.output = DVPP_PIPE_OUT_TENSOR;
+    assert_int_equal(run_grow(&v, &rq, &out, &res, &e), DVPP_EUNSUPPORTED);
+    assert_string_equal(e.field, "video");
+    assert_non_null(strstr(e.msg, "frame 4"));
+    assert_null(res.frame);
+    dvpp_buf_fini(&out);
+    dvpp_buf_fini(&v);
+}
+
+/* The spread rule: channels free give frame threads (one more than the
+ * channels used) and the overlap; none free leaves the request alone; a
+ * request's own thread count is kept. */
+static void test_spread_rule(void **state)
+{
+    dvpp_vdec_opts o;
+
+    (void)state;
+    dvpp_vdec_opts_init(&o);
+    assert_false(dvpp_video_spread(&o, true, 0));
+    assert_int_equal(o.threads, 0);
+    assert_true(dvpp_video_spread(&o, true, 1));
+    assert_int_equal(o.threads, 3);
+    o.threads = 0;
+    assert_false(dvpp_video_spread(&o, false, 3));
+    assert_int_equal(o.threads, 5);
+    o.threads = 2;
+    assert_true(dvpp_video_spread(&o, true, 7));
+    assert_int_equal(o.threads, 2);
+    o.threads = 0;
+    dvpp_video_spread(&o, true, 100);
+    assert_int_equal(o.threads, DVPP_VIDEO_SPREAD_MAX_THREADS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_output_takes_a_resolution_change),
         cmocka_unit_test(test_size_following_output_is_refused),
         cmocka_unit_test(test_result_names_the_first_frame),
+        cmocka_unit_test(test_overlap_is_byte_identical),
+        cmocka_unit_test(test_overlap_refusal_mid_stream),
+        cmocka_unit_test(test_spread_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
