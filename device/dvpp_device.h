@@ -154,7 +154,7 @@ typedef struct dvpp_device_config {
  * cpu backend, no budgets, 16 batch jobs, idle trim after 5 s keeping
  * buffers up to 8 MiB (a 1080p RGB image is 6.2 MB). */
 #define DVPP_DEVICE_IDLE_TRIM_MS 5000u
-#define DVPP_DEVICE_IDLE_KEEP_BYTES ((uint64_t)1 << 20)
+#define DVPP_DEVICE_IDLE_KEEP_BYTES ((uint64_t)8 << 20)
 void dvpp_device_config_default(dvpp_device_config *cfg);
 
 /* Create a device and start its worker threads. DVPP_EINVAL for a bad
