@@ -101,17 +101,43 @@ static void add_resize(dvpp_pipeline *p, dvpp_resize_mode mode, uint32_t w, uint
     assert_int_equal(dvpp_pipeline_add_op(p, &op, NULL), DVPP_OK);
 }
 
+/* A request whose output has a fixed size: a stretch to a 64x48 tensor,
+ * or a letterbox into a 100x100 image of @fmt (NV12 with VDEC strides). */
+static void fixed_output_request(dvpp_video_request *rq, bool tensor, dvpp_pixfmt fmt)
+{
+    dvpp_video_request_init(rq);
+    rq->has_pipe = true;
+    if (tensor) {
+        add_resize(&rq->pipe, DVPP_RESIZE_STRETCH, 64, 48);
+        rq->pipe.post = DVPP_PIPE_POST_NORM;
+        rq->pipe.output = DVPP_PIPE_OUT_TENSOR;
+        return;
+    }
+    add_resize(&rq->pipe, DVPP_RESIZE_LETTERBOX, 100, 100);
+    rq->pipe.out_format = fmt;
+    if (fmt == DVPP_PIXEL_NV12)
+        rq->pipe.out_align_w = 16, rq->pipe.out_align_h = 2;
+}
+
+/* Output canary GROW: start from an empty output, which grows and moves
+ * while frames arrive (an overlapped run must collect a frame before the
+ * output moves). */
+#define GROW (-1)
+
 /* Decode @v with @rq into an output whose capacity (enough for the whole
- * batch, so it never moves) is filled with @canary first. */
-static dvpp_status run(const dvpp_buf *v, const dvpp_video_request *rq, uint8_t canary,
+ * batch, so it never moves) is filled with @canary first (GROW: see
+ * above). */
+static dvpp_status run(const dvpp_buf *v, const dvpp_video_request *rq, int canary,
                        dvpp_buf *out, dvpp_video_result *res, dvpp_err *err)
 {
     dvpp_worker *w = worker_new();
     dvpp_status st;
 
     dvpp_buf_init(out);
-    assert_int_equal(dvpp_buf_reserve(out, 8u << 20), DVPP_OK);
-    memset(out->data, canary, out->cap);
+    if (canary != GROW) {
+        assert_int_equal(dvpp_buf_reserve(out, 8u << 20), DVPP_OK);
+        memset(out->data, canary, out->cap);
+    }
     dvpp_err_clear(err);
     st = dvpp_video_run(w, v->data, v->len, rq, out, res, err);
     worker_del(w);
@@ -131,17 +157,7 @@ static void test_fixed_output_takes_a_resolution_change(void **state)
             dvpp_video_result res[2];
             dvpp_err e;
 
-            dvpp_video_request_init(&rq);
-            rq.has_pipe = true;
-            if (tensor) {
-                add_resize(&rq.pipe, DVPP_RESIZE_STRETCH, 64, 48);
-                rq.pipe.post = DVPP_PIPE_POST_NORM;
-                rq.pipe.output = DVPP_PIPE_OUT_TENSOR;
-            } else {
-                add_resize(&rq.pipe, DVPP_RESIZE_LETTERBOX, 100, 100);
-                rq.pipe.out_format = DVPP_PIXEL_NV12;
-                rq.pipe.out_align_w = 16, rq.pipe.out_align_h = 2;
-            }
+            fixed_output_request(&rq, tensor, DVPP_PIXEL_NV12);
             for (int k = 0; k < 2; k++)
                 if (run(&v, &rq, k ? 0x5A : 0xA5, &out[k], &res[k], &e) != DVPP_OK)
                     fail_msg("rise %d tensor %d: %s: %s", rise, tensor, e.field, e.msg);
@@ -302,22 +318,6 @@ static dvpp_buf one_size(uint32_t w, uint32_t h, unsigned n)
     return b;
 }
 
-/* dvpp_video_run of @v with @rq into a fresh, empty output (it grows and
- * moves while frames arrive: the overlapped run must collect a frame
- * before the output moves). */
-static dvpp_status run_grow(const dvpp_buf *v, const dvpp_video_request *rq, dvpp_buf *out,
-                            dvpp_video_result *res, dvpp_err *err)
-{
-    dvpp_worker *w = worker_new();
-    dvpp_status st;
-
-    dvpp_buf_init(out);
-    dvpp_err_clear(err);
-    st = dvpp_video_run(w, v->data, v->len, rq, out, res, err);
-    worker_del(w);
-    return st;
-}
-
 /* The overlapped video job (frame threads, each frame's pipeline on a
  * helper) against the plain one: the same frames in the same order, every
  * byte equal, each frame's own geometry, for tensors and images, every
@@ -336,23 +336,13 @@ static void test_overlap_is_byte_identical(void **state)
                     dvpp_video_result res[2];
                     dvpp_err e;
 
-                    dvpp_video_request_init(&rq);
-                    rq.has_pipe = true;
+                    fixed_output_request(&rq, tensor, DVPP_PIXEL_RGB);
                     rq.vdec.every = (uint32_t)every;
-                    if (tensor) {
-                        add_resize(&rq.pipe, DVPP_RESIZE_STRETCH, 64, 48);
-                        rq.pipe.post = DVPP_PIPE_POST_NORM;
-                        rq.pipe.output = DVPP_PIPE_OUT_TENSOR;
-                    } else {
-                        add_resize(&rq.pipe, DVPP_RESIZE_LETTERBOX, 100, 100);
-                        rq.pipe.out_format = DVPP_PIXEL_RGB;
-                    }
                     for (int k = 0; k < 2; k++) {
                         dvpp_status st;
                         rq.overlap = k == 1;
                         rq.vdec.threads = k ? 3 : 1;
-                        st = grow ? run_grow(&v, &rq, &out[k], &res[k], &e)
-                                  : run(&v, &rq, k ? 0x5A : 0xA5, &out[k], &res[k], &e);
+                        st = run(&v, &rq, grow ? GROW : k ? 0x5A : 0xA5, &out[k], &res[k], &e);
                         if (st != DVPP_OK)
                             fail_msg("stream %d tensor %d every %d grow %d overlap %d: %s: %s",
                                      stream, tensor, every, grow, k, e.field, e.msg);
@@ -406,7 +396,7 @@ static void test_overlap_refusal_mid_stream(void **state)
     assert_int_equal(dvpp_pipeline_add_op(&rq.pipe, &op, NULL), DVPP_OK);
     rq.pipe.post = DVPP_PIPE_POST_NORM;
     rq.pipe.output = DVPP_PIPE_OUT_TENSOR;
-    assert_int_equal(run_grow(&v, &rq, &out, &res, &e), DVPP_EUNSUPPORTED);
+    assert_int_equal(run(&v, &rq, GROW, &out, &res, &e), DVPP_EUNSUPPORTED);
     assert_string_equal(e.field, "video");
     assert_non_null(strstr(e.msg, "frame 4"));
     assert_null(res.frame);
