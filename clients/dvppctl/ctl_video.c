@@ -314,8 +314,8 @@ static int decode_socket_check(const ctl_args *a)
                         (a->jpeg.align_h == 0 || a->jpeg.align_h == 2);
 
     if (a->vdec.threads > 1) {
-        fprintf(stderr, "dvppctl video-decode: --threads (the daemon decodes on one "
-                        "thread) is not available with --socket\n");
+        fprintf(stderr, "dvppctl video-decode: --threads (the daemon gives a decode its "
+                        "threads from its free channels) is not available with --socket\n");
         return 2;
     }
     /* VideoOpen has no alignment: the daemon's frames have VDEC's strides.
