@@ -100,12 +100,32 @@ static int run_once(job *j)
     return 0;
 }
 
+/* Where the channels' time went over the timed runs (device counters):
+ * item_ms, each item's time in its task function (it grows with channels
+ * when they slow each other down: memory, shared caches); busy, the share
+ * of channel time spent in items (the rest: starting and waiting for each
+ * batch, and the tail where one channel finishes the last item alone).
+ * 2 x busy2/busy1 x item_ms1/item_ms2 is the scaling from 1 to 2
+ * channels. */
+static void print_where(const dvpp_engine_counters *a, const dvpp_engine_counters *b,
+                        double wall, uint32_t channels)
+{
+    uint64_t items = b->done - a->done;
+    double run_s = (double)(b->run_ns - a->run_ns) / 1e9;
+
+    if (!items || wall <= 0)
+        return;
+    printf(", \"item_ms\": %.3f, \"busy\": %.4f", run_s * 1e3 / (double)items,
+           run_s / (wall * channels));
+}
+
 static int bench_case(const char *name, uint32_t channels, bool shrink,
                       const uint8_t *jpeg, size_t len, double target, int runs)
 {
     job j;
     dvpp_err err;
-    double per[MAX_RUNS], sorted[MAX_RUNS], t0, dt;
+    double per[MAX_RUNS], sorted[MAX_RUNS], t0, dt, wall;
+    dvpp_device_counters c0, c1;
     long n = 1, iters;
     int rc = 0;
 
@@ -146,19 +166,27 @@ static int bench_case(const char *name, uint32_t channels, bool shrink,
     iters = (long)(n * target / dt + 0.5);
     if (iters < 1)
         iters = 1;
+    dvpp_device_get_counters(j.dev, &c0);
+    wall = 0;
     for (int r = 0; r < runs; r++) {
         t0 = bench_now_s();
         for (long i = 0; i < iters; i++)
             rc |= run_once(&j);
-        per[r] = BATCH / ((bench_now_s() - t0) / iters);
+        dt = bench_now_s() - t0;
+        wall += dt;
+        per[r] = BATCH / (dt / iters);
     }
+    dvpp_device_get_counters(j.dev, &c1);
     memcpy(sorted, per, sizeof(double) * (size_t)runs);
     qsort(sorted, (size_t)runs, sizeof(double), bench_cmp_double);
     printf("{\"case\": \"%s\", \"img_s_median\": %.1f, \"batches_per_run\": %ld, \"runs\": [",
            name, sorted[runs / 2], iters);
     for (int r = 0; r < runs; r++)
         printf("%s%.1f", r ? ", " : "", per[r]);
-    printf("]}\n");
+    printf("]");
+    print_where(&c0.engine[DVPP_BATCHJOB_ENGINE], &c1.engine[DVPP_BATCHJOB_ENGINE], wall,
+                channels);
+    printf("}\n");
     fflush(stdout);
 out:
     dvpp_pipe_device_free(j.dev);

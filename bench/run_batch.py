@@ -21,8 +21,11 @@ ThreadPoolExecutor(2) (cv2 releases the GIL).
 Nothing is pinned: the 2-channel / 2-thread rows need both CPUs of the VM,
 so the 1-channel / 1-thread rows float too. Method (reference/anchors.md):
 warm-up, a loop of whole batches calibrated to ~BENCH_TARGET s (0.5), then
-BENCH_RUNS timed runs (5); medians, images/s. One pass, so host noise
-between passes (25-35 %, anchors.md) is not averaged out. Nothing is
+BENCH_RUNS timed runs (5); medians, images/s. The dvppd cases run as
+BENCH_ROUNDS (3) rounds, one process per case, in an order rotating per
+round; bench_batch also reports where the channels' time went (device
+counters: an item's time in its task function, the channels' busy share),
+printed as the decomposition of the 1 -> 2 channel scaling. Nothing is
 asserted about times.
 """
 import concurrent.futures
@@ -46,6 +49,7 @@ PHOTO = os.path.join(os.environ.get("DVPP_TESTDATA", os.path.join(ROOT, ".cache"
                      "photos", "photo1080.jpg")
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RUNS = int(os.environ.get("BENCH_RUNS", "3" if QUICK else "5"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1" if QUICK else "3"))
 TARGET = float(os.environ.get("BENCH_TARGET", "0.2" if QUICK else "0.5"))
 N = 64
 
@@ -57,7 +61,7 @@ MATCH = [("dvppd_c1_exact", "full", 1), ("dvppd_c2_exact", "full", 2),
          ("dvppd_c1_shrink", "reduced", 1), ("dvppd_c2_shrink", "reduced", 2)]
 
 # goals of the issue and ceilings of reference/anchors.md + env.md (img/s, 1080p -> 224)
-GOAL_EXACT, GOAL_SHRINK, GOAL_SCALING = 130.0, 185.0, 1.8
+GOAL_EXACT, GOAL_SHRINK, GOAL_SCALING = 130.0, 185.0, 1.9
 CEILINGS = [
     ("OpenCV imdecode+resize+norm, 1 thread", 31),
     ("  same, glibc.malloc.hugetlb=1", 103),
@@ -126,10 +130,24 @@ def jsonl(out):
 
 
 def run_dvppd():
+    """ROUNDS rounds of the four cases, one bench_batch process per case, in an
+    order rotating per round (no case always runs first): case -> every run's
+    img/s; and per case and round the device's item_ms / busy (bench_batch's
+    where-the-time-goes) with the round's img/s median."""
     exe = os.path.join(ROOT, BUILD, "bench", "bench_batch")
-    argv = [exe, "--target", str(TARGET), "--runs", str(RUNS), "--photo", PHOTO]
-    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-    return {j["case"]: j["runs"] for j in jsonl(out)}
+    runs = {c: [] for c in DVPPD_CASES}
+    where = {c: [] for c in DVPPD_CASES}
+    for r in range(ROUNDS):
+        k = r % len(DVPPD_CASES)
+        for case in DVPPD_CASES[k:] + DVPPD_CASES[:k]:
+            argv = [exe, "--target", str(TARGET), "--runs", str(RUNS), "--photo", PHOTO,
+                    "--case", case]
+            out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+            for j in jsonl(out):
+                runs[j["case"]] += j["runs"]
+                where[j["case"]].append({"img_s": j["img_s_median"], "item_ms": j.get("item_ms"),
+                                         "busy": j.get("busy")})
+    return runs, where
 
 
 def run_peers(hugetlb):
@@ -150,7 +168,7 @@ def main():
         peer_worker()
         return 0
     t_start = time.perf_counter()
-    ours = run_dvppd()
+    ours, where = run_dvppd()
     peers, picks = {}, {}
     for huge in (False, True):
         peers[huge], picks[huge] = run_peers(huge)
@@ -187,6 +205,18 @@ def main():
     c1s, c2s = med(ours.get("dvppd_c1_shrink")), med(ours.get("dvppd_c2_shrink"))
     print("\ndvppd 1 -> 2 channels: exact "
           f"{c2e / c1e:.2f}x, shrink {c2s / c1s:.2f}x (2 vCPUs; unpinned)")
+    # where the second channel's time goes: 2 x busy2/busy1 x item1/item2
+    for mode in ("exact", "shrink"):
+        w1, w2 = where[f"dvppd_c1_{mode}"], where[f"dvppd_c2_{mode}"]
+        if not all(x.get("item_ms") for x in w1 + w2):
+            continue
+        i1, i2 = med([x["item_ms"] for x in w1]), med([x["item_ms"] for x in w2])
+        b1, b2 = med([x["busy"] for x in w1]), med([x["busy"] for x in w2])
+        print(f"  {mode}: an item takes {i1:.2f} ms on 1 channel, {i2:.2f} ms on 2 "
+              f"({(i2 / i1 - 1) * 100:+.1f} %: the channels slow each other down in the "
+              f"memory system); channels busy {b1 * 100:.1f} % / {b2 * 100:.1f} % (the rest: "
+              f"batch start and wait, the last item's tail); 2 x {b2 / b1:.3f} x "
+              f"{i1 / i2:.3f} = {2 * b2 / b1 * i1 / i2:.2f}x")
     print("\nReference ceilings (reference/anchors.md, env.md; same VM class, 1 thread):")
     for label, v in CEILINGS:
         print(f"  {label:<48} {v:>6} img/s")
