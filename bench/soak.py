@@ -13,7 +13,8 @@ Debian's python3-numpy, python3-opencv and python3-protobuf, nothing else.
 The daemon. build/dvppd (DVPP_BUILD, default build) is started here on a
 temp config {"http": {"listen": "127.0.0.1:PORT", "threads": 2},
 "socket": {"path": TMP/d.sock, "mode": "0600"}, "device": {"channels": 2}}
-(a free port; everything else default), ready when GET /readyz answers 200
+(a free port; everything else default; DVPP_SOAK_DEVICE='{"idle_keep_bytes": 0}'
+merges keys into "device"), ready when GET /readyz answers 200
 and the socket exists, and stopped at the end with SIGTERM (it must exit 0
 within 25 s). Its log is printed (tail) when something fails.
 
@@ -95,7 +96,9 @@ It prints progress lines, the verdict with every failed condition, and a
 JSON summary (requests by class and outcome and status, latencies, duration,
 achieved rate, lateness, RSS start / after warm-up / end / max, fds,
 threads, conditions, pass) that also goes to --summary (default
-DVPP_BUILD/bench/soak.json).
+DVPP_BUILD/bench/soak.json). With DVPP_SOAK_SMAPS_DIR=DIR the daemon's
+/proc/PID/smaps is copied to DIR/fresh.smaps and DIR/at_rest.smaps, to see
+which mappings hold the RSS that stays.
 """
 import argparse
 import http.client
@@ -691,7 +694,8 @@ class Dvppd(benchlib.Dvppd):
     """build/dvppd for the soak, with its RSS, fd and thread samples."""
 
     def __init__(self, tmp):
-        super().__init__(tmp, BUILD, {"http": {"threads": 2}})
+        device = json.loads(os.environ.get("DVPP_SOAK_DEVICE", "{}"))
+        super().__init__(tmp, BUILD, {"http": {"threads": 2}, "device": device})
 
     def sample(self):
         """(rss_kib, fds, threads) or None when gone."""
@@ -741,6 +745,20 @@ def soak(args, tmp):
             d.stop()
 
 
+
+def smaps_copy(d, name):
+    """With DVPP_SOAK_SMAPS_DIR set: the daemon's /proc/PID/smaps into DIR/NAME.smaps
+    (fresh and at rest), to see which mappings hold what RSS stays."""
+    out = os.environ.get("DVPP_SOAK_SMAPS_DIR")
+    if not out or not d.alive():
+        return
+    try:
+        os.makedirs(out, exist_ok=True)
+        with open(f"/proc/{d.proc.pid}/smaps") as f, open(os.path.join(out, f"{name}.smaps"), "w") as g:
+            g.write(f.read())
+    except OSError:
+        pass
+
 def _soak(args, d):
     t_start = time.time()
     N = args.requests
@@ -756,6 +774,7 @@ def _soak(args, d):
     log(f"dvppd {os.path.relpath(os.path.join(BUILD, 'dvppd'), ROOT)} pid {pid}: "
         f"http 127.0.0.1:{d.port}, socket {d.sock}, 2 HTTP threads, 2 channels")
     fresh = d.sample()
+    smaps_copy(d, "fresh")
     fds_idle_before = d.settled_fds()
 
     ctx = mp.get_context("fork")
@@ -833,6 +852,7 @@ def _soak(args, d):
         time.sleep(0.5)
         rest = d.sample() or rest
         rest_s = time.time() - t_idle
+    smaps_copy(d, "at_rest")
     exit_status = d.stop() if died is None else d.proc.poll()
     log_tail = d.tail()
 
