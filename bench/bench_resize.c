@@ -6,6 +6,8 @@
  *   pil_bilinear_12mp_1000   4000x3000 -> 1000x750, pil parity, bilinear
  *                            (antialiased: every source pixel is read)
  *   cv2_area_1080p_224       1920x1080 -> 224x224, cv2 parity, area
+ *   pil_bilinear_1080p_224   1920x1080 -> 224x224, pil parity, bilinear
+ *                            (antialiased, like Pillow's BILINEAR)
  * and, only when named with --case: cv2_nearest_1080p_224,
  * cv2_bicubic_1080p_224, cv2_area_12mp_1000 (4x: OpenCV's integer-factor
  * path), cv2_bilinear_12mp_1000, pil_bicubic_12mp_1000,
@@ -41,8 +43,8 @@
 
 #define MAX_RUNS 64
 #define WARMUP 2
-#define N_CASES 9
-#define N_DEFAULT 3 /* the cases run when no --case is given */
+#define N_CASES 10
+#define N_DEFAULT 4 /* the cases run when no --case is given */
 
 typedef struct bench_case {
     const char *name;  /* printed */
@@ -60,6 +62,9 @@ static const bench_case k_cases[N_CASES] = {
      3000, 1000, 750, "IMG_20200608_111614.jpg"},
     {"cv2_area_1080p_224", DVPP_PARITY_CV2, DVPP_INTERP_AREA, 1920, 1080, 224,
      224, "photo1080.jpg"},
+    /* antialiased, against Pillow's BILINEAR (also antialiased) */
+    {"pil_bilinear_1080p_224", DVPP_PARITY_PIL, DVPP_INTERP_BILINEAR, 1920,
+     1080, 224, 224, "photo1080.jpg"},
     /* Extras, on request only. */
     {"cv2_nearest_1080p_224", DVPP_PARITY_CV2, DVPP_INTERP_NEAREST, 1920,
      1080, 224, 224, "photo1080.jpg"},
