@@ -95,6 +95,11 @@ endif
 # --- packages ---------------------------------------------------------------
 # Libraries found with pkg-config, and the Debian packages behind them.
 PKGS := libjpeg libpng16 jansson libavformat libavcodec libswscale libavutil
+# FFmpeg is compiled against but not linked: codecs/dvpp_avlib.c loads it
+# with dlopen on first use (its ~140 dependent libraries would cost a fresh
+# daemon ~12 MiB of RSS). Tests that call FFmpeg themselves link it.
+AV_PKGS := libavformat libavcodec libswscale libavutil
+LINK_PKGS := $(filter-out $(AV_PKGS),$(PKGS))
 DVPPD_PKGS := libmicrohttpd libprotobuf-c libsystemd
 PROTO_PKGS := libprotobuf-c
 TEST_PKGS := cmocka
@@ -117,13 +122,14 @@ DEB_BENCH := wrk nginx libnginx-mod-http-image-filter
 DEB_ALL := $(DEB_BUILD) $(DEB_TEST) $(DEB_EXTRA)
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null)
+AV_LIBS := $(shell $(PKG_CONFIG) --libs $(AV_PKGS) 2>/dev/null)
 PROTO_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PROTO_PKGS) 2>/dev/null)
 PROTO_LIBS := $(shell $(PKG_CONFIG) --libs $(PROTO_PKGS) 2>/dev/null)
 DVPPD_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DVPPD_PKGS) 2>/dev/null)
 DVPPD_LIBS := $(shell $(PKG_CONFIG) --libs $(DVPPD_PKGS) 2>/dev/null)
 TEST_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
-TEST_LIBS := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null) $(AV_LIBS)
 
 # --- flags ------------------------------------------------------------------
 # -ffp-contract=off: no compiler fuses a*b+c into one FMA behind our back
@@ -137,7 +143,7 @@ INCLUDES := -I. -Icore -Icodecs -Ivpc -Iaipp -I$(BUILD)/gen -Iipc -Iproto
 FINAL_CFLAGS := $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN_FLAGS) -MMD -MP \
 	-DDVPP_VERSION=\"$(VERSION)\" $(INCLUDES) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 FINAL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
-FINAL_LIBS := $(PKG_LIBS) -lpthread -lm $(LIBS)
+FINAL_LIBS := $(PKG_LIBS) -ldl -lpthread -lm $(LIBS)
 
 # Per-file ISA flags: only the file named after an ISA gets its -m flags;
 # everything else stays at the baseline ISA and reaches it by dispatch.

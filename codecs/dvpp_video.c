@@ -14,6 +14,8 @@
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 
+#include "dvpp_avlib.h" /* after FFmpeg's headers: its calls go through the loaded table */
+
 /* Only these demuxers are ever tried; with custom I/O no protocol is. */
 #define FORMAT_WHITELIST "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,h264,hevc"
 #define IO_BUFFER 32768
@@ -286,12 +288,15 @@ static dvpp_status check_mov_samples(const uint8_t *data, size_t len, const dvpp
 static dvpp_status demux_input(demux *d, const uint8_t *data, size_t len,
                                const dvpp_limits *lim, dvpp_err *err)
 {
+    dvpp_status st;
     uint8_t *buf;
     char eb[AV_ERROR_MAX_STRING_SIZE];
     int e;
 
     memset(d, 0, sizeof(*d));
-    dvpp__video_quiet();
+    st = dvpp__video_libs(err);
+    if (st != DVPP_OK)
+        return st;
     if (!data || len == 0)
         return dvpp_err_set(err, DVPP_EINVAL, "input", "no video bytes");
     if (len > lim->max_video_bytes)
@@ -1090,7 +1095,9 @@ dvpp_status dvpp_venc_open(const dvpp_venc_opts *o, dvpp_buf *out, dvpp_venc **e
     *enc = NULL;
     if (st != DVPP_OK)
         return st;
-    dvpp__video_quiet();
+    st = dvpp__video_libs(err);
+    if (st != DVPP_OK)
+        return st;
     name = o->codec == DVPP_VIDEO_H265 ? "libx265" : "libx264";
     codec = avcodec_find_encoder_by_name(name);
     if (!codec)

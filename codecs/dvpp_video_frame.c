@@ -10,6 +10,8 @@
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 
+#include "dvpp_avlib.h" /* after FFmpeg's headers: its calls go through the loaded table */
+
 /* swscale flags of ffmpeg's auto-inserted scaler: the same bytes as the CLI. */
 #define SWS_FLAGS SWS_BICUBIC
 
@@ -20,9 +22,13 @@ static void make_quiet(void)
     av_log_set_level(AV_LOG_QUIET);
 }
 
-void dvpp__video_quiet(void)
+dvpp_status dvpp__video_libs(dvpp_err *err)
 {
-    pthread_once(&g_quiet_once, make_quiet);
+    dvpp_status st = dvpp__avlib_load(err);
+
+    if (st == DVPP_OK)
+        pthread_once(&g_quiet_once, make_quiet);
+    return st;
 }
 
 int dvpp__video_av_format(dvpp_pixfmt f)

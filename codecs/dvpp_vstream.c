@@ -8,6 +8,8 @@
 
 #include <libavcodec/avcodec.h>
 
+#include "dvpp_avlib.h" /* after FFmpeg's headers: its calls go through the loaded table */
+
 struct dvpp_vstream {
     dvpp_vstream_opts o;
     dvpp_limits lim;
@@ -55,7 +57,9 @@ dvpp_status dvpp_vstream_open(const dvpp_vstream_opts *o, const dvpp_limits *lim
     *out = NULL;
     if (st != DVPP_OK)
         return st;
-    dvpp__video_quiet();
+    st = dvpp__video_libs(err);
+    if (st != DVPP_OK)
+        return st;
     dec = avcodec_find_decoder(o->codec == DVPP_VIDEO_H265 ? AV_CODEC_ID_HEVC
                                                            : AV_CODEC_ID_H264);
     if (!dec)

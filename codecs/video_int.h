@@ -81,9 +81,12 @@ struct AVCodecContext;
 struct AVFrame;
 struct SwsContext;
 
-/* FFmpeg logs to stderr by default; a daemon wants our errors only: its
- * level is set to quiet once per process (thread-safe). */
-void dvpp__video_quiet(void);
+/* What every entry point of the video code calls first: FFmpeg's
+ * libraries loaded (dvpp_avlib.h: dlopen on first use; DVPP_EUNSUPPORTED
+ * "video" when they are missing) and quiet (FFmpeg logs to stderr by
+ * default; a daemon wants our errors only: the level is set once per
+ * process). Thread-safe. */
+dvpp_status dvpp__video_libs(dvpp_err *err);
 
 /* The libavcodec pixel format (enum AVPixelFormat) of @f: NV12, NV21,
  * RGB, BGR, I420; AV_PIX_FMT_NONE (-1) for any other. */
