@@ -265,13 +265,6 @@ static dvpp_status plan_frame(vjob *j, const dvpp_image *img, size_t len, dvpp_e
     return st;
 }
 
-/* Frame @t's pipeline failed with @st (@msg): the error names the frame. */
-static dvpp_status frame_failed(dvpp_status st, uint64_t t, const char *field, const char *msg,
-                                dvpp_err *err)
-{
-    return dvpp_err_set(err, st, field, "frame %llu: %.200s", (unsigned long long)t, msg);
-}
-
 /* Wait for the previous frame's pipeline; its geometry goes to the frame
  * list (only this thread touches the list). */
 static dvpp_status helper_collect(vjob *j, dvpp_err *err)
@@ -336,7 +329,8 @@ static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
     if (st != DVPP_OK) {
         char msg[DVPP_ERR_LEN];
         memcpy(msg, err ? err->msg : "", err ? sizeof(msg) : 1);
-        return frame_failed(st, r->frames, err ? err->field : NULL, msg, err);
+        return dvpp_err_set(err, st, err ? err->field : NULL, "frame %llu: %.200s",
+                            (unsigned long long)r->frames, msg);
     }
     r->frame[r->frames].geom = j->po.geom;
     j->out->len += r->slice_bytes;

@@ -352,9 +352,8 @@ static dvpp_status finish_pending(vdec_run *v, dvpp_err *err)
         return DVPP_OK;
     v->pending = NULL;
     st = dvpp_pipe_async_collect(v->helper, &n->out.geom, NULL, err);
-    if (st == DVPP_OK) {
+    if (st == DVPP_OK)
         dvppd_slot_meta_tensor(&n->meta, &n->out.tensor, &n->out.geom);
-    }
     return post_frame(v, n, v->pending_slot, st, err);
 }
 
