@@ -657,6 +657,13 @@ typedef struct vdec {
     void *ctx_sink;
 } vdec;
 
+unsigned dvpp_vdec_threads(const dvpp_vdec_opts *o, uint32_t w, uint32_t h)
+{
+    if (!o->threads || (o->threads_min_pixels && (uint64_t)w * h < o->threads_min_pixels))
+        return 1;
+    return o->threads;
+}
+
 static dvpp_status open_decoder(vdec *v, dvpp_err *err)
 {
     const AVStream *st = v->d.fmt->streams[v->d.stream];
@@ -681,7 +688,8 @@ static dvpp_status open_decoder(vdec *v, dvpp_err *err)
     v->ctx->width = v->d.declared[2 * v->d.stream];
     v->ctx->height = v->d.declared[2 * v->d.stream + 1];
     v->ctx->pkt_timebase = st->time_base;
-    dvpp__video_decoder_setup(v->ctx, v->lim, v->o->threads);
+    dvpp__video_decoder_setup(v->ctx, v->lim, dvpp_vdec_threads(v->o, (uint32_t)(v->ctx->width > 0 ? v->ctx->width : 0),
+                                                          (uint32_t)(v->ctx->height > 0 ? v->ctx->height : 0)));
     e = avcodec_open2(v->ctx, dec, NULL);
     if (e < 0)
         return dvpp_err_set(err, DVPP_ECORRUPT, "video", "cannot open the decoder: %s",

@@ -116,6 +116,11 @@ typedef struct dvpp_vdec_opts {
     double start_s, end_s;    /* keep pts in [start, end] seconds; end 0 = open */
     uint32_t max_frames;      /* stop after this many kept frames (0: no cap) */
     unsigned threads;         /* decoder threads, 0 = 1 */
+    /* A stream whose frames (the container's declared size) have fewer
+     * pixels decodes on one thread whatever @threads says: a frame thread's
+     * hand-off costs more than such a frame's decode (100,000 tiny frames
+     * take longer threaded). 0: @threads always. */
+    uint64_t threads_min_pixels;
     /* Two converted-frame buffers, used in turn: a delivered frame's image
      * stays valid until the sink call after it returns (a sink may hand
      * frame n to another thread and take frame n + 1 while it is read).
@@ -134,6 +139,10 @@ typedef struct dvpp_vdec_opts {
 } dvpp_vdec_opts;
 
 void dvpp_vdec_opts_init(dvpp_vdec_opts *o);
+
+/* The decoder threads @o gives a stream of @w x @h frames (at least 1;
+ * threads_min_pixels applied). */
+unsigned dvpp_vdec_threads(const dvpp_vdec_opts *o, uint32_t w, uint32_t h);
 
 /* One delivered frame; valid during the sink call only (with
  * dvpp_vdec_opts.hold_one, until the next sink call returns). */

@@ -20,8 +20,10 @@ bool dvpp_video_spread(dvpp_vdec_opts *o, bool has_pipe, unsigned idle_channels)
 
     if (!idle_channels)
         return false;
-    if (!o->threads)
+    if (!o->threads) {
         o->threads = n < DVPP_VIDEO_SPREAD_MAX_THREADS ? n : DVPP_VIDEO_SPREAD_MAX_THREADS;
+        o->threads_min_pixels = DVPP_VIDEO_SPREAD_MIN_PIXELS;
+    }
     return has_pipe;
 }
 

@@ -54,10 +54,14 @@ void dvpp_video_request_init(dvpp_video_request *rq);
 
 /* The most decoder threads dvpp_video_spread gives. */
 #define DVPP_VIDEO_SPREAD_MAX_THREADS 16
+/* Its dvpp_vdec_opts.threads_min_pixels: streams of smaller frames stay on
+ * one decoder thread. */
+#define DVPP_VIDEO_SPREAD_MIN_PIXELS ((uint64_t)320 * 240)
 
 /* One video on the channels that are free: with @idle_channels channels
  * beside the job's own with nothing to run (dvpp_task_idle_channels),
- * decoder options @o that name no threads (0) get a frame thread for
+ * decoder options @o that name no threads (0) get (for frames of at least
+ * DVPP_VIDEO_SPREAD_MIN_PIXELS) a frame thread for
  * every channel the video may use and one more (ffmpeg's "auto" rule, so a
  * thread waiting on a reference row leaves no core idle), and true is
  * returned when a per-frame pipeline (@has_pipe) should run overlapped

@@ -444,7 +444,7 @@ enum MHD_Result http_video_answer(http_req *r)
     http_header_printf(resp, "X-Dvpp-Frames", "%" PRIu64, res->frames);
     /* how the decode used the device (dvpp_video_spread) */
     http_header_printf(resp, "X-Dvpp-Decode-Threads", "%u",
-                       v->rq.vdec.threads ? v->rq.vdec.threads : 1);
+                       dvpp_vdec_threads(&v->rq.vdec, res->info.width, res->info.height));
     http_header(resp, "X-Dvpp-Overlap", v->rq.overlap ? "1" : "0");
     frame_list_headers(resp, v, r->h->cfg.connection_memory);
     http_header_printf(resp, "X-Dvpp-Video", "%s %ux%u %.6g",

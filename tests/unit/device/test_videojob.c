@@ -417,12 +417,19 @@ static void test_spread_rule(void **state)
     assert_int_equal(o.threads, 0);
     assert_true(dvpp_video_spread(&o, true, 1));
     assert_int_equal(o.threads, 3);
+    /* tiny frames stay on one thread; from 320x240 on they get them all */
+    assert_int_equal(dvpp_vdec_threads(&o, 16, 16), 1);
+    assert_int_equal(dvpp_vdec_threads(&o, 320, 239), 1);
+    assert_int_equal(dvpp_vdec_threads(&o, 320, 240), 3);
+    assert_int_equal(dvpp_vdec_threads(&o, 1920, 1080), 3);
     o.threads = 0;
     assert_false(dvpp_video_spread(&o, false, 3));
     assert_int_equal(o.threads, 5);
     o.threads = 2;
+    o.threads_min_pixels = 0;
     assert_true(dvpp_video_spread(&o, true, 7));
     assert_int_equal(o.threads, 2);
+    assert_int_equal(dvpp_vdec_threads(&o, 16, 16), 2); /* the request's own count stands */
     o.threads = 0;
     dvpp_video_spread(&o, true, 100);
     assert_int_equal(o.threads, DVPP_VIDEO_SPREAD_MAX_THREADS);
