@@ -211,18 +211,28 @@ dvpp_status http_jobs_delete(http_jobs *js, uint64_t id)
     return DVPP_OK;
 }
 
+/* A job that finished after @now was read (its completion runs on a device
+ * worker, unlocked) is not old: now - f would wrap to a huge age. */
+static bool job_expired(const http_job *j, uint64_t now, uint64_t ttl_ns)
+{
+    uint64_t f = atomic_load(&j->finished_ns);
+
+    return f && f <= now && now - f > ttl_ns;
+}
+
 void http_jobs_gc(http_jobs *js)
 {
-    uint64_t now = dvpp_now_ns();
+    http_jobs_gc_at(js, dvpp_now_ns());
+}
 
+void http_jobs_gc_at(http_jobs *js, uint64_t now)
+{
     for (;;) {
         http_job *j, *old = NULL;
         pthread_mutex_lock(&js->mu);
-        for (j = js->head; j && !old; j = j->next) {
-            uint64_t f = atomic_load(&j->finished_ns);
-            if (f && now - f > js->ttl_ns)
+        for (j = js->head; j && !old; j = j->next)
+            if (job_expired(j, now, js->ttl_ns))
                 old = j;
-        }
         if (old)
             unlink_job(js, old->id);
         pthread_mutex_unlock(&js->mu);

@@ -83,6 +83,9 @@ dvpp_status http_jobs_delete(http_jobs *js, uint64_t id);
 
 /* Forget finished jobs older than the ttl. */
 void http_jobs_gc(http_jobs *js);
+/* The same with the clock read at @now_ns (dvpp_now_ns's clock): a job that
+ * finished after @now_ns is kept (the clock was read before it finished). */
+void http_jobs_gc_at(http_jobs *js, uint64_t now_ns);
 
 typedef enum http_job_state {
     HTTP_JOB_RUNNING,
