@@ -3,6 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -72,6 +76,36 @@ void dvpp_free(void *ptr, size_t size)
 {
     if (ptr)
         g_allocator.free(g_allocator.ctx, ptr, size);
+}
+
+/* glibc keeps an arena's top up to the trim threshold: the values in force
+ * under load and while an idle release frees. */
+#define LOAD_TRIM_THRESHOLD (64 << 20)
+#define IDLE_TRIM_THRESHOLD (128 << 10)
+#define FIXED_MMAP_THRESHOLD (32 << 20)
+
+/* Serialises idle releases: the thresholds they lower and restore are the
+ * process's. */
+static pthread_mutex_t g_release_mu = PTHREAD_MUTEX_INITIALIZER;
+
+size_t dvpp_mem_release_idle(size_t (*release)(void *ctx), void *ctx)
+{
+    size_t freed = 0;
+
+    pthread_mutex_lock(&g_release_mu);
+#if defined(__GLIBC__)
+    (void)mallopt(M_MMAP_THRESHOLD, FIXED_MMAP_THRESHOLD);
+    (void)mallopt(M_TRIM_THRESHOLD, IDLE_TRIM_THRESHOLD);
+    if (release)
+        freed = release(ctx);
+    (void)malloc_trim(0);
+    (void)mallopt(M_TRIM_THRESHOLD, LOAD_TRIM_THRESHOLD);
+#else
+    if (release)
+        freed = release(ctx);
+#endif
+    pthread_mutex_unlock(&g_release_mu);
+    return freed;
 }
 
 void dvpp_buf_init(dvpp_buf *b)

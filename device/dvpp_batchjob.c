@@ -1,7 +1,6 @@
 /* dvpp_batchjob: batch jobs of one pipeline on the device model. */
 #include "dvpp_batchjob.h"
 
-#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -16,7 +15,6 @@
  * workers are made with, and a link in the registry of pipe devices. */
 typedef struct pipe_backend {
     dvpp_engine_backend table;
-    atomic_bool trimming;        /* a worker is in malloc_trim: the others skip it */
     dvpp_limits_feed limits;
     dvpp_device *dev;
     struct pipe_backend *next;
@@ -52,28 +50,29 @@ static void pipe_fini(void *ctx, dvpp_engine engine, unsigned channel, void *sta
     dvpp_free(w, sizeof(*w));
 }
 
+typedef struct worker_trim_args {
+    dvpp_worker *w;
+    size_t keep;
+} worker_trim_args;
+
+static size_t worker_trim(void *ctx)
+{
+    worker_trim_args *a = ctx;
+
+    return dvpp_worker_trim(a->w, a->keep);
+}
+
 /* An idle worker: its buffers above @keep go back to the allocator, and
- * the allocator's free pages back to the system (glibc keeps freed heap
- * memory mapped until told; blocks above its mmap threshold are unmapped
- * by free already). malloc_trim locks every arena in turn, so after a burst
- * on N channels one worker runs it while the others only free. */
+ * the allocator's free pages (its own arena's top included) back to the
+ * system, even when nothing was above @keep: the blocks freed under load
+ * sit in the arenas (dvpp_mem_release_idle). */
 static uint64_t pipe_idle(void *ctx, dvpp_engine engine, unsigned channel, void *state,
                           uint64_t keep_bytes)
 {
-    pipe_backend *pb = ctx;
-    size_t freed;
+    worker_trim_args a = {state, keep_bytes > SIZE_MAX ? SIZE_MAX : (size_t)keep_bytes};
 
-    (void)engine, (void)channel;
-    freed = dvpp_worker_trim(state, keep_bytes > SIZE_MAX ? SIZE_MAX : (size_t)keep_bytes);
-#if defined(__GLIBC__)
-    if (freed && !atomic_exchange(&pb->trimming, true)) {
-        malloc_trim(0);
-        atomic_store(&pb->trimming, false);
-    }
-#else
-    (void)pb;
-#endif
-    return freed;
+    (void)ctx, (void)engine, (void)channel;
+    return dvpp_mem_release_idle(worker_trim, &a);
 }
 
 dvpp_status dvpp_pipe_device_new(const dvpp_device_config *cfg, uint32_t channels,
@@ -100,7 +99,6 @@ dvpp_status dvpp_pipe_device_new(const dvpp_device_config *cfg, uint32_t channel
     pb = dvpp_calloc(1, sizeof(*pb));
     if (!pb)
         return dvpp_err_set(err, DVPP_ENOMEM, NULL, "pipeline backend");
-    atomic_init(&pb->trimming, false);
     dvpp_limits_feed_init(&pb->limits, lim);
     pb->table.name = "pipeline";
     pb->table.init = pipe_init;

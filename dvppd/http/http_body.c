@@ -179,6 +179,25 @@ void http_pool_fini(http_pool *p)
     pthread_mutex_destroy(&p->mu);
 }
 
+/* A sum, not now - pooled: a blob put back after @now_ns was read is newer
+ * than the cut, never "idle for ever". */
+static bool blob_idle(const http_blob *b, uint64_t now_ns, uint64_t idle_ns)
+{
+    return b->pooled_ns + idle_ns <= now_ns;
+}
+
+size_t http_pool_idle_bytes(http_pool *p, uint64_t now_ns, uint64_t idle_ns)
+{
+    size_t bytes = 0;
+
+    pthread_mutex_lock(&p->mu);
+    for (const http_blob *b = p->free; b; b = b->next)
+        if (blob_idle(b, now_ns, idle_ns))
+            bytes += b->cap;
+    pthread_mutex_unlock(&p->mu);
+    return bytes;
+}
+
 size_t http_pool_trim(http_pool *p, uint64_t now_ns, uint64_t idle_ns)
 {
     http_blob *list = NULL, **pp;
@@ -187,9 +206,7 @@ size_t http_pool_trim(http_pool *p, uint64_t now_ns, uint64_t idle_ns)
     pthread_mutex_lock(&p->mu);
     for (pp = &p->free; *pp;) {
         http_blob *b = *pp;
-        /* A sum, not now - pooled: a blob put back after @now_ns was read
-         * is newer than the cut, never "idle for ever". */
-        if (b->pooled_ns + idle_ns <= now_ns) {
+        if (blob_idle(b, now_ns, idle_ns)) {
             *pp = b->next;
             p->count--;
             p->bytes -= b->cap;

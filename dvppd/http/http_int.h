@@ -207,6 +207,8 @@ void http_pool_fini(http_pool *p);
  * reuses its buffers, a burst's big one goes even while small requests
  * keep coming); returns the bytes freed. */
 size_t http_pool_trim(http_pool *p, uint64_t now_ns, uint64_t idle_ns);
+/* The bytes http_pool_trim would free now. */
+size_t http_pool_idle_bytes(http_pool *p, uint64_t now_ns, uint64_t idle_ns);
 
 /* --- body intake (http_body.c) ---------------------------------------------------- */
 

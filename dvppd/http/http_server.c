@@ -18,7 +18,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <malloc.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -530,18 +529,30 @@ void dvppd_http_drain(dvppd_http *h)
     }
 }
 
+typedef struct pool_trim_args {
+    http_pool *pool;
+    uint64_t now_ns, idle_ns;
+} pool_trim_args;
+
+static size_t pool_trim(void *ctx)
+{
+    pool_trim_args *a = ctx;
+
+    return http_pool_trim(a->pool, a->now_ns, a->idle_ns);
+}
+
 size_t dvppd_http_idle(dvppd_http *h, uint32_t idle_ms)
 {
-    size_t freed;
+    pool_trim_args a;
 
     if (!h || !idle_ms)
         return 0;
-    freed = http_pool_trim(&h->pool, dvpp_now_ns(), (uint64_t)idle_ms * 1000000u);
-#if defined(__GLIBC__)
-    if (freed)
-        malloc_trim(0);
-#endif
-    return freed;
+    a = (pool_trim_args){&h->pool, dvpp_now_ns(), (uint64_t)idle_ms * 1000000u};
+    /* Checked first: this runs every second, under load too, and a release
+     * takes every arena's lock. */
+    if (!http_pool_idle_bytes(&h->pool, a.now_ns, a.idle_ns))
+        return 0;
+    return dvpp_mem_release_idle(pool_trim, &a);
 }
 
 long dvppd_http_inflight(dvppd_http *h)
