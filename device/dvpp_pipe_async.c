@@ -6,6 +6,26 @@
 
 #include "dvpp_mem.h"
 
+dvpp_status dvpp_err_frame(dvpp_err *err, dvpp_status st, uint64_t frame)
+{
+    dvpp_err e;
+
+    if (!err)
+        return st;
+    e = *err;
+    return dvpp_err_set(err, st, e.field[0] ? e.field : NULL, "frame %llu: %.200s",
+                        (unsigned long long)frame, e.msg);
+}
+
+dvpp_status dvpp_pipeline_run_frame(dvpp_worker *w, const dvpp_pipeline *p, const uint8_t *in,
+                                    size_t len, dvpp_pipeline_out *po, uint64_t frame,
+                                    dvpp_err *err)
+{
+    dvpp_status st = dvpp_pipeline_run(w, p, in, len, po, err);
+
+    return st == DVPP_OK ? DVPP_OK : dvpp_err_frame(err, st, frame);
+}
+
 struct dvpp_pipe_async {
     pthread_t thread;
     pthread_mutex_t mu;
@@ -42,12 +62,13 @@ static void *helper_main(void *arg)
         pthread_mutex_unlock(&a->mu);
         if (st == DVPP_OK) { /* after a failure the job is over: skip */
             dvpp_err_clear(&e);
-            st = dvpp_pipeline_run(a->w, &a->pipe, a->in, a->len, &a->po, &e);
+            st = dvpp_pipeline_run_frame(a->w, &a->pipe, a->in, a->len, &a->po, a->tag, &e);
         }
         pthread_mutex_lock(&a->mu);
-        if (st != DVPP_OK && a->st == DVPP_OK)
-            a->st = dvpp_err_set(&a->err, st, e.field[0] ? e.field : NULL,
-                                 "frame %llu: %.200s", (unsigned long long)a->tag, e.msg);
+        if (st != DVPP_OK && a->st == DVPP_OK) {
+            a->st = st;
+            a->err = e;
+        }
         a->busy = false;
         pthread_cond_broadcast(&a->cv);
     }

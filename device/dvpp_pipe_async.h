@@ -30,6 +30,17 @@
 
 typedef struct dvpp_pipe_async dvpp_pipe_async;
 
+/* Prefix @err's message (may be NULL) with "frame FRAME: ", keeping its
+ * field; returns @st. Every error about one frame of a stream says so, the
+ * same whichever way the frame ran. */
+dvpp_status dvpp_err_frame(dvpp_err *err, dvpp_status st, uint64_t frame);
+
+/* dvpp_pipeline_run for frame @frame of a stream, inline: a failure is
+ * named as the runs a helper makes are (dvpp_err_frame). */
+dvpp_status dvpp_pipeline_run_frame(dvpp_worker *w, const dvpp_pipeline *p, const uint8_t *in,
+                                    size_t len, dvpp_pipeline_out *po, uint64_t frame,
+                                    dvpp_err *err);
+
 /* A helper thread. DVPP_ENOMEM, DVPP_ESYS (no thread); on failure *out
  * is NULL. */
 dvpp_status dvpp_pipe_async_start(dvpp_pipe_async **out, dvpp_err *err);

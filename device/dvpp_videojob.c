@@ -327,13 +327,9 @@ static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
             j->out->len += r->slice_bytes;
         return st;
     }
-    st = dvpp_pipeline_run(j->w, &j->pipe, img->data, pl.total, &j->po, err);
-    if (st != DVPP_OK) {
-        char msg[DVPP_ERR_LEN];
-        memcpy(msg, err ? err->msg : "", err ? sizeof(msg) : 1);
-        return dvpp_err_set(err, st, err ? err->field : NULL, "frame %llu: %.200s",
-                            (unsigned long long)r->frames, msg);
-    }
+    st = dvpp_pipeline_run_frame(j->w, &j->pipe, img->data, pl.total, &j->po, r->frames, err);
+    if (st != DVPP_OK)
+        return st;
     r->frame[r->frames].geom = j->po.geom;
     j->out->len += r->slice_bytes;
     return DVPP_OK;

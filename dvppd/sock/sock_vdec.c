@@ -295,7 +295,7 @@ static dvpp_status fill_slot(vdec_run *v, const dvpp_vframe *f, uint32_t slot,
     }
     st = plan_frame(v, f, pl.total, &t, err);
     if (st != DVPP_OK)
-        return st;
+        return dvpp_err_frame(err, st, v->j->frames);
     if (t.bytes > cap)
         return too_big(v, f, "makes a tensor of", t.bytes, cap, err);
     memset(&n->out, 0, sizeof(n->out));
@@ -304,7 +304,8 @@ static dvpp_status fill_slot(vdec_run *v, const dvpp_vframe *f, uint32_t slot,
     if (v->helper)
         return dvpp_pipe_async_give(v->helper, v->w, &v->pipe, f->image->data, pl.total,
                                     &n->out, v->j->frames, err);
-    st = dvpp_pipeline_run(v->w, &v->pipe, f->image->data, pl.total, &n->out, err);
+    st = dvpp_pipeline_run_frame(v->w, &v->pipe, f->image->data, pl.total, &n->out,
+                                 v->j->frames, err);
     if (st != DVPP_OK)
         return st;
     slot_done(n, f);

@@ -672,3 +672,42 @@ def test_video_close_under_a_running_job_does_not_crash_the_daemon(tmp_path):
         raise
     # exit status 0: no crash while stopping, no LeakSanitizer report
     stop_daemon(d)
+
+
+def _testsrc_h264(w, h, frames, path):
+    run(FFMPEG, "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size={w}x{h}:rate=10",
+        "-frames:v", frames, "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+        "-f", "h264", str(path))
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("channels", [1, 2])
+def test_a_frame_the_spec_refuses_is_named_either_way(tmp_path, channels):
+    """A 320x240 stream that goes on at 160x120 from frame 4, with a crop
+    the small frames cannot hold: frames 0-3 arrive, then the job fails
+    naming frame 4. With one channel the frame runs inline; with two the
+    spread runs each frame's pipeline on a helper while the next is decoded.
+    Both say "frame 4: " (the inline socket path said no frame before)."""
+    data = _testsrc_h264(320, 240, 4, tmp_path / "a.h264") + \
+        _testsrc_h264(160, 120, 3, tmp_path / "b.h264")
+    port = free_port()
+    sdir = sock_dir("dvppv-")
+    sock = os.path.join(sdir, "f.sock")
+    cfg = {"http": {"listen": f"127.0.0.1:{port}"}, "socket": {"path": sock, "mode": "0600"},
+           "device": {"channels": channels}}
+    d = daemon_util.start_daemon(str(tmp_path), cfg, "f", port, sock=sock, sock_dir=sdir)
+    spec = {"ops": [{"crop": [0, 0, 319, 239]}, {"resize": {"w": 32, "h": 32}}],
+            "normalize": {"mean": MEANS, "std": STDS}}
+    got = []
+    try:
+        with d.client() as c:
+            ring = c.open_ring(2, 1 << 20)
+            with pytest.raises(dvpp.DvppError) as ei:
+                for f in c.decode_video(data, ring, spec=spec):
+                    with f:
+                        got.append(f.index)
+            assert got == [0, 1, 2, 3]
+            assert "frame 4: " in str(ei.value), ei.value
+            assert len(decode_all(c, ring, data, max_frames=2)) == 2  # the connection serves on
+    finally:
+        stop_daemon(d)
