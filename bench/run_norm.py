@@ -35,7 +35,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("DVPP_BUILD", "build")
 RUNS = int(os.environ.get("BENCH_RUNS", "7"))
 TARGET = float(os.environ.get("BENCH_TARGET", "0.5"))
-PASSES = int(os.environ.get("BENCH_PASSES", "1"))
+# 2: each side runs first once (passes alternate who starts)
+PASSES = int(os.environ.get("BENCH_PASSES", "2"))
 
 W = H = 224
 F32_BYTES = 3 * W * H * 4            # 602,112

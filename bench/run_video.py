@@ -32,6 +32,8 @@ process pinned as anchors.md s5 (T=1: taskset -c 1; T=2: taskset -c 0,1):
                     VDEC strides; the sink reads one byte per frame
   ffmpeg scale      ... -vf scale=224:224 -f null - (swscale's CLI default,
                     bicubic, in yuv420p)
+  ffmpeg scale bl   ... -vf scale=224:224:flags=bilinear -f null -: the
+                    filter dvppd runs (bilinear), shown beside the goal's rows
   ffmpeg scale rgb  ... -vf scale=224:224 -pix_fmt rgb24 -f rawvideo -y
                     /dev/null: the closest equivalent that produces pixels
   dvppd video job   bench_video --case pipe224 --threads T: dvpp_video_run,
@@ -117,6 +119,8 @@ CASES = {
     "dv_decode": ("dvppd dvpp_video_decode -> NV12", "dv", ["--case", "decode"]),
     "ff_scale": ("ffmpeg + scale=224:224 -> null", "ff",
                  ["-vf", "scale=224:224", "-f", "null", "-"]),
+    "ff_scale_bl": ("ffmpeg + scale=224:224:flags=bilinear -> null", "ff",
+                    ["-vf", "scale=224:224:flags=bilinear", "-f", "null", "-"]),
     "ff_scale_rgb": ("ffmpeg + scale=224:224 rgb24 -> rawvideo", "ff",
                      ["-vf", "scale=224:224", "-pix_fmt", "rgb24", "-f", "rawvideo", "-y",
                       "/dev/null"]),
@@ -125,7 +129,8 @@ CASES = {
                      ["--case", "pipe224", "--cold-out"]),
 }
 DECODE_CASES = ["ff_null", "ff_nv12", "dv_decode"]
-PIPE_CASES = ["ff_scale", "ff_scale_rgb", "dv_pipe"] + (["dv_pipe_cold"] if COLD else [])
+PIPE_CASES = ["ff_scale", "ff_scale_bl", "ff_scale_rgb", "dv_pipe"] + \
+    (["dv_pipe_cold"] if COLD else [])
 
 RE_BENCH = re.compile(r"bench: utime=([\d.]+)s stime=([\d.]+)s rtime=([\d.]+)s")
 RE_FRAME = re.compile(r"frame=\s*(\d+)")
@@ -401,6 +406,7 @@ def bench(tmp, problems, t_start):
             "decode_vs_null": ratio(g, "dv_decode", "ff_null"),
             "decode_vs_nv12": ratio(g, "dv_decode", "ff_nv12"),
             "pipe_vs_scale": ratio(g, "dv_pipe", "ff_scale"),
+            "pipe_vs_scale_bilinear": ratio(g, "dv_pipe", "ff_scale_bl"),
             "pipe_vs_scale_rgb": ratio(g, "dv_pipe", "ff_scale_rgb"),
         }
         if COLD:
@@ -441,7 +447,9 @@ def bench(tmp, problems, t_start):
                 rt = (f"{fmt(rr['pipe_vs_scale'], '.3f')}x scale "
                       f"[{mark(rr['pipe_vs_scale'], GOAL_PIPE, True)}], "
                       f"{fmt(rr['pipe_vs_scale_rgb'], '.3f')}x scale rgb "
-                      f"[{mark(rr['pipe_vs_scale_rgb'], GOAL_PIPE, True)}]  (goal > 1)")
+                      f"[{mark(rr['pipe_vs_scale_rgb'], GOAL_PIPE, True)}]  (goal > 1); "
+                      f"{fmt(rr['pipe_vs_scale_bilinear'], '.3f')}x scale bilinear (the "
+                      "same filter as dvppd's)")
             elif c == "dv_pipe_cold":
                 rt = f"{fmt(rr.get('pipe_cold_vs_scale_rgb'), '.3f')}x scale rgb (no goal)"
             else:
