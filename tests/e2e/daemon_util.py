@@ -210,6 +210,15 @@ def fd_count(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def proc_kb(pid, field):
+    """A kB field of /proc/PID/status (VmRSS, VmHWM, ...)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise KeyError(field)
+
+
 class Daemon:
     """A dvppd started by start_daemon(): its process, log, HTTP port and
     (when it has one) socket."""

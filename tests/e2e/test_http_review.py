@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 
 pytest.register_assert_rewrite("daemon_util")
-from daemon_util import (BUILD, FFMPEG, FFPROBE, free_port, run,  # noqa: E402
+from daemon_util import (BUILD, FFMPEG, FFPROBE, free_port, proc_kb, run,  # noqa: E402
                          stop_daemon)
 import daemon_util  # noqa: E402
 
@@ -289,14 +289,6 @@ BIG_BYTES = 3 * 3000 * 3000 * 4
 
 def one_pixel_png(v=77):
     return daemon_util.to_png(np.full((1, 1, 3), v, np.uint8))
-
-
-def proc_kb(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise KeyError(field)
 
 
 def metric(d, name):

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 pytest.register_assert_rewrite("daemon_util")
-from daemon_util import SLOW, free_port, multipart, stop_daemon  # noqa: E402
+from daemon_util import SLOW, free_port, multipart, proc_kb, stop_daemon  # noqa: E402
 import daemon_util  # noqa: E402
 
 if SLOW > 1:
@@ -33,11 +33,7 @@ Q = "w=224&h=224&mean=0.485,0.456,0.406&std=0.229,0.224,0.225"
 
 
 def rss_kib(pid, field="VmRSS"):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise KeyError(field)
+    return proc_kb(pid, field)
 
 
 def steady_rss(pid, idle_s):
