@@ -1,6 +1,8 @@
 /* JPEG marker walk: probe, EXIF orientation, scan counting, and the DVPP
  * size predictions that only need the header. Never touches entropy-coded
- * data beyond scanning it for the next marker. */
+ * data beyond scanning it for the next marker, and not at all after a
+ * sequential frame's one interleaved scan. */
+#define _GNU_SOURCE /* memrchr */
 #include <string.h>
 
 #include "dvpp_jpeg.h"
@@ -81,6 +83,26 @@ static size_t skip_entropy(const uint8_t *d, size_t pos, size_t len)
         return pos;
     }
     return len;
+}
+
+/* Whether an EOI marker follows position @from (the start of a frame's
+ * last scan): entropy-coded data never holds FF D9 (an FF there is
+ * followed by 00 or a restart marker), so the last FF D9 after @from is
+ * the scan's EOI, or one in data appended after it. Searched from the end:
+ * one step for a file that ends with its EOI. */
+static bool eoi_after(const uint8_t *d, size_t from, size_t len)
+{
+    size_t end = len; /* FF bytes at [from, end - 1) can start a pair */
+
+    while (end > from + 1) {
+        const uint8_t *ff = memrchr(d + from, 0xFF, end - 1 - from);
+        if (!ff)
+            return false;
+        if (ff[1] == 0xD9)
+            return true;
+        end = (size_t)(ff - d) + 1;
+    }
+    return false;
 }
 
 static bool is_sof(uint8_t m)
@@ -240,6 +262,16 @@ dvpp_status dvpp__jpeg_walk(const uint8_t *d, size_t len, dvpp_jpeg_info *info,
         pos += 2 + seglen;
         if (m == 0xDA) {
             info->scans++;
+            /* A sequential frame whose scan holds every component has no
+             * other (libjpeg refuses a second SOS then: has_multiple_scans
+             * is false), so its entropy data need not be walked (each of
+             * the three probes of a request, front end, plan and decoder,
+             * walked all 0.5 MB of a 1080p photo: 2 % of the daemon's CPU). */
+            if (mk->have_sof && !info->progressive && seglen > 2 &&
+                d[pos - seglen + 2] == info->components) { /* Ns */
+                info->complete = eoi_after(d, pos, len);
+                break;
+            }
             pos = skip_entropy(d, pos, len);
         }
     }

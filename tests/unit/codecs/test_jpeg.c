@@ -277,6 +277,86 @@ static void test_probe_rejects_garbage(void **state)
     assert_int_equal(dvpp_jpeg_probe(sof_less, 1, &in, &e), DVPP_ECORRUPT);
 }
 
+/* A 64x48 sequential JPEG from libjpeg itself, one scan per component when
+ * @separate (a non-interleaved frame), else one interleaved scan. */
+static dvpp_buf sequential_jpeg(bool separate)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr jerr;
+    jpeg_scan_info scans[3];
+    unsigned char *out = NULL;
+    unsigned long out_len = 0;
+    uint8_t row[64 * 3];
+    dvpp_buf b;
+
+    c.err = jpeg_std_error(&jerr);
+    jpeg_create_compress(&c);
+    jpeg_mem_dest(&c, &out, &out_len);
+    c.image_width = 64, c.image_height = 48, c.input_components = 3;
+    c.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&c);
+    if (separate) {
+        for (int k = 0; k < 3; k++)
+            scans[k] = (jpeg_scan_info){1, {k}, 0, 63, 0, 0};
+        c.scan_info = scans, c.num_scans = 3;
+    }
+    jpeg_start_compress(&c, TRUE);
+    for (unsigned y = 0; y < 48; y++) {
+        JSAMPROW r = row;
+        for (unsigned x = 0; x < sizeof(row); x++)
+            row[x] = (uint8_t)(x * 3 + y * 5);
+        jpeg_write_scanlines(&c, &r, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    dvpp_buf_init(&b);
+    assert_int_equal(dvpp_buf_append(&b, out, out_len), DVPP_OK);
+    free(out);
+    return b;
+}
+
+/* The walk stops after a sequential frame's one interleaved scan (its
+ * entropy data is not read): the count, and "complete" from the end. */
+static void test_probe_scans_and_complete(void **state)
+{
+    static const uint8_t tail[] = {0x00, 0xFF, 0x00, 0xFF, 0xD0, 'j', 'u', 'n', 'k', 0xFF};
+    dvpp_buf one = sequential_jpeg(false), three = sequential_jpeg(true), b;
+    dvpp_jpeg_info in;
+
+    (void)state;
+    assert_int_equal(dvpp_jpeg_probe(one.data, one.len, &in, NULL), DVPP_OK);
+    assert_int_equal(in.scans, 1);
+    assert_true(in.complete);
+    /* non-interleaved: every scan is walked and counted */
+    assert_int_equal(dvpp_jpeg_probe(three.data, three.len, &in, NULL), DVPP_OK);
+    assert_int_equal(in.scans, 3);
+    assert_true(in.complete);
+    assert_int_equal(dvpp_jpeg_probe(three.data, three.len - 2, &in, NULL), DVPP_OK);
+    assert_int_equal(in.scans, 3);
+    assert_false(in.complete);
+    /* truncated: no EOI after the scan */
+    assert_int_equal(dvpp_jpeg_probe(one.data, one.len - 2, &in, NULL), DVPP_OK);
+    assert_false(in.complete);
+    assert_int_equal(dvpp_jpeg_probe(one.data, one.len / 2, &in, NULL), DVPP_OK);
+    assert_int_equal(in.scans, 1);
+    assert_false(in.complete);
+    /* bytes appended after the EOI (FF bytes, no FF D9): still complete */
+    dvpp_buf_init(&b);
+    assert_int_equal(dvpp_buf_append(&b, one.data, one.len), DVPP_OK);
+    assert_int_equal(dvpp_buf_append(&b, tail, sizeof(tail)), DVPP_OK);
+    assert_int_equal(dvpp_jpeg_probe(b.data, b.len, &in, NULL), DVPP_OK);
+    assert_true(in.complete);
+    /* the same appended to a truncated scan: no EOI anywhere after it */
+    b.len = 0;
+    assert_int_equal(dvpp_buf_append(&b, one.data, one.len - 2), DVPP_OK);
+    assert_int_equal(dvpp_buf_append(&b, tail, sizeof(tail)), DVPP_OK);
+    assert_int_equal(dvpp_jpeg_probe(b.data, b.len, &in, NULL), DVPP_OK);
+    assert_false(in.complete);
+    dvpp_buf_fini(&b);
+    dvpp_buf_fini(&one);
+    dvpp_buf_fini(&three);
+}
+
 /* --- flavours and profiles ---------------------------------------------------- */
 
 static void test_12bit_is_unsupported(void **state)
@@ -1025,6 +1105,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_probe_corpus),
         cmocka_unit_test(test_probe_rejects_garbage),
+        cmocka_unit_test(test_probe_scans_and_complete),
         cmocka_unit_test(test_12bit_is_unsupported),
         cmocka_unit_test(test_arithmetic_native_ok_ascend_refused),
         cmocka_unit_test(test_ascend_strides_and_formats),
