@@ -262,12 +262,15 @@ dvpp_status dvpp__jpeg_walk(const uint8_t *d, size_t len, dvpp_jpeg_info *info,
         pos += 2 + seglen;
         if (m == 0xDA) {
             info->scans++;
-            /* A sequential frame whose scan holds every component has no
-             * other (libjpeg refuses a second SOS then: has_multiple_scans
-             * is false), so its entropy data need not be walked (each of
-             * the three probes of a request, front end, plan and decoder,
-             * walked all 0.5 MB of a 1080p photo: 2 % of the daemon's CPU). */
-            if (mk->have_sof && !info->progressive && seglen > 2 &&
+            /* A sequential frame whose first scan holds every component
+             * has no other (libjpeg refuses a second SOS then: it decides
+             * has_multiple_scans at the first SOS alone), so its entropy
+             * data need not be walked (each of the three probes of a
+             * request, front end, plan and decoder, walked all 0.5 MB of a
+             * 1080p photo: 2 % of the daemon's CPU). Only the first: after
+             * a one-component first scan libjpeg decodes every later SOS,
+             * all of which the scan limit must count. */
+            if (info->scans == 1 && mk->have_sof && !info->progressive && seglen > 2 &&
                 d[pos - seglen + 2] == info->components) { /* Ns */
                 info->complete = eoi_after(d, pos, len);
                 break;

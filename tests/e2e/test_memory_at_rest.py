@@ -111,6 +111,7 @@ def back_at_rest(d, primed, what):
         now = rss_kib(d.proc.pid)
     assert now <= primed * 1.10, \
         f"after {what}: RSS {now / 1024:.1f} MiB at rest, primed {primed / 1024:.1f} MiB"
+    print(f"after {what}: RSS {now / 1024:.1f} MiB at rest, primed {primed / 1024:.1f} MiB")
     return now
 
 

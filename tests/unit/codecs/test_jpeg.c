@@ -357,6 +357,52 @@ static void test_probe_scans_and_complete(void **state)
     dvpp_buf_fini(&three);
 }
 
+static dvpp_status decode_limited(const dvpp_buf *b, const dvpp_limits *lim,
+                                  dvpp_err *e);
+
+/* Offset of the first marker @m at or after @from in a JPEG's markers
+ * and scans (a byte pair FF m; entropy data stuffs its FF bytes). */
+static size_t find_marker(const dvpp_buf *b, size_t from, uint8_t m)
+{
+    for (size_t i = from; i + 1 < b->len; i++)
+        if (b->data[i] == 0xFF && b->data[i + 1] == m)
+            return i;
+    fail_msg("marker FF %02X not found", m);
+    return 0;
+}
+
+/* A one-component first scan makes libjpeg accept every later SOS, whole
+ * interleaved ones included, and decode each: the walk must count them all
+ * (it once stopped at the first interleaved scan, so 1 + 120 scans probed
+ * as 2 and passed max_jpeg_scans). */
+static void test_scan_limit_after_a_partial_first_scan(void **state)
+{
+    dvpp_buf three = sequential_jpeg(true), one = sequential_jpeg(false), b;
+    size_t scan2 = find_marker(&three, 2, 0xDA), sos;
+    dvpp_jpeg_info in;
+    dvpp_limits lim = dvpp_limits_default();
+    dvpp_err e;
+
+    (void)state;
+    scan2 = find_marker(&three, scan2 + 2, 0xDA); /* the second scan */
+    sos = find_marker(&one, 2, 0xDA);             /* the interleaved scan */
+    dvpp_buf_init(&b);
+    /* headers and the first scan (component 0), then 120 interleaved scans */
+    assert_int_equal(dvpp_buf_append(&b, three.data, scan2), DVPP_OK);
+    for (int k = 0; k < 120; k++)
+        assert_int_equal(dvpp_buf_append(&b, one.data + sos, one.len - 2 - sos), DVPP_OK);
+    assert_int_equal(dvpp_buf_append(&b, one.data + one.len - 2, 2), DVPP_OK); /* EOI */
+    assert_int_equal(dvpp_jpeg_probe(b.data, b.len, &in, NULL), DVPP_OK);
+    assert_int_equal(in.scans, 121);
+    assert_true(in.complete);
+    dvpp_err_clear(&e);
+    assert_int_equal(decode_limited(&b, &lim, &e), DVPP_ELIMIT);
+    assert_string_equal(e.field, "max_jpeg_scans");
+    dvpp_buf_fini(&b);
+    dvpp_buf_fini(&one);
+    dvpp_buf_fini(&three);
+}
+
 /* --- flavours and profiles ---------------------------------------------------- */
 
 static void test_12bit_is_unsupported(void **state)
@@ -1106,6 +1152,7 @@ int main(void)
         cmocka_unit_test(test_probe_corpus),
         cmocka_unit_test(test_probe_rejects_garbage),
         cmocka_unit_test(test_probe_scans_and_complete),
+        cmocka_unit_test(test_scan_limit_after_a_partial_first_scan),
         cmocka_unit_test(test_12bit_is_unsupported),
         cmocka_unit_test(test_arithmetic_native_ok_ascend_refused),
         cmocka_unit_test(test_ascend_strides_and_formats),
