@@ -59,14 +59,14 @@ class Dvppd:
     @tmp, two channels, @extra merged per section); stop() returns its exit
     status."""
 
-    def __init__(self, tmp, build, extra=None, prefix=None, name="d"):
+    def __init__(self, tmp, build, extra=None, prefix=None, name="dvppd"):
         self.tmp, self.build = tmp, build
         self.prefix = list(prefix or [])   # e.g. ["taskset", "-c", "0"]: execs dvppd
-        self.name = name
+        self.name = name                   # of its files in @tmp: NAME.json, .sock, .log
         self.proc = None
         self.port = free_port()
         self.sock = os.path.join(tmp, f"{name}.sock")
-        self.log_path = os.path.join(tmp, f"{name}.log" if name != "d" else "dvppd.log")
+        self.log_path = os.path.join(tmp, f"{name}.log")
         self.config = {"http": {"listen": f"127.0.0.1:{self.port}"},
                        "socket": {"path": self.sock, "mode": "0600"},
                        "device": {"channels": 2}}
@@ -87,7 +87,7 @@ class Dvppd:
         exe = os.path.join(self.build, "dvppd")
         if not os.access(exe, os.X_OK):
             raise RuntimeError(f"{exe} missing (make)")
-        conf = os.path.join(self.tmp, "dvppd.json" if self.name == "d" else f"{self.name}.json")
+        conf = os.path.join(self.tmp, f"{self.name}.json")
         with open(conf, "w") as f:
             json.dump(self.config, f)
         with open(self.log_path, "wb") as lf:

@@ -7,7 +7,7 @@ Run it as `/usr/bin/python3 bench/run_sock.py` (after `make build/bench/bench_so
 
 dvppd is started here on a temp config
   {"http": {"listen": "127.0.0.1:PORT"},
-   "socket": {"path": TMP/d.sock, "mode": "0600", "max_ring_bytes": SLOTS x 12,582,912
+   "socket": {"path": TMP/dvppd.sock, "mode": "0600", "max_ring_bytes": SLOTS x 12,582,912
               rounded up to MiB},
    "device": {"channels": 2}}
 (ready when GET /readyz answers 200 and the socket exists) and stopped at the
@@ -182,7 +182,7 @@ def write_png(path, w, h):
 class Dvppd(benchlib.Dvppd):
     """build/dvppd with rings large enough for the 1024^2 cases."""
 
-    def __init__(self, tmp, prefix=None, name="d"):
+    def __init__(self, tmp, prefix=None, name="dvppd"):
         super().__init__(tmp, BUILD, {"socket": {"max_ring_bytes": MAX_RING_BYTES}},
                          prefix=prefix, name=name)
 

@@ -12,7 +12,7 @@ Debian's python3-numpy, python3-opencv and python3-protobuf, nothing else.
 
 The daemon. build/dvppd (DVPP_BUILD, default build) is started here on a
 temp config {"http": {"listen": "127.0.0.1:PORT", "threads": 2},
-"socket": {"path": TMP/d.sock, "mode": "0600"}, "device": {"channels": 2}}
+"socket": {"path": TMP/dvppd.sock, "mode": "0600"}, "device": {"channels": 2}}
 (a free port; everything else default; DVPP_SOAK_DEVICE='{"idle_keep_bytes": 0}'
 merges keys into "device"), ready when GET /readyz answers 200
 and the socket exists, and stopped at the end with SIGTERM (it must exit 0
