@@ -32,19 +32,15 @@ TRIM_MS = 300
 Q = "w=224&h=224&mean=0.485,0.456,0.406&std=0.229,0.224,0.225"
 
 
-def rss_kib(pid, field="VmRSS"):
-    return proc_kb(pid, field)
-
-
 def steady_rss(pid, idle_s):
     """RSS after @idle_s s idle, once two samples 0.5 s apart are within
     64 KiB (at most 10 s more)."""
     time.sleep(idle_s)
-    now = rss_kib(pid)
+    now = proc_kb(pid, "VmRSS")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         time.sleep(0.5)
-        prev, now = now, rss_kib(pid)
+        prev, now = now, proc_kb(pid, "VmRSS")
         if abs(now - prev) <= 64:
             break
     return now
@@ -105,10 +101,10 @@ def back_at_rest(d, primed, what):
     if not RSS_RULE:
         return None
     deadline = time.monotonic() + 30
-    now = rss_kib(d.proc.pid)
+    now = proc_kb(d.proc.pid, "VmRSS")
     while now > primed * 1.10 and time.monotonic() < deadline:
         time.sleep(0.25)
-        now = rss_kib(d.proc.pid)
+        now = proc_kb(d.proc.pid, "VmRSS")
     assert now <= primed * 1.10, \
         f"after {what}: RSS {now / 1024:.1f} MiB at rest, primed {primed / 1024:.1f} MiB"
     print(f"after {what}: RSS {now / 1024:.1f} MiB at rest, primed {primed / 1024:.1f} MiB")
@@ -122,7 +118,7 @@ def test_rss_returns_after_a_big_png(daemon, inputs):
     assert r.status == 200, r
     a = r.npy()
     assert a.shape == (1, 3, 224, 224) and a.dtype == np.float32
-    peak = rss_kib(daemon.proc.pid, "VmHWM")
+    peak = proc_kb(daemon.proc.pid, "VmHWM")
     assert peak > primed + 50 * 1024, (peak, primed)  # the burst was real: 108 MB decoded
     # the 6000x6000 RGB decode buffer (108 MB) went in an idle trim
     daemon_util.wait_for(lambda: trimmed(daemon) - before >= 6000 * 6000 * 3,
