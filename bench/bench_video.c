@@ -15,7 +15,10 @@
  *               tensor's dvpp_buf is reserved and pre-faulted before the
  *               timed run (a pooled output buffer), unless --cold-out:
  *               then it starts empty and grows inside the timed run, as a
- *               fresh request's does
+ *               fresh request's does. Frames reach the pipeline as the
+ *               decoder's own I420 buffers (dvpp_vdec_opts.direct_i420),
+ *               or with --convert as their NV12 conversion (the way
+ *               before; the same tensor)
  *   pipe_frame  the pipeline alone (no decode, one thread): the clip's
  *               first frame as NV12, copied out once, run through the same
  *               pipeline into a 1-image tensor in a loop calibrated to
@@ -37,7 +40,7 @@
  *   an error: {"ok":false,"case":..,"status":..,"message":..} and exit 1.
  *
  *   bench_video [--case decode|pipe224|pipe_frame]... [--threads T] [--runs N]
- *               [--warm W] [--target S] [--cold-out] [--overlap] FILE
+ *               [--warm W] [--target S] [--cold-out] [--overlap] [--convert] FILE
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -65,6 +68,8 @@ typedef struct opts {
     double target;
     bool cold_out;
     bool overlap;     /* pipe224: the pipeline on a helper thread */
+    bool convert;     /* pipe224: every frame converted to NV12 first
+                         (dvpp_video_request.convert_frames) */
     const char *path;
 } opts;
 
@@ -361,6 +366,7 @@ static int case_video(bench_case c, const dvpp_buf *in, const opts *o)
         j->rq.vdec.threads = o->threads;
         j->rq.has_pipe = true;
         j->rq.overlap = o->overlap;
+        j->rq.convert_frames = o->convert;
         st = make_pipeline(&j->rq.pipe, &err);
         dvpp_buf_init(&j->out);
         if (st != DVPP_OK) {
@@ -398,6 +404,7 @@ static int case_video(bench_case c, const dvpp_buf *in, const opts *o)
            dvpp_video_codec_name(info.codec));
     json_str(stdout, info.profile);
     printf(",\"overlap\":%s", o->overlap && c == CASE_PIPE224 ? "true" : "false");
+    printf(",\"convert\":%s", o->convert && c == CASE_PIPE224 ? "true" : "false");
     printf(",\"frames\":%llu,\"probe_ms\":%.3f,\"cold_out\":%s,\"checksum\":%u,\"runs\":[",
            (unsigned long long)(o->runs ? rs[0].frames : 0), probe_ms,
            o->cold_out && c == CASE_PIPE224 ? "true" : "false", sum);
@@ -419,7 +426,7 @@ out:
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_video [--case decode|pipe224|pipe_frame]... [--threads T] "
-                    "[--runs N] [--warm W] [--target S] [--cold-out] [--overlap] FILE\n");
+                    "[--runs N] [--warm W] [--target S] [--cold-out] [--overlap] [--convert] FILE\n");
     return 2;
 }
 
@@ -445,6 +452,8 @@ int main(int argc, char **argv)
             o.cold_out = true;
         else if (strcmp(argv[i], "--overlap") == 0)
             o.overlap = true;
+        else if (strcmp(argv[i], "--convert") == 0)
+            o.convert = true;
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) {
             const char *c = argv[++i];
             int k;

@@ -30,6 +30,10 @@
 
 /* Every FFmpeg function the video code calls: X(library, function). */
 #define DVPP_AV_FUNCS(X) \
+    X(avutil, av_buffer_allocz) \
+    X(avutil, av_buffer_pool_get) \
+    X(avutil, av_buffer_pool_init) \
+    X(avutil, av_buffer_pool_uninit) \
     X(avutil, av_calloc) \
     X(avutil, av_dict_free) \
     X(avutil, av_dict_set) \
@@ -38,6 +42,7 @@
     X(avutil, av_frame_free) \
     X(avutil, av_frame_get_buffer) \
     X(avutil, av_frame_make_writable) \
+    X(avutil, av_frame_ref) \
     X(avutil, av_frame_unref) \
     X(avutil, av_free) \
     X(avutil, av_freep) \
@@ -58,7 +63,9 @@
     X(avutil, av_strdup) \
     X(avutil, av_strerror) \
     X(avformat, av_write_trailer) \
+    X(avcodec, avcodec_align_dimensions2) \
     X(avcodec, avcodec_alloc_context3) \
+    X(avcodec, avcodec_default_get_buffer2) \
     X(avcodec, avcodec_find_decoder) \
     X(avcodec, avcodec_find_encoder_by_name) \
     X(avcodec, avcodec_flush_buffers) \
@@ -107,6 +114,10 @@ const dvpp__avlib *dvpp__av(void);
 /* From here on each FFmpeg function named is a call through the table
  * (not in dvpp_avlib.c, which fills it). */
 #ifndef DVPP_AVLIB_FILL
+#define av_buffer_allocz (dvpp__av()->av_buffer_allocz)
+#define av_buffer_pool_get (dvpp__av()->av_buffer_pool_get)
+#define av_buffer_pool_init (dvpp__av()->av_buffer_pool_init)
+#define av_buffer_pool_uninit (dvpp__av()->av_buffer_pool_uninit)
 #define av_calloc (dvpp__av()->av_calloc)
 #define av_dict_free (dvpp__av()->av_dict_free)
 #define av_dict_set (dvpp__av()->av_dict_set)
@@ -115,6 +126,7 @@ const dvpp__avlib *dvpp__av(void);
 #define av_frame_free (dvpp__av()->av_frame_free)
 #define av_frame_get_buffer (dvpp__av()->av_frame_get_buffer)
 #define av_frame_make_writable (dvpp__av()->av_frame_make_writable)
+#define av_frame_ref (dvpp__av()->av_frame_ref)
 #define av_frame_unref (dvpp__av()->av_frame_unref)
 #define av_free (dvpp__av()->av_free)
 #define av_freep (dvpp__av()->av_freep)
@@ -135,7 +147,9 @@ const dvpp__avlib *dvpp__av(void);
 #define av_strdup (dvpp__av()->av_strdup)
 #define av_strerror (dvpp__av()->av_strerror)
 #define av_write_trailer (dvpp__av()->av_write_trailer)
+#define avcodec_align_dimensions2 (dvpp__av()->avcodec_align_dimensions2)
 #define avcodec_alloc_context3 (dvpp__av()->avcodec_alloc_context3)
+#define avcodec_default_get_buffer2 (dvpp__av()->avcodec_default_get_buffer2)
 #define avcodec_find_decoder (dvpp__av()->avcodec_find_decoder)
 #define avcodec_find_encoder_by_name (dvpp__av()->avcodec_find_encoder_by_name)
 #define avcodec_flush_buffers (dvpp__av()->avcodec_flush_buffers)

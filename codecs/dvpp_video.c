@@ -649,6 +649,10 @@ typedef struct vdec {
     AVPacket *pkt;
     video_conv conv[2];         /* the converted frame, reused (in turn
                                    with hold_one) */
+    video_pool pool;            /* o->direct_i420: the frames' buffers */
+    AVFrame *held[2];           /* o->direct_i420 with hold_one: the
+                                   delivered frames still being read */
+    dvpp_image direct[2];       /* their I420 views */
     uint64_t decoded, kept;
     double fps, prev_kept_t;
     bool have_prev;
@@ -688,6 +692,8 @@ static dvpp_status open_decoder(vdec *v, dvpp_err *err)
     v->ctx->width = v->d.declared[2 * v->d.stream];
     v->ctx->height = v->d.declared[2 * v->d.stream + 1];
     v->ctx->pkt_timebase = st->time_base;
+    if (v->o->direct_i420 && v->o->format == DVPP_PIXEL_NV12)
+        dvpp__video_pool_attach(v->ctx, &v->pool);
     dvpp__video_decoder_setup(v->ctx, v->lim, dvpp_vdec_threads(v->o, (uint32_t)(v->ctx->width > 0 ? v->ctx->width : 0),
                                                           (uint32_t)(v->ctx->height > 0 ? v->ctx->height : 0)));
     e = avcodec_open2(v->ctx, dec, NULL);
@@ -744,12 +750,42 @@ static bool keep_frame(vdec *v, uint64_t n, double t, bool key)
     return true;
 }
 
+/* The image v->frame goes to the sink as: the decoder's own buffer as I420
+ * where o->direct_i420 allows it (held by a reference while the sink may
+ * read it), else converted into the next conversion buffer. */
+static dvpp_status frame_image(vdec *v, const dvpp_image **img, dvpp_err *err)
+{
+    unsigned slot = v->o->hold_one ? (unsigned)(v->kept & 1) : 0;
+    video_conv *conv = &v->conv[slot];
+    dvpp_status st;
+
+    if (v->o->direct_i420 && v->o->format == DVPP_PIXEL_NV12 &&
+        dvpp__video_frame_as_i420(v->frame, &v->direct[slot])) {
+        st = dvpp__video_check_size(v->lim, v->frame->width, v->frame->height, err);
+        if (st != DVPP_OK)
+            return st;
+        if (v->o->hold_one) {
+            if (!v->held[slot] && !(v->held[slot] = av_frame_alloc()))
+                return dvpp_err_set(err, DVPP_ENOMEM, NULL, "decoder");
+            av_frame_unref(v->held[slot]);
+            if (av_frame_ref(v->held[slot], v->frame) < 0)
+                return dvpp_err_set(err, DVPP_ENOMEM, NULL, "decoder");
+        }
+        *img = &v->direct[slot];
+        return DVPP_OK;
+    }
+    st = dvpp__video_conv_frame(conv, v->frame, v->o->format, v->o->align_w, v->o->align_h,
+                                v->lim, err);
+    *img = &conv->out;
+    return st;
+}
+
 static dvpp_status take_frame(vdec *v, dvpp_err *err)
 {
     const AVFrame *f = v->frame;
     uint64_t n = v->decoded++;
     double t = frame_time(v, f, n);
-    video_conv *conv;
+    const dvpp_image *img = NULL;
     dvpp_vframe vf;
     dvpp_status st;
 
@@ -772,12 +808,10 @@ static dvpp_status take_frame(vdec *v, dvpp_err *err)
     }
     if (!keep_frame(v, n, t, f->key_frame))
         return DVPP_OK;
-    conv = &v->conv[v->o->hold_one ? v->kept & 1 : 0];
-    st = dvpp__video_conv_frame(conv, f, v->o->format, v->o->align_w, v->o->align_h, v->lim,
-                                err);
+    st = frame_image(v, &img, err);
     if (st != DVPP_OK)
         return st;
-    vf = (dvpp_vframe){&conv->out, n, v->kept, f->best_effort_timestamp, t, f->key_frame != 0};
+    vf = (dvpp_vframe){img, n, v->kept, f->best_effort_timestamp, t, f->key_frame != 0};
     st = v->sink(v->ctx_sink, &vf, err);
     v->kept++;
     v->prev_kept_t = t;
@@ -877,6 +911,7 @@ dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_o
     st = demux_open(&v.d, data, len, v.lim, err);
     if (st != DVPP_OK)
         return st;
+    dvpp__video_pool_init(&v.pool);
     fill_info(&v.d, &vi);
     v.fps = vi.fps;
     if (info)
@@ -890,9 +925,12 @@ dvpp_status dvpp_video_decode(const uint8_t *data, size_t len, const dvpp_vdec_o
         o->hold_end(ctx);
     dvpp__video_conv_fini(&v.conv[0]);
     dvpp__video_conv_fini(&v.conv[1]);
+    av_frame_free(&v.held[0]);
+    av_frame_free(&v.held[1]);
     av_packet_free(&v.pkt);
     av_frame_free(&v.frame);
     avcodec_free_context(&v.ctx);
+    dvpp__video_pool_fini(&v.pool);
     demux_close(&v.d);
     return st;
 }

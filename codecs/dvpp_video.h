@@ -131,6 +131,15 @@ typedef struct dvpp_vdec_opts {
      * last frame. */
     bool hold_one;
     void (*hold_end)(void *sink_ctx);
+    /* With @format NV12: a frame the decoder made as 8-bit 4:2:0 in
+     * limited range (yuv420p, most H.264/H.265) comes to the sink as an
+     * I420 image in the decoder's own buffer (frames are allocated in that
+     * layout: strides a multiple of 128, rows of 2), with no conversion:
+     * the samples its NV12 conversion would interleave. Other frames
+     * (full range, 10-bit, cropped at the top or left) are converted as
+     * usual. For a sink that only reads pixels (a pipeline to a tensor),
+     * never for one that hands out the bytes as laid out. */
+    bool direct_i420;
     /* Polled once per decoded frame (may be NULL): a status other than
      * DVPP_OK stops decoding and is returned (a canceled job, a passed
      * deadline: DVPP_ECANCELED, DVPP_ETIMEDOUT). */
@@ -147,7 +156,8 @@ unsigned dvpp_vdec_threads(const dvpp_vdec_opts *o, uint32_t w, uint32_t h);
 /* One delivered frame; valid during the sink call only (with
  * dvpp_vdec_opts.hold_one, until the next sink call returns). */
 typedef struct dvpp_vframe {
-    const dvpp_image *image;  /* the converted frame (decoder-owned buffer) */
+    const dvpp_image *image;  /* the converted frame (decoder-owned buffer;
+                                 I420 with dvpp_vdec_opts.direct_i420) */
     uint64_t index;           /* decoded frame number n (presentation order) */
     uint64_t kept;            /* how many were delivered before this one */
     int64_t pts;              /* in the stream's time base */

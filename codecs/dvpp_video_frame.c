@@ -162,3 +162,122 @@ dvpp_status dvpp__video_conv_frame(video_conv *c, const AVFrame *f, dvpp_pixfmt 
     sws_scale(c->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, dp, ds);
     return DVPP_OK;
 }
+
+/* --- frames in the I420 layout (video_pool) ------------------------------------ */
+
+/* Row alignment of the pool's Y plane: U and V rows (half of it) then stay
+ * at the 64 bytes libavcodec's AVX-512 code may ask. */
+#define POOL_STRIDE_ALIGN 128
+/* Bytes past the V plane: libavcodec's own allocator adds 16 + STRIDE_ALIGN
+ * - 1 for SIMD reads past a row's end; this is more than that. */
+#define POOL_SLACK 1024
+
+void dvpp__video_pool_init(video_pool *p)
+{
+    memset(p, 0, sizeof(*p));
+    pthread_mutex_init(&p->lock, NULL);
+}
+
+void dvpp__video_pool_fini(video_pool *p)
+{
+    if (p->pool)
+        av_buffer_pool_uninit(&p->pool);
+    pthread_mutex_destroy(&p->lock);
+}
+
+static size_t align_up(size_t v, size_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+/* Y stride and rows for a frame of @f's (coded) size, as @c's decoder
+ * needs them: its aligned dimensions, each plane's row alignment kept. */
+static bool pool_layout(AVCodecContext *c, const AVFrame *f, size_t *stride, size_t *rows)
+{
+    int w = f->width, h = f->height;
+    int la[AV_NUM_DATA_POINTERS] = {0};
+    size_t a = POOL_STRIDE_ALIGN;
+
+    if (w <= 0 || h <= 0)
+        return false;
+    avcodec_align_dimensions2(c, &w, &h, la);
+    for (int k = 0; k < 3; k++) {
+        size_t need = (size_t)(la[k] > 0 ? la[k] : 1) * (k ? 2 : 1);
+        if (need & (need - 1))
+            return false; /* not a power of two: leave it to libavcodec */
+        if (need > a)
+            a = need;
+    }
+    *stride = align_up((size_t)w, a);
+    *rows = align_up((size_t)h, 2);
+    return true;
+}
+
+static int pool_get_buffer(AVCodecContext *c, AVFrame *f, int flags)
+{
+    video_pool *p = c->opaque;
+    size_t s, r, luma, chroma, size;
+    AVBufferRef *b = NULL;
+
+    if (f->format != AV_PIX_FMT_YUV420P || !pool_layout(c, f, &s, &r))
+        return avcodec_default_get_buffer2(c, f, flags);
+    luma = s * r;
+    chroma = (s / 2) * (r / 2);
+    size = luma + 2 * chroma + POOL_SLACK;
+    pthread_mutex_lock(&p->lock);
+    if (p->pool && p->size != size)
+        av_buffer_pool_uninit(&p->pool); /* a new size: buffers out keep theirs */
+    if (!p->pool) {
+        p->pool = av_buffer_pool_init(size, av_buffer_allocz);
+        p->size = size;
+    }
+    if (p->pool)
+        b = av_buffer_pool_get(p->pool);
+    pthread_mutex_unlock(&p->lock);
+    if (!b)
+        return AVERROR(ENOMEM);
+    f->buf[0] = b;
+    f->data[0] = b->data;
+    f->data[1] = b->data + luma;
+    f->data[2] = b->data + luma + chroma;
+    f->linesize[0] = (int)s;
+    f->linesize[1] = f->linesize[2] = (int)(s / 2);
+    f->extended_data = f->data;
+    return 0;
+}
+
+void dvpp__video_pool_attach(AVCodecContext *c, video_pool *p)
+{
+    c->opaque = p;
+    c->get_buffer2 = pool_get_buffer;
+}
+
+bool dvpp__video_frame_as_i420(const AVFrame *f, dvpp_image *img)
+{
+    const AVBufferRef *b = f->buf[0];
+    uintptr_t y0 = (uintptr_t)f->data[0], u0 = (uintptr_t)f->data[1];
+    uintptr_t v0 = (uintptr_t)f->data[2];
+    size_t s, r, chroma;
+
+    if (f->format != AV_PIX_FMT_YUV420P || f->color_range == AVCOL_RANGE_JPEG || !b ||
+        f->buf[1] || f->data[0] != b->data || f->width <= 0 || f->height <= 0 ||
+        f->linesize[0] <= 0 || f->linesize[0] % 2 || f->linesize[1] != f->linesize[0] / 2 ||
+        f->linesize[2] != f->linesize[1] || u0 <= y0)
+        return false;
+    s = (size_t)f->linesize[0];
+    if ((u0 - y0) % s)
+        return false;
+    r = (u0 - y0) / s;
+    chroma = (s / 2) * (r / 2);
+    if (r % 2 || r < (size_t)f->height || v0 != u0 + chroma || (u0 - y0) + 2 * chroma > b->size)
+        return false;
+    memset(img, 0, sizeof(*img));
+    img->format = DVPP_PIXEL_I420;
+    img->width = (uint32_t)f->width;
+    img->height = (uint32_t)f->height;
+    img->width_stride = (uint32_t)s;
+    img->height_stride = (uint32_t)r;
+    img->data = f->data[0];
+    img->size = (u0 - y0) + 2 * chroma;
+    return true;
+}

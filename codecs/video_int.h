@@ -15,6 +15,7 @@
 #ifndef DVPP_VIDEO_INT_H
 #define DVPP_VIDEO_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -132,5 +133,40 @@ dvpp_status dvpp__video_conv_frame(video_conv *c, const struct AVFrame *f, dvpp_
 
 /* Free the converter and its image (init'd or used; again is a no-op). */
 void dvpp__video_conv_fini(video_conv *c);
+
+/* Frames the pipeline can read where the decoder wrote them. libavcodec's
+ * own allocator gives each plane of a frame its own buffer; this one gives
+ * an 8-bit 4:2:0 frame (yuv420p) one buffer laid out as a dvpp_image I420:
+ * the Y plane (stride S, H rows), then U and V (stride S / 2, H / 2 rows
+ * each), S a multiple of 128 and H of 2, both at least what
+ * avcodec_align_dimensions2 asks. Other formats keep libavcodec's
+ * allocator. Buffers come from an AVBufferPool, zeroed when first made
+ * (rows the decoder never writes hold zeros, not old heap bytes). Owned by
+ * one decoder; its get_buffer2 runs on the decoder's frame threads, so the
+ * pool's (re)creation is locked. */
+typedef struct video_pool {
+    pthread_mutex_t lock;
+    struct AVBufferPool *pool;   /* for buffers of @size bytes (NULL: none yet) */
+    size_t size;
+} video_pool;
+
+void dvpp__video_pool_init(video_pool *p);
+
+/* Make @c allocate its yuv420p frames from @p (before avcodec_open2; @p
+ * must outlive @c and every frame it made). */
+void dvpp__video_pool_attach(struct AVCodecContext *c, video_pool *p);
+
+/* Free the pool, once, after the decoder is freed (frames still referenced
+ * keep their buffers until unreferenced). */
+void dvpp__video_pool_fini(video_pool *p);
+
+/* True when @f can go to a pipeline as it is, as the I420 image @img
+ * (pointing into @f's buffer; valid while @f is referenced): 8-bit 4:2:0
+ * in this pool's layout, not full range. Those are the frames whose
+ * conversion to NV12 (dvpp__video_conv_frame) only interleaves U and V:
+ * the same samples. A cropped frame (data moved off the buffer's start),
+ * a full-range one (swscale would convert its range) or another format
+ * answers false. */
+bool dvpp__video_frame_as_i420(const struct AVFrame *f, dvpp_image *img);
 
 #endif

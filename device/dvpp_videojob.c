@@ -303,6 +303,8 @@ static dvpp_status pipe_frame(vjob *j, const dvpp_image *img, dvpp_err *err)
     j->pipe.input = DVPP_PIPE_IN_RAW;
     j->pipe.raw = (dvpp_pipe_raw){img->format, img->width, img->height, img->width_stride,
                                   img->height_stride};
+    if (img->format != j->rq->vdec.format)
+        r->direct_frames++; /* the decoder's I420 (direct_i420) */
     st = plan_frame(j, img, pl.total, err);
     /* The previous frame is done before the output may move (room) and
      * before its buffer is converted over (this call's return). */
@@ -347,6 +349,13 @@ static dvpp_status on_frame(void *ctx, const dvpp_vframe *f, dvpp_err *err)
     return st;
 }
 
+bool dvpp_video_pipe_reads_pixels(const dvpp_pipeline *p, dvpp_pixfmt format)
+{
+    return format == DVPP_PIXEL_NV12 && p->output == DVPP_PIPE_OUT_TENSOR &&
+           p->post != DVPP_PIPE_POST_AIPP && !dvpp_profile_is_ascend(p->decode.profile) &&
+           !(p->watch && p->watch->image);
+}
+
 dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
                            const dvpp_video_request *rq, dvpp_buf *out,
                            dvpp_video_result *res, dvpp_err *err)
@@ -378,6 +387,8 @@ dvpp_status dvpp_video_run(dvpp_worker *w, const uint8_t *data, size_t len,
             return st;
     }
     vdec = rq->vdec;
+    vdec.direct_i420 = rq->has_pipe && !rq->convert_frames &&
+                       dvpp_video_pipe_reads_pixels(&j.pipe, rq->vdec.format);
     if (rq->overlap && rq->has_pipe) {
         st = dvpp_pipe_async_start(&j.helper, err);
         if (st != DVPP_OK)

@@ -48,6 +48,10 @@ typedef struct dvpp_video_request {
      * beside the decoder's threads. Slices, their order and every byte
      * are those of a run without it. */
     bool overlap;
+    /* Convert every frame to @vdec.format before its pipeline even where
+     * the pipeline could read the decoder's buffer as it is (see
+     * dvpp_video_run): the reference the direct path is tested against. */
+    bool convert_frames;
 } dvpp_video_request;
 
 void dvpp_video_request_init(dvpp_video_request *rq);
@@ -68,6 +72,16 @@ void dvpp_video_request_init(dvpp_video_request *rq);
  * (dvpp_video_request.overlap). With none free @o stays as asked and the
  * answer is false: work already queued keeps its channels. */
 bool dvpp_video_spread(dvpp_vdec_opts *o, bool has_pipe, unsigned idle_channels);
+
+/* Whether pipeline @p may read a video's frames as the decoder's own I420
+ * buffers instead of their conversion to @format
+ * (dvpp_vdec_opts.direct_i420): the same samples, so the same output, as
+ * long as only pixel values reach it: @format NV12 and a tensor output,
+ * not AIPP (its config names the input format), not an ascend profile
+ * (their VPC input rules are YUV420SP's), no image watch (it would see
+ * I420 input). An image output hands out the last op's bytes as laid out
+ * and always gets the conversion. */
+bool dvpp_video_pipe_reads_pixels(const dvpp_pipeline *p, dvpp_pixfmt format);
 
 typedef struct dvpp_video_frame_info {
     uint64_t index;           /* decoded frame number */
@@ -92,6 +106,9 @@ typedef struct dvpp_video_result {
     dvpp_video_frame_info *frame;  /* [frames], allocated (see header) */
     dvpp_pipe_geom geom;      /* of the pipeline for the first frame, when
                                  has_pipe (each frame's: frame[t].geom) */
+    /* Frames whose pipeline read the decoder's own I420 buffer instead of
+     * a conversion to NV12 (dvpp_vdec_opts.direct_i420) */
+    uint64_t direct_frames;
 } dvpp_video_result;
 
 /* Decode @data with @rq into @out. Errors: those of dvpp_video_decode and

@@ -426,6 +426,7 @@ static void *vdec_main(void *arg)
         opts = ch->vdec;
         opts.check = vdec_check;
         opts.check_ctx = &v;
+        opts.direct_i420 = ch->has_pipe && dvpp_video_pipe_reads_pixels(&v.pipe, opts.format);
         if (dvpp_video_spread(&opts, ch->has_pipe, dvpp_task_idle_channels(j->vd->task)))
             st = dvpp_pipe_async_start(&v.helper, &err);
         if (v.helper) {

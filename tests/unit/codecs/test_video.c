@@ -561,6 +561,117 @@ static void test_every_3(void **state)
     }
 }
 
+/* Frames handed over as the decoder's own I420 buffers
+ * (dvpp_vdec_opts.direct_i420) hold the samples their NV12 conversion
+ * holds: every Y byte and every U and V sample of every frame, for each
+ * codec and container, on frame threads with hold_one, where frame t's
+ * image must still hold its samples while frame t + 1 is delivered. */
+typedef struct planes_rec {
+    unsigned n;
+    unsigned direct;               /* frames that came as I420 */
+    uint8_t *y, *u, *v;            /* [T][W*H], [T][W*H/4] x 2 */
+    const dvpp_image *prev;        /* hold_one: the frame before */
+    unsigned prev_t;
+    bool compare;                  /* false: record, true: compare */
+} planes_rec;
+
+/* Sample (x, y) of plane @k (0 Y, 1 U, 2 V) of @img (NV12 or I420). */
+static uint8_t sample_at(const dvpp_image *img, int k, unsigned x, unsigned y)
+{
+    size_t ws = img->width_stride, hs = img->height_stride;
+    const uint8_t *c = img->data + ws * hs;
+
+    if (k == 0)
+        return img->data[y * ws + x];
+    if (img->format == DVPP_PIXEL_NV12)
+        return c[y * ws + 2 * x + (k == 2)];
+    return c[(k == 2 ? (ws / 2) * (hs / 2) : 0) + y * (ws / 2) + x];
+}
+
+/* Compare (or record) frame @t's samples. */
+static bool planes_match(planes_rec *r, const dvpp_image *img, unsigned t, bool keep)
+{
+    uint8_t *dst[3] = {r->y + (size_t)t * W * H, r->u + (size_t)t * W * H / 4,
+                       r->v + (size_t)t * W * H / 4};
+
+    for (int k = 0; k < 3; k++) {
+        unsigned w = k ? W / 2 : W, h = k ? H / 2 : H;
+        for (unsigned y = 0; y < h; y++)
+            for (unsigned x = 0; x < w; x++) {
+                uint8_t s = sample_at(img, k, x, y);
+                if (keep)
+                    dst[k][y * w + x] = s;
+                else if (dst[k][y * w + x] != s)
+                    return false;
+            }
+    }
+    return true;
+}
+
+static dvpp_status planes_sink(void *ctx, const dvpp_vframe *f, dvpp_err *err)
+{
+    planes_rec *r = ctx;
+
+    (void)err;
+    assert_true(r->n < T);
+    assert_int_equal(f->image->width, W);
+    assert_int_equal(f->image->height, H);
+    if (f->image->format == DVPP_PIXEL_I420)
+        r->direct++;
+    else
+        assert_int_equal(f->image->format, DVPP_PIXEL_NV12);
+    if (r->compare && !planes_match(r, f->image, r->n, false))
+        fail_msg("frame %u: a sample differs from the NV12 conversion's", r->n);
+    if (!r->compare)
+        planes_match(r, f->image, r->n, true);
+    if (r->prev && !planes_match(r, r->prev, r->prev_t, false))
+        fail_msg("frame %u changed while frame %u was delivered", r->prev_t, r->n);
+    r->prev = r->compare ? f->image : NULL;
+    r->prev_t = r->n;
+    r->n++;
+    return DVPP_OK;
+}
+
+static void no_hold(void *ctx)
+{
+    (void)ctx;
+}
+
+static void test_direct_i420_same_samples(void **state)
+{
+    static const stream_id ids[] = {S264_ANNEXB, S264_MP4, S265_ANNEXB, S265_MP4};
+    planes_rec r;
+
+    (void)state;
+    memset(&r, 0, sizeof(r));
+    r.y = malloc((size_t)T * W * H);
+    r.u = malloc((size_t)T * W * H / 4);
+    r.v = malloc((size_t)T * W * H / 4);
+    assert_true(r.y && r.u && r.v);
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        dvpp_vdec_opts o;
+        dvpp_err err;
+        dvpp_vdec_opts_init(&o);
+        r.n = r.direct = 0, r.prev = NULL, r.compare = false;
+        assert_int_equal(dvpp_video_decode(bytes_of(ids[i])->data, bytes_of(ids[i])->len, &o,
+                                           NULL, planes_sink, &r, NULL, &err), DVPP_OK);
+        assert_int_equal(r.n, T);
+        assert_int_equal(r.direct, 0);
+        o.direct_i420 = true;
+        o.hold_one = true;
+        o.hold_end = no_hold;
+        o.threads = 3;
+        r.n = r.direct = 0, r.prev = NULL, r.compare = true;
+        assert_int_equal(dvpp_video_decode(bytes_of(ids[i])->data, bytes_of(ids[i])->len, &o,
+                                           NULL, planes_sink, &r, NULL, &err), DVPP_OK);
+        assert_int_equal(r.n, T);
+        assert_int_equal(r.direct, T); /* limited range 4:2:0: every frame as it is */
+    }
+    free(r.y);
+    free(r.u);
+    free(r.v);
+}
+
 static void test_keyframes_only(void **state)
 {
     dvpp_vdec_opts o;
@@ -1928,6 +2039,7 @@ int main(void)
         T_(test_idr7_h264),
         T_(test_idr7_h265),
         T_(test_every_3),
+        T_(test_direct_i420_same_samples),
         T_(test_keyframes_only),
         T_(test_time_range),
         T_(test_fps),

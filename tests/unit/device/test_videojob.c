@@ -404,6 +404,107 @@ static void test_overlap_refusal_mid_stream(void **state)
     dvpp_buf_fini(&v);
 }
 
+/* Pipelines to a tensor read the decoder's own I420 frames (no NV12
+ * conversion): the same tensor, byte for byte, as from the conversion
+ * (dvpp_video_request.convert_frames), for a stretch, a letterbox, a crop
+ * at odd offsets, Pillow's antialiased resize and a colour conversion op,
+ * every frame or every 3rd, plain and overlapped, and a stream whose
+ * resolution changes; an image output, AIPP-free or not, stays on the
+ * conversion. */
+static void direct_pipeline(dvpp_video_request *rq, int kind)
+{
+    dvpp_pipe_op op;
+
+    dvpp_video_request_init(rq);
+    rq->has_pipe = true;
+    rq->pipe.post = DVPP_PIPE_POST_NORM;
+    rq->pipe.output = DVPP_PIPE_OUT_TENSOR;
+    memset(&op, 0, sizeof(op));
+    switch (kind) {
+    case 0:
+        add_resize(&rq->pipe, DVPP_RESIZE_STRETCH, 64, 48);
+        break;
+    case 1:
+        add_resize(&rq->pipe, DVPP_RESIZE_LETTERBOX, 100, 100);
+        break;
+    case 2:
+        op.kind = DVPP_PIPE_OP_CROP;
+        op.u.crop = (dvpp_roi){3, 5, 103, 81}; /* inclusive: 101 x 77 at (3, 5) */
+        assert_int_equal(dvpp_pipeline_add_op(&rq->pipe, &op, NULL), DVPP_OK);
+        add_resize(&rq->pipe, DVPP_RESIZE_STRETCH, 57, 43);
+        break;
+    case 3:
+        add_resize(&rq->pipe, DVPP_RESIZE_STRETCH, 70, 50);
+        rq->pipe.ops[0].u.resize.opts.parity = DVPP_PARITY_PIL;
+        break;
+    default:
+        op.kind = DVPP_PIPE_OP_CONVERT;
+        op.u.convert = DVPP_PIXEL_BGR;
+        assert_int_equal(dvpp_pipeline_add_op(&rq->pipe, &op, NULL), DVPP_OK);
+        add_resize(&rq->pipe, DVPP_RESIZE_STRETCH, 40, 30);
+        break;
+    }
+}
+
+static void test_direct_frames_make_the_same_tensor(void **state)
+{
+    (void)state;
+    for (int stream = 0; stream < 2; stream++)
+        for (int kind = 0; kind < 5; kind++)
+            for (int every = 1; every <= 3; every += 2)
+                for (int overlap = 0; overlap < 2; overlap++) {
+                    dvpp_buf v = stream ? two_sizes(true) : one_size(176, 144, 23);
+                    dvpp_buf out[2];
+                    dvpp_video_request rq;
+                    dvpp_video_result res[2];
+                    dvpp_err e;
+
+                    direct_pipeline(&rq, kind);
+                    rq.vdec.every = (uint32_t)every;
+                    rq.overlap = overlap;
+                    rq.vdec.threads = overlap ? 3 : 1;
+                    for (int k = 0; k < 2; k++) {
+                        rq.convert_frames = k == 0;
+                        if (run(&v, &rq, k ? 0x5A : 0xA5, &out[k], &res[k], &e) != DVPP_OK)
+                            fail_msg("stream %d kind %d convert %d: %s: %s", stream, kind,
+                                     k == 0, e.field, e.msg);
+                    }
+                    assert_int_equal(res[0].direct_frames, 0);
+                    assert_int_equal(res[1].direct_frames, res[1].frames);
+                    assert_int_equal(res[1].frames, res[0].frames);
+                    assert_true(res[0].frames >= 2);
+                    assert_int_equal(out[1].len, out[0].len);
+                    assert_int_equal(out[0].len, res[0].frames * res[0].slice_bytes);
+                    if (memcmp(out[0].data, out[1].data, out[0].len) != 0)
+                        fail_msg("stream %d kind %d every %d overlap %d: the tensors differ",
+                                 stream, kind, every, overlap);
+                    for (int k = 0; k < 2; k++) {
+                        dvpp_video_result_fini(&res[k]);
+                        dvpp_buf_fini(&out[k]);
+                    }
+                    dvpp_buf_fini(&v);
+                }
+}
+
+/* An image output hands out the last op's bytes as laid out: its frames
+ * are converted as asked, never the decoder's I420. */
+static void test_image_output_keeps_the_conversion(void **state)
+{
+    dvpp_buf v = one_size(176, 144, 8), out;
+    dvpp_video_request rq;
+    dvpp_video_result res;
+    dvpp_err e;
+
+    (void)state;
+    fixed_output_request(&rq, false, DVPP_PIXEL_RGB);
+    assert_int_equal(run(&v, &rq, 0xA5, &out, &res, &e), DVPP_OK);
+    assert_int_equal(res.frames, 8);
+    assert_int_equal(res.direct_frames, 0);
+    dvpp_video_result_fini(&res);
+    dvpp_buf_fini(&out);
+    dvpp_buf_fini(&v);
+}
+
 /* The spread rule: channels free give frame threads (one more than the
  * channels used) and the overlap; none free leaves the request alone; a
  * request's own thread count is kept. */
@@ -443,6 +544,8 @@ int main(void)
         cmocka_unit_test(test_result_names_the_first_frame),
         cmocka_unit_test(test_overlap_is_byte_identical),
         cmocka_unit_test(test_overlap_refusal_mid_stream),
+        cmocka_unit_test(test_direct_frames_make_the_same_tensor),
+        cmocka_unit_test(test_image_output_keeps_the_conversion),
         cmocka_unit_test(test_spread_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
