@@ -16,7 +16,7 @@ normalise), every process on CPUs 0,1:
                     bilinear: the fair row)
   in-process 1ch    bench_video --case pipe224 --threads 1 (one thread: what
                     one channel does)
-  in-process 2ch    bench_video --case pipe224 --threads 3 --overlap (what the
+  in-process 2ch    bench_video --case pipe224 --threads 2 --overlap (what the
                     daemon's spread gives a video with one other channel free)
   HTTP 1ch / 2ch    POST /v1/video/decode?w=224&h=224&mean=..&std=.. to a
                     dvppd with device.channels 1 / 2 (the file in the body,
@@ -73,7 +73,7 @@ def run_ff(case, clip):
 
 def run_inproc(clip, two):
     argv = CPUS + [rv.EXE, "--case", "pipe224", "--runs", "1", "--warm", "0", "--threads",
-                   "3" if two else "1"] + (["--overlap"] if two else []) + [clip["path"]]
+                   "2" if two else "1"] + (["--overlap"] if two else []) + [clip["path"]]
     p = subprocess.run(argv, capture_output=True, text=True, env=clean_env(),
                        timeout=rv.TIMEOUT)
     js = [json.loads(x) for x in p.stdout.splitlines() if x.startswith("{")]

@@ -16,7 +16,7 @@ void dvpp_video_request_init(dvpp_video_request *rq)
 
 bool dvpp_video_spread(dvpp_vdec_opts *o, bool has_pipe, unsigned idle_channels)
 {
-    unsigned n = idle_channels + 2;
+    unsigned n = idle_channels + 1;
 
     if (!idle_channels)
         return false;

@@ -505,8 +505,8 @@ static void test_image_output_keeps_the_conversion(void **state)
     dvpp_buf_fini(&v);
 }
 
-/* The spread rule: channels free give frame threads (one more than the
- * channels used) and the overlap; none free leaves the request alone; a
+/* The spread rule: channels free give frame threads (one per channel
+ * used) and the overlap; none free leaves the request alone; a
  * request's own thread count is kept. */
 static void test_spread_rule(void **state)
 {
@@ -517,15 +517,15 @@ static void test_spread_rule(void **state)
     assert_false(dvpp_video_spread(&o, true, 0));
     assert_int_equal(o.threads, 0);
     assert_true(dvpp_video_spread(&o, true, 1));
-    assert_int_equal(o.threads, 3);
+    assert_int_equal(o.threads, 2);
     /* tiny frames stay on one thread; from 320x240 on they get them all */
     assert_int_equal(dvpp_vdec_threads(&o, 16, 16), 1);
     assert_int_equal(dvpp_vdec_threads(&o, 320, 239), 1);
-    assert_int_equal(dvpp_vdec_threads(&o, 320, 240), 3);
-    assert_int_equal(dvpp_vdec_threads(&o, 1920, 1080), 3);
+    assert_int_equal(dvpp_vdec_threads(&o, 320, 240), 2);
+    assert_int_equal(dvpp_vdec_threads(&o, 1920, 1080), 2);
     o.threads = 0;
     assert_false(dvpp_video_spread(&o, false, 3));
-    assert_int_equal(o.threads, 5);
+    assert_int_equal(o.threads, 4);
     o.threads = 2;
     o.threads_min_pixels = 0;
     assert_true(dvpp_video_spread(&o, true, 7));
