@@ -37,10 +37,16 @@ process pinned as anchors.md s5 (T=1: taskset -c 1; T=2: taskset -c 0,1):
   ffmpeg scale rgb  ... -vf scale=224:224 -pix_fmt rgb24 -f rawvideo -y
                     /dev/null: the closest equivalent that produces pixels
   dvppd video job   bench_video --case pipe224 --threads T: dvpp_video_run,
-                    decode to NV12 + per frame the pipeline stretch 224x224
+                    decode (each frame read as the decoder's own I420 buffer,
+                    no NV12 conversion: dvpp_vdec_opts.direct_i420) + per
+                    frame the pipeline stretch 224x224
                     (cv2-parity bilinear) + ImageNet normalise into a T x 3 x
                     224 x 224 f32 NCHW tensor; the tensor's buffer is reserved
                     and pre-faulted before timing (a pooled buffer)
+  dvppd overlapped  the same with --overlap: each frame's pipeline on a helper
+                    thread while the next is decoded, as the daemon runs one
+                    video with a channel free (dvpp_video_spread: T frame
+                    threads for T channels)
   (extra) cold out  the same with --cold-out: the output dvpp_buf starts empty
                     and grows (doubling, copying, first-touch faults) inside
                     the timed run, as for a fresh request (DVPP_BENCH_VIDEO_COLD=0
@@ -125,11 +131,13 @@ CASES = {
                      ["-vf", "scale=224:224", "-pix_fmt", "rgb24", "-f", "rawvideo", "-y",
                       "/dev/null"]),
     "dv_pipe": ("dvppd dvpp_video_run 224x224 f32 tensor", "dv", ["--case", "pipe224"]),
+    "dv_pipe_ov": ("dvppd the same, overlapped (daemon, 2 ch)", "dv",
+                   ["--case", "pipe224", "--overlap"]),
     "dv_pipe_cold": ("(extra) the same, cold output buffer", "dv",
                      ["--case", "pipe224", "--cold-out"]),
 }
 DECODE_CASES = ["ff_null", "ff_nv12", "dv_decode"]
-PIPE_CASES = ["ff_scale", "ff_scale_bl", "ff_scale_rgb", "dv_pipe"] + \
+PIPE_CASES = ["ff_scale", "ff_scale_bl", "ff_scale_rgb", "dv_pipe", "dv_pipe_ov"] + \
     (["dv_pipe_cold"] if COLD else [])
 
 RE_BENCH = re.compile(r"bench: utime=([\d.]+)s stime=([\d.]+)s rtime=([\d.]+)s")
@@ -408,6 +416,10 @@ def bench(tmp, problems, t_start):
             "pipe_vs_scale": ratio(g, "dv_pipe", "ff_scale"),
             "pipe_vs_scale_bilinear": ratio(g, "dv_pipe", "ff_scale_bl"),
             "pipe_vs_scale_rgb": ratio(g, "dv_pipe", "ff_scale_rgb"),
+            "pipe_overlap_vs_scale": ratio(g, "dv_pipe_ov", "ff_scale"),
+            "pipe_overlap_vs_scale_bilinear": ratio(g, "dv_pipe_ov", "ff_scale_bl"),
+            # what any preprocessing on ffmpeg's own decode could reach at zero cost
+            "ceiling_null_vs_scale": ratio(g, "ff_null", "ff_scale"),
         }
         if COLD:
             rr["pipe_cold_vs_scale_rgb"] = ratio(g, "dv_pipe_cold", "ff_scale_rgb")
@@ -450,6 +462,11 @@ def bench(tmp, problems, t_start):
                       f"[{mark(rr['pipe_vs_scale_rgb'], GOAL_PIPE, True)}]  (goal > 1); "
                       f"{fmt(rr['pipe_vs_scale_bilinear'], '.3f')}x scale bilinear (the "
                       "same filter as dvppd's)")
+            elif c == "dv_pipe_ov":
+                rt = (f"{fmt(rr['pipe_overlap_vs_scale'], '.3f')}x scale, "
+                      f"{fmt(rr['pipe_overlap_vs_scale_bilinear'], '.3f')}x scale bilinear "
+                      "(--overlap: the pipeline on a helper thread, as dvpp_video_spread runs a "
+                      "video with a channel free)")
             elif c == "dv_pipe_cold":
                 rt = f"{fmt(rr.get('pipe_cold_vs_scale_rgb'), '.3f')}x scale rgb (no goal)"
             else:
@@ -461,6 +478,9 @@ def bench(tmp, problems, t_start):
             f"{fmt(cr['decode_vs_nv12'], '.3f')}x nv12; 224 tensors "
             f"{fmt(cr['pipe_vs_scale'], '.3f')}x scale, {fmt(cr['pipe_vs_scale_rgb'], '.3f')}x "
             "scale rgb")
+        log(f"  ceiling: ffmpeg null / ffmpeg scale = {fmt(rr['ceiling_null_vs_scale'], '.3f')}x "
+            "(the ratio a preprocessing of zero cost on the same libavcodec decode would "
+            "reach)")
         pp = {k: f"{min(v):.2f}-{max(v):.2f}" for k, v in pr.items() if v}
         if pp:
             log("  paired per-round ratios (min-max): " +
