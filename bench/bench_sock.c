@@ -11,6 +11,14 @@
  *   bench_sock ring SOCKET W H N          dvppd: raw RGB WxH in a sealed memfd
  *                                         (made once, reused) -> WxHx3 f32 NCHW
  *                                         (x/255) into a ring slot
+ *   bench_sock tput SOCKET FILE N         dvppd throughput: FILE (a JPEG, in a
+ *                                         sealed memfd made once) -> 224x224
+ *                                         stretch, ImageNet mean/std, f32 NCHW
+ *                                         into a ring slot, --inflight K jobs
+ *                                         kept in flight (submit_async + wait,
+ *                                         oldest first), N completions timed
+ *                                         as one span: images/s (the job of
+ *                                         /v1/preprocess and of bench_batch)
  *   bench_sock http PORT W H N            the same raw job as POST
  *                                         /v1/preprocess?...&out=raw on one
  *                                         keep-alive TCP connection to
@@ -80,6 +88,7 @@ typedef struct opts {
     unsigned slots;
     unsigned from_w, from_h; /* ring: raw input geometry (0: the output's) */
     const char *pin;         /* pingpong, stream: "none", "same", "cross" */
+    unsigned inflight;       /* tput: jobs kept in flight */
 } opts;
 
 /* One timed series: the round trips, and for dvppd jobs the pipeline's
@@ -581,6 +590,88 @@ static int run_ring(const char *path, unsigned w, unsigned h, long n, const opts
     return 0;
 }
 
+static uint8_t *read_file(const char *path, size_t *len);
+
+/* The tensor of one tput job: 3 x 224 x 224 f32, every value finite and
+ * within what ImageNet mean/std make of 0..255 ((0 - 0.485) / 0.229 =
+ * -2.12 .. (1 - 0.406) / 0.225 = 2.64). */
+static bool tput_tensor_ok(const dvppc_result *r, size_t out_len)
+{
+    const float *t = r->data;
+
+    if (!t || r->len != out_len || r->meta.ndim != 4 || r->meta.shape[1] != 3 ||
+        r->meta.shape[2] != 224 || r->meta.shape[3] != 224 ||
+        strcmp(r->meta.dtype, "float32") != 0)
+        return false;
+    for (size_t i = 0; i < out_len / sizeof(float); i += 997)
+        if (!(t[i] >= -2.2f && t[i] <= 2.7f))
+            return false;
+    return true;
+}
+
+static int run_tput(const char *path, const char *file, long n, const opts *o)
+{
+    static const char spec[] =
+        "{\"ops\":[{\"resize\":{\"w\":224,\"h\":224}}],"
+        "\"normalize\":{\"mean\":[0.485,0.456,0.406],\"std\":[0.229,0.224,0.225],"
+        "\"layout\":\"nchw\",\"dtype\":\"float32\"}}";
+    const size_t out_len = (size_t)3 * 224 * 224 * sizeof(float);
+    unsigned k = o->inflight, head = 0;
+    long warm = o->warmup >= 0 ? o->warmup : 32, done = 0, sent = 0, total = warm + n;
+    size_t len = 0;
+    uint8_t *img = read_file(file, &len);
+    uint64_t *ticket, t0 = 0;
+    dvppc_conn *c;
+    dvppc_ring *ring;
+    dvppc_error err;
+    dvppc_request q;
+    double s;
+    int fd, st;
+
+    if (!img)
+        die_errno(file);
+    fd = sealed_memfd(img, len);
+    ticket = xcalloc(k, sizeof(*ticket));
+    if ((st = dvppc_connect(path, &c, &err)) != 0)
+        die_dvppc("connect", st, &err);
+    if ((st = dvppc_ring_open(c, NULL, k, out_len, &ring, &err)) != 0)
+        die_dvppc("ring open", st, &err);
+    memset(&q, 0, sizeof q);
+    q.kind = DVPPC_TENSOR;
+    q.spec = spec;
+    q.input_len = len;
+    q.input_fd = fd;
+    q.ring = ring;
+    for (; sent < k && sent < total; sent++)
+        if ((st = dvppc_submit_async(c, &q, &ticket[sent], &err)) != 0)
+            die_dvppc("submit", st, &err);
+    while (done < total) {
+        dvppc_result r;
+        if ((st = dvppc_wait(c, ticket[head], &r, -1, &err)) != 0)
+            die_dvppc("tput job", st, &err);
+        if (!tput_tensor_ok(&r, out_len))
+            die("tput job: unexpected tensor (shape, dtype, length or values)");
+        dvppc_release(c, &r);
+        if (++done == warm)
+            t0 = now_ns(); /* the span starts once the warm-up jobs are back */
+        if (sent < total) {
+            if ((st = dvppc_submit_async(c, &q, &ticket[head], &err)) != 0)
+                die_dvppc("submit", st, &err);
+            sent++;
+        }
+        head = (head + 1) % k;
+    }
+    s = (double)(now_ns() - t0) * 1e-9;
+    printf("{\"mode\":\"tput\",\"file\":\"%s\",\"input_bytes\":%zu,\"inflight\":%u,"
+           "\"warmup\":%ld,\"images\":%ld,\"s\":%.6f,\"img_s\":%.3f,\"check\":\"ok\"}\n",
+           file, len, k, warm, n, s, (double)n / s);
+    dvppc_close(c);
+    close(fd);
+    free(ticket);
+    free(img);
+    return 0;
+}
+
 static uint8_t *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -804,21 +895,24 @@ static int usage(void)
             "       bench_sock stream BYTES N\n"
             "       bench_sock small SOCKET FILE N\n"
             "       bench_sock ring SOCKET W H N\n"
+            "       bench_sock tput SOCKET FILE N\n"
             "       bench_sock http PORT W H N\n"
             "options: --warmup K  --slots S  --from WxH (ring: raw input size, resized)\n"
-            "         --pin none|same|cross (pingpong, stream)\n");
+            "         --pin none|same|cross (pingpong, stream)  --inflight K (tput, 8)\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    opts o = {-1, 4, 0, 0, "none"};
+    opts o = {-1, 4, 0, 0, "none", 8};
     char *pos[8];
     int np = 0, i;
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc)
             o.warmup = num(argv[++i], 0, 1000000);
+        else if (strcmp(argv[i], "--inflight") == 0 && i + 1 < argc)
+            o.inflight = (unsigned)num(argv[++i], 1, 256);
         else if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc)
             o.slots = (unsigned)num(argv[++i], 1, 1024);
         else if (strcmp(argv[i], "--pin") == 0 && i + 1 < argc) {
@@ -842,6 +936,8 @@ int main(int argc, char **argv)
         return run_stream((size_t)num(pos[1], 1, 1L << 30), num(pos[2], 1, 100000000), &o);
     if (np == 4 && strcmp(pos[0], "small") == 0)
         return run_small(pos[1], pos[2], num(pos[3], 1, 100000000), &o);
+    if (np == 4 && strcmp(pos[0], "tput") == 0)
+        return run_tput(pos[1], pos[2], num(pos[3], 1, 100000000), &o);
     if (np == 5 && strcmp(pos[0], "ring") == 0)
         return run_ring(pos[1], (unsigned)num(pos[2], 1, 16384),
                         (unsigned)num(pos[3], 1, 16384), num(pos[4], 1, 100000000), &o);

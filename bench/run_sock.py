@@ -72,6 +72,20 @@ does (5 passes, not 3: whole passes move by 2x on a shared 2-vCPU VM).
 Ratios are taken between cases of the same run; the goal ratios also per
 pass. About 40 s.
 
+Front end (issue 22, after the passes): the socket's throughput on the work
+of /v1/preprocess and of the in-process batch (bench/run_http.py): the
+1920x1080 photo (run_http.find_image), 224x224 stretch, ImageNet mean/std,
+f32 NCHW, each image its own Submit (the JPEG in a sealed memfd made once)
+into a ring slot, INFLIGHT (8) jobs kept in flight (bench_sock tput,
+DVPP_BENCH_N_TPUT (800) completions timed as one span after 32 warm-up
+ones), beside build/bench/bench_batch --case dvppd_c2_exact (the same job as
+one 64-image batch on the device model in process, 2 channels),
+DVPP_BENCH_FRONT_RUNS (3) rounds, each side first in turn. CPU per image:
+the unpinned daemon's utime+stime (/proc/PID/stat) around each tput run
+over its completions, bench_batch's rusage over the images it processed
+(run_http.inproc_images). Goal: socket img/s >= 0.97 x the in-process
+batch's (the client shares the 2 vCPUs; the CPU ratio is printed beside).
+
 Goals (the issue): the hand-off cost is flat in the tensor size (zero copy):
 hand-off median 1024^2 / 224^2 ~ 1x (this script calls <= 1.25x met); and
 the hand-off median is within 1.3x of the bare ping-pong median for every
@@ -98,6 +112,7 @@ import urllib.request
 import zlib
 
 import benchlib
+import run_http
 from benchlib import log, clean_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -114,6 +129,10 @@ MAX_RING_BYTES = -(-SLOTS * BIG // (1 << 20)) * (1 << 20)
 
 GOAL_FLAT = 1.25   # hand-off median 1024^2 / 224^2 (issue: ~1x)
 GOAL_PING = 1.3    # hand-off median / bare ping-pong median, every size (issue 20)
+GOAL_FRONT = 0.97  # socket submits img/s / the in-process batch img/s (issue 22)
+FRONT_RUNS = int(os.environ.get("DVPP_BENCH_FRONT_RUNS", "3"))
+N_TPUT = int(os.environ.get("DVPP_BENCH_N_TPUT", "800"))
+INFLIGHT = 8  # as run_http's wrk -c8
 
 # reference/anchors.md s6 (unpinned, default buffers): median RTT, p99 (us)
 ANCHORS = {"stream16": (29.7, 95), "stream602k": (80.4, 200), "stream12m": (1566.8, 2675)}
@@ -246,6 +265,65 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def front_end(d, tmp, problems):
+    """The socket's images/s and daemon CPU per image on /v1/preprocess's work
+    beside the in-process batch (see the docstring): a summary dict."""
+    inproc = os.path.join(BUILD, "bench", "bench_batch")
+    photo, desc = run_http.find_image(tmp)
+    rows = {"sock": [], "inproc": []}
+    if not os.access(inproc, os.X_OK):
+        problems.append(f"front end: {os.path.relpath(inproc, ROOT)} is not built (make bench)")
+        return None
+    log(f"\nfront end: {desc}\n  {FRONT_RUNS} rounds of socket submits ({N_TPUT} images, "
+        f"{INFLIGHT} in flight) and the in-process batch, each first in turn ...")
+    for r in range(FRONT_RUNS):
+        for side in (("sock", "inproc") if r % 2 == 0 else ("inproc", "sock")):
+            if side == "sock":
+                c0 = run_http.proc_cpu_s(d.proc.pid)
+                js, why = run_case([EXE, "tput", d.sock, photo, str(N_TPUT),
+                                    "--inflight", str(INFLIGHT)])
+                c1 = run_http.proc_cpu_s(d.proc.pid)
+                if js is None:
+                    problems.append(f"front end tput round {r + 1}: {why}")
+                    continue
+                # the warm-up jobs ran in the same CPU window
+                cpu_ms = (c1 - c0) * 1e3 / (js["images"] + js["warmup"]) \
+                    if c0 is not None and c1 is not None else None
+                rows["sock"].append({"round": r + 1, "img_s": js["img_s"], "cpu_ms_per_img": cpu_ms})
+                log(f"  round {r + 1} socket   {js['img_s']:.1f} img/s, dvppd CPU "
+                    f"{fmt(cpu_ms, '.2f')} ms/img")
+            else:
+                c0 = run_http.children_cpu_s()
+                p = subprocess.run([inproc, "--case", "dvppd_c2_exact", "--runs",
+                                    str(run_http.INPROC_RUNS), "--target",
+                                    str(run_http.INPROC_TARGET), "--photo", photo],
+                                   capture_output=True, text=True, env=clean_env())
+                cpu_s = run_http.children_cpu_s() - c0
+                js = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+                if p.returncode or not js:
+                    problems.append(f"front end bench_batch round {r + 1}: "
+                                    f"{p.stderr.strip()[-300:]}")
+                    continue
+                n_img, _ = run_http.inproc_images(js[0], run_http.INPROC_RUNS,
+                                                  run_http.INPROC_TARGET)
+                rows["inproc"].append({"round": r + 1, "img_s": js[0]["img_s_median"],
+                                       "cpu_ms_per_img": cpu_s * 1e3 / n_img})
+                log(f"  round {r + 1} inproc   {js[0]['img_s_median']:.1f} img/s, CPU "
+                    f"{cpu_s * 1e3 / n_img:.2f} ms/img")
+    sock, inp = (med(x["img_s"] for x in rows[k]) for k in ("sock", "inproc"))
+    sock_cpu, inp_cpu = (med(x["cpu_ms_per_img"] for x in rows[k]) for k in ("sock", "inproc"))
+    ratio = sock / inp if sock and inp else None
+    ratio_cpu = inp_cpu / sock_cpu if sock_cpu and inp_cpu else None
+    met = None if ratio is None else round(ratio, 3) >= GOAL_FRONT
+    log(f"  socket submits {fmt(sock)} img/s, in-process batch {fmt(inp)} img/s (medians): "
+        f"{fmt(ratio, '.3f')}x (goal >= {GOAL_FRONT}) {'MET' if met else 'NOT MET'}; by CPU per "
+        f"image {fmt(ratio_cpu, '.3f')}x (dvppd {fmt(sock_cpu, '.2f')} ms, in process "
+        f"{fmt(inp_cpu, '.2f')} ms)")
+    return {"photo": desc, "inflight": INFLIGHT, "images": N_TPUT, "rounds": rows,
+            "sock_img_s": sock, "inproc_img_s": inp, "ratio": ratio, "ratio_cpu": ratio_cpu,
+            "goal_ge": GOAL_FRONT, "met": met}
+
+
 def bench(tmp, t_start):
     problems = []
     png = os.path.join(tmp, "small64.png")
@@ -267,6 +345,7 @@ def bench(tmp, t_start):
     cases = [c for c in CASES if dv_ok or not CASES[c][2]]
     runs = {c: [] for c in CASES}
     stopped = None
+    front = None
     try:
         log(f"\n{RUNS} passes x {len(cases)} cases ({N_SMALL} timed iterations, {N_LARGE} for "
             f"12.6 MB; warm-up first), order rotating, unpinned on {os.cpu_count()} CPUs ...")
@@ -294,6 +373,7 @@ def bench(tmp, t_start):
                     problems.append(f"dvppd ({x.name}) died (exit {x.proc.returncode}): "
                                     f"{x.tail()}")
                     dv_ok = False
+        front = front_end(d, tmp, problems) if dv_ok and d.alive() else None
     finally:
         for x in ds.values():
             if x.proc is not None:
@@ -441,6 +521,7 @@ def bench(tmp, t_start):
             "handoff_vs_pingpong": {"goal_le": GOAL_PING, "met": all_ping,
                                     "pingpong_p50_us": ping,
                                     **{c: vs_ping[c] for c in vs_ping}},
+            "front_end_sock_vs_inproc": front,
         },
         "anchors_s6": ANCHORS, "issue": ISSUE,
         "runs": runs, "dvppd_exit": stopped, "problems": problems, "total_s": total,
