@@ -19,6 +19,16 @@
  *                                         oldest first), N completions timed
  *                                         as one span: images/s (the job of
  *                                         /v1/preprocess and of bench_batch)
+ *   bench_sock video SOCKET FILE          dvppd VDEC: the video FILE (read into
+ *                                         memory first) decoded by the daemon,
+ *                                         every frame 224x224 stretch, ImageNet
+ *                                         mean/std, f32 NCHW into a ring slot
+ *                                         (--slots S, 4), the callback checks
+ *                                         the tensor's shape and 224 values and
+ *                                         gives the slot back; fps = frames /
+ *                                         the wall time of dvppc_video_decode
+ *                                         (bytes sent, decode, every frame
+ *                                         delivered; connect and ring outside)
  *   bench_sock http PORT W H N            the same raw job as POST
  *                                         /v1/preprocess?...&out=raw on one
  *                                         keep-alive TCP connection to
@@ -609,12 +619,66 @@ static bool tput_tensor_ok(const dvppc_result *r, size_t out_len)
     return true;
 }
 
+/* The spec of the tput and video modes: /v1/preprocess?w=224&h=224 with
+ * ImageNet mean/std. */
+static const char k_spec224[] =
+    "{\"ops\":[{\"resize\":{\"w\":224,\"h\":224}}],"
+    "\"normalize\":{\"mean\":[0.485,0.456,0.406],\"std\":[0.229,0.224,0.225],"
+    "\"layout\":\"nchw\",\"dtype\":\"float32\"}}";
+
+typedef struct video_count {
+    uint64_t frames, bad;
+} video_count;
+
+static int video_frame(void *ctx, const dvppc_frame *f)
+{
+    video_count *v = ctx;
+
+    if (f->index < v->frames || !tput_tensor_ok(&f->result, (size_t)3 * 224 * 224 * 4))
+        v->bad++; /* out of order, or not the tensor asked for */
+    v->frames = f->index + 1;
+    return 0;
+}
+
+static int run_video(const char *path, const char *file, const opts *o)
+{
+    const size_t out_len = (size_t)3 * 224 * 224 * sizeof(float);
+    size_t len = 0;
+    uint8_t *data = read_file(file, &len);
+    video_count v = {0, 0};
+    dvppc_vdec_opts vo;
+    dvppc_conn *c;
+    dvppc_ring *ring;
+    dvppc_error err;
+    uint64_t t0;
+    double s;
+    int st;
+
+    if (!data)
+        die_errno(file);
+    if ((st = dvppc_connect(path, &c, &err)) != 0)
+        die_dvppc("connect", st, &err);
+    if ((st = dvppc_ring_open(c, NULL, o->slots, out_len, &ring, &err)) != 0)
+        die_dvppc("ring open", st, &err);
+    memset(&vo, 0, sizeof vo);
+    vo.spec = k_spec224;
+    t0 = now_ns();
+    st = dvppc_video_decode(c, &vo, data, len, ring, video_frame, &v, &err);
+    s = (double)(now_ns() - t0) * 1e-9;
+    if (st != 0)
+        die_dvppc("video decode", st, &err);
+    if (v.bad || !v.frames)
+        die("video: frames out of order or not the 224x224 f32 tensor asked for");
+    printf("{\"mode\":\"video\",\"file\":\"%s\",\"input_bytes\":%zu,\"slots\":%u,"
+           "\"frames\":%llu,\"s\":%.6f,\"fps\":%.3f,\"check\":\"ok\"}\n", file, len,
+           dvppc_ring_slots(ring), (unsigned long long)v.frames, s, (double)v.frames / s);
+    dvppc_close(c);
+    free(data);
+    return 0;
+}
+
 static int run_tput(const char *path, const char *file, long n, const opts *o)
 {
-    static const char spec[] =
-        "{\"ops\":[{\"resize\":{\"w\":224,\"h\":224}}],"
-        "\"normalize\":{\"mean\":[0.485,0.456,0.406],\"std\":[0.229,0.224,0.225],"
-        "\"layout\":\"nchw\",\"dtype\":\"float32\"}}";
     const size_t out_len = (size_t)3 * 224 * 224 * sizeof(float);
     unsigned k = o->inflight, head = 0;
     long warm = o->warmup >= 0 ? o->warmup : 32, done = 0, sent = 0, total = warm + n;
@@ -638,7 +702,7 @@ static int run_tput(const char *path, const char *file, long n, const opts *o)
         die_dvppc("ring open", st, &err);
     memset(&q, 0, sizeof q);
     q.kind = DVPPC_TENSOR;
-    q.spec = spec;
+    q.spec = k_spec224;
     q.input_len = len;
     q.input_fd = fd;
     q.ring = ring;
@@ -896,6 +960,7 @@ static int usage(void)
             "       bench_sock small SOCKET FILE N\n"
             "       bench_sock ring SOCKET W H N\n"
             "       bench_sock tput SOCKET FILE N\n"
+            "       bench_sock video SOCKET FILE\n"
             "       bench_sock http PORT W H N\n"
             "options: --warmup K  --slots S  --from WxH (ring: raw input size, resized)\n"
             "         --pin none|same|cross (pingpong, stream)  --inflight K (tput, 8)\n");
@@ -936,6 +1001,8 @@ int main(int argc, char **argv)
         return run_stream((size_t)num(pos[1], 1, 1L << 30), num(pos[2], 1, 100000000), &o);
     if (np == 4 && strcmp(pos[0], "small") == 0)
         return run_small(pos[1], pos[2], num(pos[3], 1, 100000000), &o);
+    if (np == 3 && strcmp(pos[0], "video") == 0)
+        return run_video(pos[1], pos[2], &o);
     if (np == 4 && strcmp(pos[0], "tput") == 0)
         return run_tput(pos[1], pos[2], num(pos[3], 1, 100000000), &o);
     if (np == 5 && strcmp(pos[0], "ring") == 0)

@@ -2,7 +2,7 @@
 """bench/run_video_spread.py: one video on all channels (issue 8/8's first goal).
 
 Run it as `/usr/bin/python3 bench/run_video_spread.py` after `make` and
-`make build/bench/bench_video` (needs ffmpeg; ~4 minutes on an idle 2-vCPU VM).
+`make build/bench/bench_video build/bench/bench_sock` (needs ffmpeg; ~4 minutes on an idle 2-vCPU VM).
 
 One 1080p H.264 clip (the clips of bench/run_video.py: the phone clip looped
 x8, 328 frames, and testsrc2 10 s, 300 frames) decoded, every frame turned
@@ -29,7 +29,16 @@ normalise), every process on CPUs 0,1:
   socket 1ch / 2ch  dvppctl video-decode --socket ... --size 224x224 --mean
                     --std -o /dev/shm/...npy: a VideoOpen decode, one frame
                     per ring slot; fps = frames / wall time of the dvppctl
-                    process (its start, ~10 ms, included)
+                    process (its start, ~10 ms, included, and its gathering
+                    of every frame into one 180-197 MB .npy written to
+                    /dev/shm, on the same two CPUs)
+  ring 1ch / 2ch    build/bench/bench_sock video SOCK CLIP: the same VideoOpen
+                    decode and tensors, taken as a local inference app takes
+                    them: each frame read in its ring slot (shape and 224
+                    values checked) and the slot given back, nothing copied;
+                    fps = frames / the wall time of dvppc_video_decode (the
+                    file already in memory: bytes sent, every frame
+                    delivered)
 
 Rounds interleave the cases in an order rotating per round; the tables give
 medians over DVPP_BENCH_RUNS (5) rounds. Goals (printed, never asserted):
@@ -102,6 +111,18 @@ def run_http(d, clip, body):
         round(cpu / dt, 3), len(data)
 
 
+def run_ring(d, clip):
+    argv = [os.path.join(rv.BUILD, "bench", "bench_sock"), "video", d.sock, clip["path"]]
+    p = subprocess.run(argv, capture_output=True, text=True, env=clean_env(),
+                       timeout=rv.TIMEOUT)
+    js = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    if p.returncode or not js:
+        raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}: {p.stderr[-300:]}")
+    if js[0]["frames"] != clip["frames"]:
+        raise RuntimeError(f"ring: {js[0]['frames']} frames, want {clip['frames']}")
+    return js[0]["fps"]
+
+
 def run_sock(d, clip, out):
     argv = [os.path.join(rv.BUILD, "dvppctl"), "video-decode", clip["path"], "--socket", d.sock,
             "--size", "224x224", "--mean", MEAN, "--std", STD, "-o", out]
@@ -144,6 +165,8 @@ def main():
                     "http_2ch": lambda: run_http(daemons[2], clip, body),
                     "sock_1ch": lambda: run_sock(daemons[1], clip, out),
                     "sock_2ch": lambda: run_sock(daemons[2], clip, out),
+                    "ring_1ch": lambda: run_ring(daemons[1], clip),
+                    "ring_2ch": lambda: run_ring(daemons[2], clip),
                 }
                 order = list(cases)
                 got = {c: [] for c in order}
@@ -167,7 +190,7 @@ def main():
                 log(f"\n{name} ({clip['frames']} frames), median fps of {RUNS}:")
                 for c in order:
                     log(f"  {c:<12} {med[c]:7.1f}")
-                for fe in ("inproc", "http", "sock"):
+                for fe in ("inproc", "http", "sock", "ring"):
                     s = med[f"{fe}_2ch"] / med[f"{fe}_1ch"]
                     p = med[f"{fe}_2ch"] / med["ff_scale"]
                     b = med[f"{fe}_2ch"] / med["ff_bilinear"]
